@@ -1,0 +1,394 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/waitsim/waitsim/waittool"
+)
+
+// Step is how one bridge request behaves (SPEC §3). Times in ms.
+//   - Stall: never completes by itself; only the bridge timeout ends it.
+//   - Err != "": completes with this error after LatencyMs (at dispatch + LatencyMs).
+//   - Reject: rejected at once, without entering the queue (with Err, or
+//     "owner window is gone").
+//   - otherwise: completes successfully after LatencyMs.
+type Step struct {
+	LatencyMs int64  `json:"latencyMs,omitempty"`
+	Stall     bool   `json:"stall,omitempty"`
+	Err       string `json:"error,omitempty"`
+	Reject    bool   `json:"reject,omitempty"`
+}
+
+// Hold is another requester of the app taking the dispatch slot: it joins the
+// queue at AtMs and, once dispatched, holds the slot for HoldMs (a congested
+// queue, SPEC §3).
+type Hold struct {
+	AtMs   int64 `json:"atMs"`
+	HoldMs int64 `json:"holdMs"`
+}
+
+// BridgeScript scripts the bridge (SPEC §3): one dispatch slot, an untimed FIFO
+// queue in front of it, a timeout that starts at dispatch, a cache that shares
+// identical reads, no cancellation. Times in ms.
+type BridgeScript struct {
+	// List and Read give the n-th list / output read request its Step; the last
+	// Step repeats. Empty means instant success.
+	List []Step `json:"list,omitempty"`
+	Read []Step `json:"read,omitempty"`
+	// TimeoutMs ends a dispatched request with an error this long after its
+	// dispatch. 0 means the reference's 30000; negative means no timeout.
+	TimeoutMs int64 `json:"timeoutMs,omitempty"`
+	// CacheMs: a request identical to one issued at most this long ago shares it.
+	// 0 means the reference's 250; negative disables sharing.
+	CacheMs int64 `json:"cacheMs,omitempty"`
+	// Congestion lists other requesters holding the slot.
+	Congestion []Hold `json:"congestion,omitempty"`
+}
+
+// Default bridge figures of the reference bridge (SPEC §3), in ms.
+const (
+	DefaultBridgeTimeoutMs = 30000
+	DefaultCacheMs         = 250
+)
+
+// Request is the record of one bridge request, for invariants and reports.
+// Times are virtual ms since Epoch; -1 means "never".
+type Request struct {
+	ID           int    `json:"id"`
+	Op           string `json:"op"` // "list", "read" or "hold" (another requester)
+	CallID       uint64 `json:"callId"`
+	IssuedMs     int64  `json:"issuedMs"`
+	DispatchedMs int64  `json:"dispatchedMs"`
+	CompletedMs  int64  `json:"completedMs"`
+	Err          string `json:"error,omitempty"`
+	// SharedWith is the ID of the request whose result this one shared (cache), or 0.
+	SharedWith int `json:"sharedWith,omitempty"`
+
+	key     string
+	step    Step
+	agents  []waittool.Agent
+	outputs []waittool.AgentOutput
+	waiters []chan struct{}
+	sharers []*Request // requests that share this one's result
+	ids     []string
+}
+
+// agentState is one child agent of the simulated run.
+type agentState struct {
+	ID       string
+	State    string
+	Messages []string
+}
+
+// Bridge is the simulated bridge: it implements waittool.Bridge on the kernel's
+// timeline. Roster changes are applied with SetState, Join and Leave (usually
+// from scheduled sim events).
+type Bridge struct {
+	k      *Kernel
+	script BridgeScript
+
+	mu     sync.Mutex
+	roster []*agentState
+	reqs   []*Request
+	queue  []*Request
+	slot   *Request
+	nList  int
+	nRead  int
+	recent map[string]*Request
+}
+
+var _ waittool.Bridge = (*Bridge)(nil)
+
+// NewBridge returns a bridge on kernel k, following script.
+func NewBridge(k *Kernel, script BridgeScript) *Bridge {
+	b := &Bridge{k: k, script: script, recent: map[string]*Request{}}
+	for _, h := range script.Congestion {
+		h := h
+		k.At(h.AtMs, "hold", func() { b.hold(h.HoldMs) })
+	}
+	return b
+}
+
+func (b *Bridge) timeoutMs() int64 {
+	if b.script.TimeoutMs == 0 {
+		return DefaultBridgeTimeoutMs
+	}
+	return b.script.TimeoutMs
+}
+
+func (b *Bridge) cacheMs() int64 {
+	if b.script.CacheMs == 0 {
+		return DefaultCacheMs
+	}
+	return b.script.CacheMs
+}
+
+// Join adds an agent to the run (a child joining while a wait is open).
+func (b *Bridge) Join(id, state string, messages []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.roster = append(b.roster, &agentState{ID: id, State: state, Messages: messages})
+	b.k.Trace.Addf("run", "%s joins (%s)", id, stateName(state))
+}
+
+// Leave removes an agent from the run.
+func (b *Bridge) Leave(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.roster = slices.DeleteFunc(b.roster, func(a *agentState) bool { return a.ID == id })
+	b.k.Trace.Addf("run", "%s leaves", id)
+}
+
+// SetState changes an agent's lifecycle state (and appends messages, if any).
+func (b *Bridge) SetState(id, state string, messages []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, a := range b.roster {
+		if a.ID == id {
+			a.State = state
+			a.Messages = append(a.Messages, messages...)
+		}
+	}
+	b.k.Trace.Addf("run", "%s -> %s", id, stateName(state))
+}
+
+func stateName(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+// Requests returns a copy of every request record, in issue order.
+func (b *Bridge) Requests() []Request {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]Request, len(b.reqs))
+	for i, r := range b.reqs {
+		out[i] = *r
+		out[i].waiters, out[i].sharers, out[i].agents, out[i].outputs = nil, nil, nil, nil
+	}
+	return out
+}
+
+// ListAgents implements waittool.Bridge.
+func (b *Bridge) ListAgents(ctx context.Context, runID string) ([]waittool.Agent, error) {
+	r, wait := b.submit(ctx, "list", "list:"+runID, nil)
+	<-wait
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(r.agents), errOf(r.Err)
+}
+
+// ReadOutputs implements waittool.Bridge.
+func (b *Bridge) ReadOutputs(ctx context.Context, runID string, ids []string) ([]waittool.AgentOutput, error) {
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	r, wait := b.submit(ctx, "read", "read:"+runID+":"+strings.Join(sorted, ","), ids)
+	<-wait
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]waittool.AgentOutput, len(r.outputs))
+	for i, o := range r.outputs {
+		out[i] = waittool.AgentOutput{SessionID: o.SessionID, Messages: slices.Clone(o.Messages)}
+	}
+	return out, errOf(r.Err)
+}
+
+func errOf(s string) error {
+	if s == "" {
+		return nil
+	}
+	return fmt.Errorf("%s", s)
+}
+
+func closed() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// submit records a request and returns it with a channel closed when its
+// result is ready for this requester.
+func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Request, <-chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.k.NowMs()
+	var callID uint64
+	if ci, ok := waittool.CallInfoFrom(ctx); ok {
+		callID = ci.ID
+	}
+	r := &Request{ID: len(b.reqs) + 1, Op: op, CallID: callID, IssuedMs: now, DispatchedMs: -1, CompletedMs: -1, key: key, ids: ids}
+	b.reqs = append(b.reqs, r)
+	who := fmt.Sprintf("call %d", callID)
+
+	if ctx.Err() != nil {
+		r.CompletedMs, r.Err = now, "owner window is gone"
+		b.k.Trace.Addf("bridge", "%s #%d by %s rejected at once: %s", op, r.ID, who, r.Err)
+		return r, closed()
+	}
+	// Identical reads within the cache window share one request.
+	if c := b.cacheMs(); c > 0 {
+		if prev, ok := b.recent[key]; ok && now-prev.IssuedMs <= c {
+			r.SharedWith = prev.ID
+			if prev.CompletedMs >= 0 {
+				r.CompletedMs, r.Err, r.agents, r.outputs = now, prev.Err, prev.agents, prev.outputs
+				b.k.Trace.Addf("bridge", "%s #%d by %s shares #%d (done)", op, r.ID, who, prev.ID)
+				return r, closed()
+			}
+			w := make(chan struct{})
+			prev.waiters = append(prev.waiters, w)
+			prev.sharers = append(prev.sharers, r)
+			b.k.Trace.Addf("bridge", "%s #%d by %s shares #%d (in flight)", op, r.ID, who, prev.ID)
+			return r, w
+		}
+	}
+	switch op {
+	case "list":
+		r.step = pick(b.script.List, b.nList)
+		b.nList++
+	case "read":
+		r.step = pick(b.script.Read, b.nRead)
+		b.nRead++
+	}
+	if r.step.Reject {
+		r.CompletedMs, r.Err = now, r.step.Err
+		if r.Err == "" {
+			r.Err = "owner window is gone"
+		}
+		b.k.Trace.Addf("bridge", "%s #%d by %s rejected at once: %s", op, r.ID, who, r.Err)
+		return r, closed()
+	}
+	b.recent[key] = r
+	w := make(chan struct{})
+	r.waiters = append(r.waiters, w)
+	b.queue = append(b.queue, r)
+	b.k.Trace.Addf("bridge", "%s #%d by %s issued (queue %d)", op, r.ID, who, len(b.queue)-1+b.busy())
+	b.dispatchLocked()
+	return r, w
+}
+
+func (b *Bridge) busy() int {
+	if b.slot != nil {
+		return 1
+	}
+	return 0
+}
+
+func pick(steps []Step, n int) Step {
+	if len(steps) == 0 {
+		return Step{}
+	}
+	return steps[min(n, len(steps)-1)]
+}
+
+// hold enqueues another requester that holds the slot for holdMs once dispatched.
+func (b *Bridge) hold(holdMs int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r := &Request{ID: len(b.reqs) + 1, Op: "hold", IssuedMs: b.k.NowMs(), DispatchedMs: -1, CompletedMs: -1,
+		step: Step{LatencyMs: holdMs}}
+	b.reqs = append(b.reqs, r)
+	b.queue = append(b.queue, r)
+	b.k.Trace.Addf("bridge", "hold #%d by another requester queued (%d ms)", r.ID, holdMs)
+	b.dispatchLocked()
+}
+
+// dispatchLocked gives the free slot to the head of the queue. b.mu is held.
+func (b *Bridge) dispatchLocked() {
+	if b.slot != nil || len(b.queue) == 0 {
+		return
+	}
+	r := b.queue[0]
+	b.queue = b.queue[1:]
+	b.slot = r
+	now := b.k.NowMs()
+	r.DispatchedMs = now
+	b.k.Trace.Addf("bridge", "%s #%d dispatched", r.Op, r.ID)
+	timeout := b.timeoutMs()
+	if r.Op == "hold" {
+		timeout = -1
+	}
+	var after int64
+	errText := r.step.Err
+	switch {
+	case r.step.Stall && timeout < 0:
+		return // never completes; holds the slot for ever
+	case r.step.Stall, timeout >= 0 && r.step.LatencyMs > timeout:
+		after, errText = timeout, fmt.Sprintf("bridge timeout after %d ms", timeout)
+	default:
+		after = r.step.LatencyMs
+	}
+	b.k.At(now+after, "complete", func() { b.complete(r, errText) })
+}
+
+// complete ends request r at the current instant: it snapshots the run,
+// frees the slot, wakes its requesters one per sim event, and dispatches the next.
+func (b *Bridge) complete(r *Request, errText string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r.CompletedMs = b.k.NowMs()
+	r.Err = errText
+	if errText == "" {
+		switch r.Op {
+		case "list":
+			for _, a := range b.roster {
+				r.agents = append(r.agents, waittool.Agent{SessionID: a.ID, State: a.State})
+			}
+		case "read":
+			for _, a := range b.roster {
+				if slices.Contains(r.ids, a.ID) {
+					r.outputs = append(r.outputs, waittool.AgentOutput{SessionID: a.ID, Messages: slices.Clone(a.Messages)})
+				}
+			}
+		}
+	}
+	if errText != "" {
+		b.k.Trace.Addf("bridge", "%s #%d failed: %s", r.Op, r.ID, errText)
+	} else if r.Op == "list" {
+		b.k.Trace.Addf("bridge", "%s #%d completed: %s", r.Op, r.ID, describeAgents(r.agents))
+	} else {
+		b.k.Trace.Addf("bridge", "%s #%d completed", r.Op, r.ID)
+	}
+	for _, sr := range r.sharers {
+		sr.CompletedMs, sr.Err, sr.agents, sr.outputs = r.CompletedMs, r.Err, r.agents, r.outputs
+	}
+	b.slot = nil
+	for _, w := range r.waiters {
+		w := w
+		b.k.Soon("deliver", func() { close(w) })
+	}
+	r.waiters = nil
+	b.dispatchLocked()
+}
+
+func describeAgents(as []waittool.Agent) string {
+	if len(as) == 0 {
+		return "[]"
+	}
+	parts := make([]string, len(as))
+	for i, a := range as {
+		parts[i] = a.SessionID + "=" + stateName(a.State)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// shutdown wakes every requester still waiting when the world ends, so that no
+// goroutine outlives the bubble. Their requests stay incomplete in the record.
+func (b *Bridge) shutdown() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, r := range b.reqs {
+		if r.CompletedMs < 0 {
+			r.Err = "world ended"
+			for _, w := range r.waiters {
+				close(w)
+			}
+			r.waiters = nil
+		}
+	}
+}

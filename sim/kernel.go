@@ -1,0 +1,169 @@
+// Package sim is waitsim's deterministic virtual-time world: a kernel that
+// orders every event on one virtual timeline, a scriptable bridge modelled on
+// the reference one (SPEC §3), and simulated MCP callers (SPEC §4).
+//
+// A world runs inside a testing/synctest bubble. The kernel loop is: wait for
+// quiescence (every goroutine of the bubble durably blocked), then take the
+// single earliest action — a sim event or a timer — and run it, then wait
+// again. Nothing sleeps on the wall clock.
+//
+// Same-instant rule (held by construction): at one virtual instant t, sim
+// events (bridge completions, roster changes, caller starts) run before the
+// tool's timers due at t, and the tool's timers before callers' request
+// timeouts. Within each class, actions run in the order they were scheduled.
+// So a bridge result ready at the deadline instant reaches the tool before its
+// deadline timer fires (SPEC §2 step 3), and a reply built at the instant of a
+// caller's timeout is received.
+package sim
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing/synctest"
+	"time"
+)
+
+// Errors returned by Kernel.Run. Both wrap the details of where the world was.
+var (
+	// ErrHorizon: the next event lies beyond the virtual horizon (time running
+	// away, e.g. a loop that never ends).
+	ErrHorizon = errors.New("virtual horizon exceeded")
+	// ErrStuck: nothing is scheduled, yet the world has not finished (a
+	// goroutine waits for something that will never happen).
+	ErrStuck = errors.New("world stuck: no pending event")
+)
+
+type event struct {
+	at   time.Time
+	seq  uint64
+	name string
+	fn   func()
+}
+
+type eventHeap []*event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(*event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// Kernel owns one virtual timeline: the Clock the tool sees plus the sim's own
+// events, ordered by (virtual time, class, sequence number).
+type Kernel struct {
+	Clock *Clock
+	Trace *Trace
+	// HorizonMs is the virtual time (ms since Epoch) past which Run fails with
+	// ErrHorizon.
+	HorizonMs int64
+
+	mu     sync.Mutex
+	events eventHeap
+	seq    uint64
+	step   atomic.Uint64
+	nowMs  atomic.Int64 // for the wall-clock watchdog, which lives outside the bubble
+}
+
+// NewKernel returns a kernel at Epoch with the given horizon in ms.
+func NewKernel(horizonMs int64) *Kernel {
+	k := &Kernel{Clock: NewClock(), HorizonMs: horizonMs}
+	k.Trace = &Trace{k: k}
+	return k
+}
+
+// At schedules fn as a sim event at virtual time atMs (ms since Epoch); a time
+// in the past means now. name is for diagnostics.
+func (k *Kernel) At(atMs int64, name string, fn func()) {
+	at := Epoch.Add(time.Duration(atMs) * time.Millisecond)
+	if now := k.Clock.Now(); at.Before(now) {
+		at = now
+	}
+	k.mu.Lock()
+	k.seq++
+	heap.Push(&k.events, &event{at: at, seq: k.seq, name: name, fn: fn})
+	k.mu.Unlock()
+}
+
+// Soon schedules fn as a sim event at the current instant, after the sim
+// events already scheduled for it.
+func (k *Kernel) Soon(name string, fn func()) { k.At(k.Clock.NowMs(), name, fn) }
+
+// NowMs is the current virtual time in ms since Epoch.
+func (k *Kernel) NowMs() int64 { return k.Clock.NowMs() }
+
+// Step is the number of actions the kernel has run so far.
+func (k *Kernel) Step() uint64 { return k.step.Load() }
+
+func (k *Kernel) peekEvent() (*event, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.events) == 0 {
+		return nil, false
+	}
+	return k.events[0], true
+}
+
+func (k *Kernel) popEvent() *event {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return heap.Pop(&k.events).(*event)
+}
+
+// Run drives the world until finished returns true (checked at quiescence).
+// It must be called inside a synctest bubble, by the bubble's root goroutine.
+// It returns ErrHorizon or ErrStuck (wrapped with the virtual time) on failure.
+func (k *Kernel) Run(finished func() bool) error {
+	for {
+		synctest.Wait()
+		if finished() {
+			return nil
+		}
+		now := k.Clock.Now()
+		ev, okE := k.peekEvent()
+		tT, okT := k.Clock.nextPending()
+		if !okE && !okT {
+			return fmt.Errorf("%w at %d ms", ErrStuck, ms(now))
+		}
+		t := tT
+		if okE && (!okT || ev.at.Before(t)) {
+			t = ev.at
+		}
+		if t.Before(now) {
+			t = now
+		}
+		if ms(t) > k.HorizonMs {
+			return fmt.Errorf("%w: next event at %d ms, horizon %d ms", ErrHorizon, ms(t), k.HorizonMs)
+		}
+		if okT && !tT.After(t) || t.After(now) {
+			k.Clock.advance(t)
+			k.nowMs.Store(ms(t))
+			synctest.Wait()
+		}
+		// Sim events due now come before any timer due at the same instant.
+		if ev, ok := k.peekEvent(); ok && !ev.at.After(t) {
+			if g, ok := k.Clock.peekDue(); !ok || !g.at.Before(ev.at) {
+				k.popEvent()
+				k.step.Add(1)
+				ev.fn()
+				continue
+			}
+		}
+		if g := k.Clock.popDue(); g != nil {
+			k.step.Add(1)
+			g.deliver(k.Clock.Now())
+		}
+	}
+}

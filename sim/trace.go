@@ -1,0 +1,103 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Entry is one line of a trace: what Actor did at virtual time AtMs (ms), during
+// kernel step Step.
+type Entry struct {
+	AtMs  int64  `json:"atMs"`
+	Step  uint64 `json:"step"`
+	Actor string `json:"actor"`
+	Text  string `json:"text"`
+	side  bool   // a side lane entry (see Trace)
+	n     uint64 // order: global on the main lane, per actor on a side lane
+}
+
+// Trace is the ordered record of a world run: the unit of determinism.
+//
+// Within one kernel step, the work set off by the step's action is one causal
+// chain (tool, bridge, caller call and reply), recorded in the order it
+// happens: the main lane. The one thing that runs beside it is a caller
+// receiving a progress notification; those entries go to a side lane, placed
+// after the step's main lane and ordered by actor, so the goroutine scheduler
+// can never reorder a trace. Entries are ordered by (virtual time, step, lane,
+// order).
+type Trace struct {
+	k       *Kernel
+	mu      sync.Mutex
+	entries []Entry
+	counts  map[string]uint64
+}
+
+// Addf appends a main-lane entry for actor at the current virtual time.
+func (tr *Trace) Addf(actor, format string, args ...any) { tr.add(false, actor, format, args...) }
+
+// SideAddf appends a side-lane entry (see Trace) for actor.
+func (tr *Trace) SideAddf(actor, format string, args ...any) { tr.add(true, actor, format, args...) }
+
+func (tr *Trace) add(side bool, actor, format string, args ...any) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.counts == nil {
+		tr.counts = map[string]uint64{}
+	}
+	key := ""
+	if side {
+		key = actor
+	}
+	tr.counts[key]++
+	tr.entries = append(tr.entries, Entry{
+		AtMs: tr.k.NowMs(), Step: tr.k.Step(), Actor: actor,
+		Text: fmt.Sprintf(format, args...), side: side, n: tr.counts[key],
+	})
+}
+
+// Entries returns the entries in trace order.
+func (tr *Trace) Entries() []Entry {
+	tr.mu.Lock()
+	out := append([]Entry(nil), tr.entries...)
+	tr.mu.Unlock()
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.AtMs != b.AtMs {
+			return a.AtMs < b.AtMs
+		}
+		if a.Step != b.Step {
+			return a.Step < b.Step
+		}
+		if a.side != b.side {
+			return !a.side
+		}
+		if a.side && a.Actor != b.Actor {
+			return a.Actor < b.Actor
+		}
+		return a.n < b.n
+	})
+	return out
+}
+
+// String renders the trace as a timeline, one entry a line:
+// "<virtual ms> <actor> <text>".
+func (tr *Trace) String() string { return FormatEntries(tr.Entries()) }
+
+// FormatEntries renders entries as Trace.String does.
+func FormatEntries(es []Entry) string {
+	var b strings.Builder
+	for _, e := range es {
+		fmt.Fprintf(&b, "%9d ms  %-10s %s\n", e.AtMs, e.Actor, e.Text)
+	}
+	return b.String()
+}
+
+// Hash is the hex SHA-256 of String: equal hashes mean identical traces.
+func (tr *Trace) Hash() string {
+	h := sha256.Sum256([]byte(tr.String()))
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,521 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/waitsim/waitsim/waittool"
+)
+
+// AgentSpec is a child agent present in the run at virtual time 0.
+type AgentSpec struct {
+	ID       string   `json:"id"`
+	State    string   `json:"state"`
+	Messages []string `json:"messages,omitempty"`
+}
+
+// ChangeOp is what a roster Change does.
+type ChangeOp string
+
+// Roster change operations (SPEC §3: children changing state, joining and
+// leaving a run while a wait is open).
+const (
+	OpState ChangeOp = "state" // set the agent's state (and append Messages)
+	OpJoin  ChangeOp = "join"  // add the agent with State and Messages
+	OpLeave ChangeOp = "leave" // remove the agent
+)
+
+// Change is one roster change at virtual time AtMs (ms). Changes due at an
+// instant apply before bridge completions at that instant.
+type Change struct {
+	AtMs     int64    `json:"atMs"`
+	Op       ChangeOp `json:"op"`
+	ID       string   `json:"id"`
+	State    string   `json:"state,omitempty"`
+	Messages []string `json:"messages,omitempty"`
+}
+
+// CallerSpec is one simulated MCP caller (SPEC §4): a real mcp.Client over the
+// SDK's in-memory transport. Times in ms.
+type CallerSpec struct {
+	Name    string `json:"name"`
+	StartMs int64  `json:"startMs,omitempty"`
+	// RequestTimeoutMs is the caller's request timeout: a reply resolving after
+	// it is LOST. 0 means DefaultRequestTimeoutMs; negative means none.
+	RequestTimeoutMs int64 `json:"requestTimeoutMs,omitempty"`
+	// ResetOnProgress restarts the request timeout on every progress
+	// notification (and implies Progress).
+	ResetOnProgress bool `json:"resetOnProgress,omitempty"`
+	// Progress sends a progress token with each call.
+	Progress bool `json:"progress,omitempty"`
+	// Follow calls again with timeoutMs = remainingMs while a reply carries one.
+	Follow bool `json:"follow,omitempty"`
+	// MaxCalls bounds a followed chain; 0 means DefaultMaxCalls.
+	MaxCalls int `json:"maxCalls,omitempty"`
+	// Args are the arguments of the first call, as JSON values.
+	Args map[string]any `json:"args,omitempty"`
+}
+
+// Caller defaults (SPEC §4).
+const (
+	// DefaultRequestTimeoutMs is the floor an unknown client must be assumed to have.
+	DefaultRequestTimeoutMs = 60000
+	// DefaultMaxCalls bounds a followed chain.
+	DefaultMaxCalls = 50
+	// DefaultHorizonMs is the default virtual horizon: one hour.
+	DefaultHorizonMs = 3600000
+	// DefaultWallTimeout is the default wall-clock watchdog.
+	DefaultWallTimeout = 30 * time.Second
+)
+
+// World is everything a run needs: the bridge script, the run's roster and its
+// changes, and the callers. NoBridge registers the tool without a bridge.
+type World struct {
+	Name      string       `json:"name"`
+	NoBridge  bool         `json:"noBridge,omitempty"`
+	Bridge    BridgeScript `json:"bridge"`
+	Agents    []AgentSpec  `json:"agents,omitempty"`
+	Changes   []Change     `json:"changes,omitempty"`
+	Callers   []CallerSpec `json:"callers"`
+	HorizonMs int64        `json:"horizonMs,omitempty"` // 0 = DefaultHorizonMs
+	// WallTimeout is the wall-clock watchdog; 0 = DefaultWallTimeout.
+	WallTimeout time.Duration `json:"-"`
+}
+
+// CallResult is what one call of one caller saw, measured at the instant the
+// reply resolved at the caller. Times are virtual ms since Epoch.
+type CallResult struct {
+	Caller  string         `json:"caller"`
+	Index   int            `json:"index"` // 1-based within the caller
+	CallID  uint64         `json:"callId"`
+	Args    map[string]any `json:"args"`
+	StartMs int64          `json:"startMs"`
+	EndMs   int64          `json:"endMs"`
+	// Lost: the caller's request timeout expired first; Reply is nil.
+	Lost bool `json:"lost,omitempty"`
+	// IsError: the tool answered with an error result; ErrorText has its text.
+	IsError   bool   `json:"isError,omitempty"`
+	ErrorText string `json:"errorText,omitempty"`
+	// RPCError: the request failed at the protocol level (not lost).
+	RPCError string `json:"rpcError,omitempty"`
+	// Reply is the structured reply; Raw the same JSON object, untyped, so an
+	// absent field can be told from a zero one.
+	Reply    *waittool.Reply `json:"reply,omitempty"`
+	Raw      map[string]any  `json:"raw,omitempty"`
+	Progress int             `json:"progress,omitempty"` // progress notifications received
+}
+
+// Result is the outcome of one world run.
+type Result struct {
+	World    string            `json:"world"`
+	Calls    []CallResult      `json:"calls"`
+	Requests []Request         `json:"requests"`
+	Events   []waittool.Event  `json:"-"`
+	Tools    []*mcp.Tool       `json:"-"`
+	Trace    []Entry           `json:"trace"`
+	Hash     string            `json:"hash"`
+	EndMs    int64             `json:"endMs"`
+	Err      string            `json:"error,omitempty"`
+	Timeline string            `json:"-"`
+	Calltab  map[uint64]string `json:"-"` // call id → "caller#index"
+}
+
+// Call returns the call with the given caller name and 1-based index, or nil.
+func (r *Result) Call(caller string, index int) *CallResult {
+	for i := range r.Calls {
+		if r.Calls[i].Caller == caller && r.Calls[i].Index == index {
+			return &r.Calls[i]
+		}
+	}
+	return nil
+}
+
+// RunWorld runs w in a fresh synctest bubble under t and returns its result.
+// A wall-clock watchdog outside the bubble ends the test binary with a clear
+// message if the world hangs on something outside the bubble.
+func RunWorld(t *testing.T, w World) *Result {
+	t.Helper()
+	var res *Result
+	wall := w.WallTimeout
+	if wall == 0 {
+		wall = DefaultWallTimeout
+	}
+	var virt struct {
+		sync.Mutex
+		k *Kernel
+	}
+	dog := time.AfterFunc(wall, func() {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		virt.Lock()
+		at, step := int64(-1), uint64(0)
+		if virt.k != nil {
+			at, step = virt.k.nowMs.Load(), virt.k.Step()
+		}
+		virt.Unlock()
+		fmt.Fprintf(os.Stderr, "waitsim: wall-clock watchdog: world %q did not reach quiescence within %s "+
+			"(virtual time %d ms, step %d): a goroutine is blocked outside the bubble (mutex, I/O or a real timer)\n%s\n",
+			w.Name, wall, at, step, buf[:n])
+		os.Exit(3)
+	})
+	defer dog.Stop()
+	synctest.Test(t, func(t *testing.T) {
+		res = Run(w, func(k *Kernel) { virt.Lock(); virt.k = k; virt.Unlock() })
+	})
+	return res
+}
+
+type worldRun struct {
+	w      World
+	k      *Kernel
+	bridge *Bridge
+
+	mu       sync.Mutex
+	calls    []CallResult
+	events   []waittool.Event
+	sessions map[*mcp.ServerSession]string
+	callOf   map[uint64]string
+	pending  int // callers not finished
+}
+
+// Run runs w and returns its result. It must be called inside a synctest
+// bubble (see RunWorld); onKernel, if not nil, is given the kernel first.
+func Run(w World, onKernel func(*Kernel)) *Result {
+	horizon := w.HorizonMs
+	if horizon == 0 {
+		horizon = DefaultHorizonMs
+	}
+	k := NewKernel(horizon)
+	if onKernel != nil {
+		onKernel(k)
+	}
+	wr := &worldRun{w: w, k: k, sessions: map[*mcp.ServerSession]string{}, callOf: map[uint64]string{}}
+	res := &Result{World: w.Name}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	opts := waittool.Options{Clock: k.Clock, Observer: wr.observe}
+	if !w.NoBridge {
+		wr.bridge = NewBridge(k, w.Bridge)
+		for _, a := range w.Agents {
+			wr.bridge.roster = append(wr.bridge.roster, &agentState{ID: a.ID, State: a.State, Messages: append([]string(nil), a.Messages...)})
+		}
+		for _, c := range w.Changes {
+			c := c
+			k.At(c.AtMs, "change", func() {
+				switch c.Op {
+				case OpJoin:
+					wr.bridge.Join(c.ID, c.State, c.Messages)
+				case OpLeave:
+					wr.bridge.Leave(c.ID)
+				default:
+					wr.bridge.SetState(c.ID, c.State, c.Messages)
+				}
+			})
+		}
+		opts.Bridge = wr.bridge
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, nil)
+	waittool.Register(server, opts)
+
+	var sessions []*mcp.ClientSession
+	var serverSessions []*mcp.ServerSession
+	defer func() {
+		if wr.bridge != nil {
+			wr.bridge.shutdown()
+		}
+		for _, s := range sessions {
+			_ = s.Close()
+		}
+		for _, s := range serverSessions {
+			_ = s.Wait()
+		}
+	}()
+	for i := range w.Callers {
+		spec := w.Callers[i]
+		c := &caller{wr: wr, spec: spec}
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := server.Connect(ctx, st, nil)
+		if err != nil {
+			res.Err = fmt.Sprintf("connect server: %v", err)
+			return res
+		}
+		serverSessions = append(serverSessions, ss)
+		wr.sessions[ss] = spec.Name
+		client := mcp.NewClient(&mcp.Implementation{Name: "caller-" + spec.Name, Version: "v0"},
+			&mcp.ClientOptions{ProgressNotificationHandler: c.onProgress})
+		cs, err := client.Connect(ctx, ct, nil)
+		if err != nil {
+			res.Err = fmt.Sprintf("connect caller %s: %v", spec.Name, err)
+			return res
+		}
+		sessions = append(sessions, cs)
+		c.cs = cs
+		if i == 0 {
+			lt, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				res.Err = fmt.Sprintf("tools/list: %v", err)
+				return res
+			}
+			res.Tools = lt.Tools
+		}
+		wr.pending++
+		k.At(spec.StartMs, "start "+spec.Name, func() { go c.run(ctx) })
+	}
+	err := k.Run(func() bool {
+		wr.mu.Lock()
+		defer wr.mu.Unlock()
+		return wr.pending == 0
+	})
+	if err != nil {
+		res.Err = err.Error()
+	}
+	if wr.bridge != nil {
+		res.Requests = wr.bridge.Requests()
+		for _, r := range res.Requests {
+			if r.Op != "hold" && r.CompletedMs < 0 && r.SharedWith == 0 {
+				k.Trace.Addf("bridge", "%s #%d stranded: still in flight at the end", r.Op, r.ID)
+			}
+		}
+	}
+	wr.mu.Lock()
+	res.Calls = append(res.Calls, wr.calls...)
+	res.Events = append(res.Events, wr.events...)
+	res.Calltab = wr.callOf
+	wr.mu.Unlock()
+	sort.SliceStable(res.Calls, func(i, j int) bool { return res.Calls[i].StartMs < res.Calls[j].StartMs })
+	res.EndMs = k.NowMs()
+	res.Trace = k.Trace.Entries()
+	res.Timeline = FormatEntries(res.Trace)
+	res.Hash = k.Trace.Hash()
+	return res
+}
+
+// observe receives the tool's events (waittool.Options.Observer).
+func (wr *worldRun) observe(e waittool.Event) {
+	wr.mu.Lock()
+	wr.events = append(wr.events, e)
+	wr.mu.Unlock()
+	actor := fmt.Sprintf("tool:%d", e.Call.ID)
+	switch e.Kind {
+	case waittool.EvStart:
+		wr.k.Trace.Addf(actor, "start: capped %s ms, deadline %d ms", e.Detail, ms(e.Call.Deadline))
+	case waittool.EvSleep:
+		wr.k.Trace.Addf(actor, "sleep %s ms (cost %d ms)", e.Detail, e.CostMs)
+	case waittool.EvReply:
+		wr.k.Trace.Addf(actor, "reply built")
+	default:
+		wr.k.Trace.Addf(actor, "%s %s (cost %d ms)", e.Kind, e.Detail, e.CostMs)
+	}
+}
+
+// caller is one running CallerSpec.
+type caller struct {
+	wr   *worldRun
+	spec CallerSpec
+	cs   *mcp.ClientSession
+
+	mu       sync.Mutex
+	token    string
+	resetCh  chan struct{}
+	progress int
+}
+
+func (c *caller) actor() string { return "caller:" + c.spec.Name }
+
+func (c *caller) timeout() int64 {
+	if c.spec.RequestTimeoutMs == 0 {
+		return DefaultRequestTimeoutMs
+	}
+	return c.spec.RequestTimeoutMs
+}
+
+func (c *caller) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if fmt.Sprint(req.Params.ProgressToken) != c.token {
+		return
+	}
+	c.progress++
+	c.wr.k.Trace.SideAddf(c.actor(), "progress %.0f/%.0f ms", req.Params.Progress, req.Params.Total)
+	if c.spec.ResetOnProgress && c.resetCh != nil {
+		c.resetCh <- struct{}{}
+	}
+}
+
+func (c *caller) run(ctx context.Context) {
+	defer func() {
+		c.wr.mu.Lock()
+		c.wr.pending--
+		c.wr.mu.Unlock()
+	}()
+	args := map[string]any{}
+	for k, v := range c.spec.Args {
+		args[k] = v
+	}
+	maxCalls := c.spec.MaxCalls
+	if maxCalls == 0 {
+		maxCalls = DefaultMaxCalls
+	}
+	for i := 1; i <= maxCalls; i++ {
+		cr := c.call(ctx, i, args)
+		if !c.spec.Follow || cr.Lost || cr.Reply == nil || cr.Reply.Done || cr.Reply.RemainingMs == nil {
+			return
+		}
+		next := map[string]any{}
+		for k, v := range args {
+			next[k] = v
+		}
+		next["timeoutMs"] = *cr.Reply.RemainingMs
+		args = next
+	}
+	c.wr.k.Trace.Addf(c.actor(), "chain stopped after %d calls (maxCalls)", maxCalls)
+}
+
+func argsText(args map[string]any) string {
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		b, _ := json.Marshal(args[k])
+		parts[i] = k + "=" + string(b)
+	}
+	return strings.Join(parts, " ")
+}
+
+// call makes one call and records it.
+func (c *caller) call(ctx context.Context, index int, args map[string]any) CallResult {
+	k := c.wr.k
+	cr := CallResult{Caller: c.spec.Name, Index: index, Args: args, StartMs: k.NowMs()}
+	params := &mcp.CallToolParams{Name: waittool.ToolName, Arguments: args}
+	reset := make(chan struct{})
+	c.mu.Lock()
+	c.token = ""
+	if c.spec.Progress || c.spec.ResetOnProgress {
+		c.token = fmt.Sprintf("%s/%d", c.spec.Name, index)
+		params.SetProgressToken(c.token)
+	}
+	c.resetCh = reset
+	c.progress = 0
+	c.mu.Unlock()
+	k.Trace.Addf(c.actor(), "call %d: %s", index, argsText(args))
+
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := make(chan struct{})
+	lost := make(chan struct{})
+	if d := c.timeout(); d >= 0 {
+		timer := k.Clock.callerTimer(time.Duration(d) * time.Millisecond)
+		go func() {
+			for {
+				select {
+				case <-timer.C:
+					k.Trace.Addf(c.actor(), "request timeout (%d ms): reply LOST", d)
+					close(lost)
+					cancel()
+					return
+				case <-reset:
+					timer.Stop()
+					timer = k.Clock.callerTimer(time.Duration(d) * time.Millisecond)
+				case <-stop:
+					timer.Stop()
+					return
+				}
+			}
+		}()
+	}
+	res, err := c.cs.CallTool(callCtx, params)
+	c.mu.Lock()
+	c.resetCh = nil
+	cr.Progress = c.progress
+	c.mu.Unlock()
+	close(stop)
+	cr.EndMs = k.NowMs()
+	select {
+	case <-lost:
+		cr.Lost = true
+	default:
+		switch {
+		case err != nil:
+			cr.RPCError = err.Error()
+			k.Trace.Addf(c.actor(), "call %d: protocol error: %v", index, err)
+		case res.IsError:
+			cr.IsError = true
+			for _, ct := range res.Content {
+				if tc, ok := ct.(*mcp.TextContent); ok {
+					cr.ErrorText += tc.Text
+				}
+			}
+			k.Trace.Addf(c.actor(), "call %d: error result: %s", index, cr.ErrorText)
+		default:
+			raw, _ := json.Marshal(res.StructuredContent)
+			var rep waittool.Reply
+			if err := json.Unmarshal(raw, &rep); err != nil {
+				cr.RPCError = "bad structured content: " + err.Error()
+			}
+			cr.Reply = &rep
+			_ = json.Unmarshal(raw, &cr.Raw)
+			k.Trace.Addf(c.actor(), "call %d: reply %s", index, replyText(cr.Raw))
+		}
+	}
+	cr.CallID = c.wr.lastCallOf(c.spec.Name)
+	c.wr.mu.Lock()
+	c.wr.calls = append(c.wr.calls, cr)
+	c.wr.mu.Unlock()
+	return cr
+}
+
+// lastCallOf returns the id of the latest tool call made by caller name.
+func (wr *worldRun) lastCallOf(name string) uint64 {
+	wr.mu.Lock()
+	defer wr.mu.Unlock()
+	var id uint64
+	for _, e := range wr.events {
+		if e.Kind == waittool.EvStart && e.Call.Session != nil && wr.sessions[e.Call.Session] == name && e.Call.ID > id {
+			id = e.Call.ID
+		}
+	}
+	return id
+}
+
+// replyText renders a reply's fields in a stable order, leaving out agents'
+// and outputs' contents except counts and states.
+func replyText(raw map[string]any) string {
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v := raw[k]
+		switch k {
+		case "agents":
+			var as []string
+			for _, a := range v.([]any) {
+				m, _ := a.(map[string]any)
+				as = append(as, fmt.Sprintf("%v=%v", m["sessionId"], m["state"]))
+			}
+			parts = append(parts, "agents=["+strings.Join(as, " ")+"]")
+		case "outputs":
+			parts = append(parts, fmt.Sprintf("outputs=%d", len(v.([]any))))
+		default:
+			b, _ := json.Marshal(v)
+			parts = append(parts, k+"="+string(b))
+		}
+	}
+	return strings.Join(parts, " ")
+}

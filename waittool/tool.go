@@ -1,0 +1,298 @@
+package waittool
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configure Register. Clock is required; Bridge may be nil (the tool
+// then replies ok=false, error "orchestration_unavailable"); Observer, when not
+// nil, is called synchronously with every Event of every call.
+type Options struct {
+	Clock    clock.Clock
+	Bridge   Bridge
+	Observer func(Event)
+}
+
+// Register adds orchestration_wait_agents to server. It panics, like
+// mcp.AddTool, if the schemas cannot be built or opts.Clock is nil.
+func Register(server *mcp.Server, opts Options) {
+	if opts.Clock == nil {
+		panic("waittool: Options.Clock is nil")
+	}
+	in, err := InputSchema()
+	if err != nil {
+		panic(err)
+	}
+	out, err := OutputSchema()
+	if err != nil {
+		panic(err)
+	}
+	t := &tool{opts: opts}
+	mcp.AddTool(server, &mcp.Tool{
+		Name:         ToolName,
+		Description:  Description,
+		InputSchema:  in,
+		OutputSchema: out,
+	}, t.handle)
+}
+
+type tool struct {
+	opts  Options
+	calls atomic.Uint64
+}
+
+// outcome is how one raced bridge read ended (SPEC §2 steps 3–4).
+type outcome int
+
+const (
+	inTime    outcome = iota // resolved at t ≤ deadline, successfully
+	failed                   // resolved at t ≤ deadline with an error
+	expired                  // lost the race to the deadline; left in flight
+	notIssued                // now + cost > deadline: never issued
+	canceled                 // the caller went away
+)
+
+// call is the state of one call of the tool.
+type call struct {
+	t        *tool
+	ctx      context.Context // carries the CallInfo; passed to the bridge
+	info     CallInfo
+	deadline time.Time
+	cost     time.Duration // SPEC §2 step 2: longest read so far
+	lastErr  error
+}
+
+func (c *call) now() time.Time { return c.t.opts.Clock.Now() }
+
+func (c *call) emit(kind EventKind, detail string) {
+	if c.t.opts.Observer != nil {
+		c.t.opts.Observer(Event{Call: c.info, Kind: kind, At: c.now(), Detail: detail, CostMs: c.cost.Milliseconds()})
+	}
+}
+
+// observe records the duration of a read into the cost (SPEC §2 step 2).
+func (c *call) observe(d time.Duration) {
+	if d > c.cost {
+		c.cost = d
+	}
+}
+
+type readResult[T any] struct {
+	v   T
+	err error
+	d   time.Duration
+}
+
+// raceRead issues one bridge read if it is predicted to finish in time
+// (SPEC §2 step 4) and races it against the deadline (step 3). A result ready
+// at the deadline instant is in time: after waking on the deadline, a result
+// that is already there is taken.
+func raceRead[T any](c *call, what string, read func(context.Context) (T, error)) (T, outcome) {
+	var zero T
+	now := c.now()
+	if now.Add(c.cost).After(c.deadline) {
+		c.emit(EvNotIssued, what)
+		return zero, notIssued
+	}
+	clk := c.t.opts.Clock
+	ch := make(chan readResult[T], 1)
+	c.emit(EvIssue, what)
+	go func() {
+		var r readResult[T]
+		defer func() {
+			if p := recover(); p != nil {
+				r.err = fmt.Errorf("bridge panic: %v", p)
+			}
+			r.d = clk.Since(now)
+			ch <- r
+		}()
+		r.v, r.err = read(c.ctx)
+	}()
+	timer := clk.Timer(c.deadline.Sub(now))
+	defer timer.Stop()
+	var r readResult[T]
+	select {
+	case r = <-ch:
+	case <-timer.C:
+		select {
+		case r = <-ch: // ready at the same instant: in time
+		default:
+			c.observe(clk.Since(now))
+			c.emit(EvLost, what)
+			return zero, expired
+		}
+	case <-c.ctx.Done():
+		return zero, canceled
+	}
+	c.observe(r.d)
+	if r.err != nil {
+		c.lastErr = r.err
+		c.emit(EvFailed, what)
+		return zero, failed
+	}
+	c.emit(EvInTime, what)
+	return r.v, inTime
+}
+
+// sleep waits d on the clock; it returns false if the caller went away.
+func (c *call) sleep(d time.Duration) bool {
+	c.emit(EvSleep, fmt.Sprint(d.Milliseconds()))
+	timer := c.t.opts.Clock.Timer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-c.ctx.Done():
+		return false
+	}
+}
+
+func anyActive(agents []Agent) bool {
+	for _, a := range agents {
+		if Active(a.State) {
+			return true
+		}
+	}
+	return false
+}
+
+// scope keeps the agents named in ids, in list order; all of them when ids is
+// empty (SPEC §2 step 7: applied to every list). It never returns nil.
+func scope(agents []Agent, ids []string) []Agent {
+	out := make([]Agent, 0, len(agents))
+	for _, a := range agents {
+		if len(ids) == 0 || contains(ids, a.SessionID) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func contains(ids []string, id string) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// withDefaults fills zero fields with the schema defaults, for a handler that
+// is reached without the SDK's defaulting.
+func withDefaults(in Input) Input {
+	fields := []*int{&in.TimeoutMs, &in.PollIntervalMs, &in.MaxMessagesPerAgent,
+		&in.MaxCharsPerMessage, &in.MaxCharsPerAgent, &in.MaxTotalChars}
+	for i, f := range fields {
+		if *f == 0 {
+			*f = inputBounds[i].def
+		}
+	}
+	return in
+}
+
+// handle is the tool's handler: SPEC §2 steps 1–11.
+func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest, in Input) (*mcp.CallToolResult, Reply, error) {
+	if t.opts.Bridge == nil {
+		return nil, Reply{OK: false, Error: "orchestration_unavailable", Agents: []Agent{}, Outputs: []AgentOutput{}}, nil
+	}
+	in = withDefaults(in)
+	clk := t.opts.Clock
+
+	// Step 1: the deadline exists before the first bridge read.
+	startedAt := clk.Now()
+	capped := min(in.TimeoutMs, CallCapMs)
+	deadline := startedAt.Add(time.Duration(capped) * time.Millisecond)
+	c := &call{t: t, deadline: deadline}
+	c.info = CallInfo{ID: t.calls.Add(1), StartedAt: startedAt, Deadline: deadline}
+	if req != nil {
+		c.info.Session = req.Session
+	}
+	c.ctx = context.WithValue(ctx, callInfoKey{}, c.info)
+	c.emit(EvStart, fmt.Sprint(capped))
+
+	bridge := t.opts.Bridge
+	list := func(ctx context.Context) ([]Agent, error) { return bridge.ListAgents(ctx, in.RunID) }
+
+	// Step 5: the first list.
+	var agents []Agent
+	res, oc := raceRead(c, "list", list)
+	if oc == canceled {
+		return nil, Reply{}, ctx.Err()
+	}
+	if oc == inTime {
+		agents = scope(res, in.SessionIDs)
+	}
+
+	// Step 6: poll, leaving room for one more round trip and the final read.
+	poll := time.Duration(in.PollIntervalMs) * time.Millisecond
+	var token any
+	if req != nil && req.Params != nil {
+		token = req.Params.GetProgressToken()
+	}
+	for agents != nil && anyActive(agents) && c.now().Add(2*c.cost).Before(deadline) {
+		if !c.sleep(min(poll, deadline.Sub(c.now())-2*c.cost)) {
+			return nil, Reply{}, ctx.Err()
+		}
+		if token != nil && req.Session != nil {
+			elapsed := c.now().Sub(startedAt).Milliseconds()
+			c.emit(EvProgress, fmt.Sprint(elapsed))
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: token,
+				Progress:      float64(elapsed),
+				Total:         float64(capped),
+				Message:       fmt.Sprintf("waiting for agents: %d ms of %d ms", elapsed, capped),
+			})
+		}
+		res, oc := raceRead(c, "list", list)
+		switch oc {
+		case canceled:
+			return nil, Reply{}, ctx.Err()
+		case inTime:
+			agents = scope(res, in.SessionIDs) // step 7
+		case expired, notIssued:
+			goto final // an expired poll ends the loop, keeping the last good list
+		}
+	}
+final:
+
+	// Step 8: the final read, filtered to the listed agents and cut to budget.
+	reply := Reply{OK: true, Agents: []Agent{}, Outputs: []AgentOutput{}}
+	if agents != nil {
+		reply.Agents = agents
+		ids := make([]string, len(agents))
+		for i, a := range agents {
+			ids[i] = a.SessionID
+		}
+		outs, oc := raceRead(c, "read", func(ctx context.Context) ([]AgentOutput, error) {
+			return bridge.ReadOutputs(ctx, in.RunID, ids)
+		})
+		switch oc {
+		case canceled:
+			return nil, Reply{}, ctx.Err()
+		case inTime:
+			reply.Outputs, reply.Truncated = bound(outs, agents, in)
+		case expired, notIssued:
+			reply.OutputsUnavailable = true
+		}
+	} else {
+		reply.AgentsUnavailable = true
+	}
+
+	// Step 9: the reply, measured when it is built.
+	reply.Done = agents != nil && !anyActive(agents)
+	if c.lastErr != nil {
+		reply.BridgeError = c.lastErr.Error()
+	}
+	remaining := in.TimeoutMs - int(c.now().Sub(startedAt).Milliseconds())
+	if !reply.Done && capped < in.TimeoutMs && remaining >= MinTimeoutMs {
+		reply.RemainingMs = &remaining
+	}
+	c.emit(EvReply, "")
+	return nil, reply, nil
+}

@@ -1,0 +1,139 @@
+// Package waittool is the system under test: the MCP tool orchestration_wait_agents
+// (SPEC §2). It waits, under a per-call cap, until the child agents of a run stop
+// being active, then reads their outputs and replies inside a window the caller's
+// transport survives.
+//
+// The package depends only on a clock.Clock (github.com/benbjohnson/clock) and a
+// Bridge; it knows nothing of the simulator that tests it.
+package waittool
+
+import (
+	"context"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool constants (SPEC §2 "Constants"). All values are milliseconds.
+const (
+	// ToolName is the MCP name of the tool.
+	ToolName = "orchestration_wait_agents"
+	// CallCapMs bounds one call: it never waits longer than this, whatever
+	// timeoutMs asks (SPEC §2 Constants).
+	CallCapMs = 30000
+	// MinTimeoutMs is the schema minimum of timeoutMs; a remainingMs below it is
+	// never reported (SPEC §2 step 9).
+	MinTimeoutMs = 1000
+	// MaxTimeoutMs is the schema maximum of timeoutMs.
+	MaxTimeoutMs = 600000
+)
+
+// Agent is one child agent of a run as the bridge lists it.
+// State is its lifecycle state; see Active.
+type Agent struct {
+	SessionID string `json:"sessionId"`
+	State     string `json:"state"`
+}
+
+// Active reports whether an agent with lifecycle state s is still active
+// (SPEC §2): the empty state, "created", "prompt_sent", "running" and "waiting"
+// are active; every other state ("completed", "failed", "cancelled", …) is terminal.
+func Active(state string) bool {
+	switch state {
+	case "", "created", "prompt_sent", "running", "waiting":
+		return true
+	}
+	return false
+}
+
+// AgentOutput is the output of one child agent: its messages, oldest first.
+type AgentOutput struct {
+	SessionID string   `json:"sessionId"`
+	Messages  []string `json:"messages"`
+}
+
+// Bridge is what the tool talks to (SPEC §3). Both reads take the context first
+// and return errors; a Bridge may ignore cancellation (the reference bridge has
+// none), so the tool never relies on it. The context carries a CallInfo.
+type Bridge interface {
+	// ListAgents returns the child agents of run runID ("" = the current run).
+	ListAgents(ctx context.Context, runID string) ([]Agent, error)
+	// ReadOutputs returns the outputs of the given sessions of run runID.
+	ReadOutputs(ctx context.Context, runID string, sessionIDs []string) ([]AgentOutput, error)
+}
+
+// CallInfo identifies one call of the tool. It is attached to the context of
+// every bridge read (see CallInfoFrom) and to every Event, so that a bridge or an
+// observer can attribute work to a call. ID counts calls from 1 in the order
+// their handlers started on one registered tool.
+// Session is the server session the call came in on.
+type CallInfo struct {
+	ID        uint64
+	Session   *mcp.ServerSession
+	StartedAt time.Time
+	Deadline  time.Time
+}
+
+type callInfoKey struct{}
+
+// CallInfoFrom returns the CallInfo attached to ctx by the tool, and whether
+// there was one.
+func CallInfoFrom(ctx context.Context) (CallInfo, bool) {
+	ci, ok := ctx.Value(callInfoKey{}).(CallInfo)
+	return ci, ok
+}
+
+// EventKind names a step of the algorithm reported to an Observer.
+type EventKind string
+
+// Event kinds, in the order of SPEC §2's steps.
+const (
+	EvStart     EventKind = "start"      // step 1: deadline fixed (Detail: capped ms)
+	EvIssue     EventKind = "issue"      // a bridge read issued (Detail: list|read)
+	EvNotIssued EventKind = "not-issued" // step 4: now+cost > deadline (Detail: list|read)
+	EvInTime    EventKind = "in-time"    // a read resolved in time (Detail: list|read)
+	EvFailed    EventKind = "failed"     // a read resolved in time with an error
+	EvLost      EventKind = "lost"       // a read lost the race to the deadline
+	EvSleep     EventKind = "sleep"      // step 6: a poll sleep begins (Detail: ms)
+	EvProgress  EventKind = "progress"   // step 11: a progress notification sent
+	EvReply     EventKind = "reply"      // step 9: the reply is built
+)
+
+// Event is one observation of the tool at virtual time At. CostMs is the
+// read cost (SPEC §2 step 2) known at that moment.
+type Event struct {
+	Call   CallInfo
+	Kind   EventKind
+	At     time.Time
+	Detail string
+	CostMs int64
+}
+
+// Input is the tool's input (SPEC §2 "Input"). Bounds and defaults live in the
+// published schema (InputSchema); the SDK applies defaults and rejects bad
+// input before the handler runs. Times in ms.
+type Input struct {
+	RunID               string   `json:"runId,omitempty"`
+	SessionIDs          []string `json:"sessionIds,omitempty"`
+	TimeoutMs           int      `json:"timeoutMs,omitempty"`
+	PollIntervalMs      int      `json:"pollIntervalMs,omitempty"`
+	MaxMessagesPerAgent int      `json:"maxMessagesPerAgent,omitempty"`
+	MaxCharsPerMessage  int      `json:"maxCharsPerMessage,omitempty"`
+	MaxCharsPerAgent    int      `json:"maxCharsPerAgent,omitempty"`
+	MaxTotalChars       int      `json:"maxTotalChars,omitempty"`
+}
+
+// Reply is the tool's structured result (SPEC §2 step 9). Optional fields are
+// omitted from the JSON when absent.
+type Reply struct {
+	OK                 bool          `json:"ok"`
+	Error              string        `json:"error,omitempty"`
+	Done               bool          `json:"done"`
+	Agents             []Agent       `json:"agents"`
+	Outputs            []AgentOutput `json:"outputs"`
+	RemainingMs        *int          `json:"remainingMs,omitempty"`
+	AgentsUnavailable  bool          `json:"agentsUnavailable,omitempty"`
+	OutputsUnavailable bool          `json:"outputsUnavailable,omitempty"`
+	BridgeError        string        `json:"bridgeError,omitempty"`
+	Truncated          bool          `json:"truncated,omitempty"`
+}
