@@ -42,7 +42,7 @@ type BridgeScript struct {
 	// TimeoutMs ends a dispatched request with an error this long after its
 	// dispatch. 0 means the reference's 30000; negative means no timeout.
 	TimeoutMs int64 `json:"timeoutMs,omitempty"`
-	// CacheMs: a request identical to one issued at most this long ago shares it.
+	// CacheMs: a request identical to one issued less than this long ago shares it.
 	// 0 means the reference's 250; negative disables sharing.
 	CacheMs int64 `json:"cacheMs,omitempty"`
 	// Congestion lists other requesters holding the slot.
@@ -233,7 +233,7 @@ func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Req
 	}
 	// Identical reads within the cache window share one request.
 	if c := b.cacheMs(); c > 0 {
-		if prev, ok := b.recent[key]; ok && now-prev.IssuedMs <= c {
+		if prev, ok := b.recent[key]; ok && now-prev.IssuedMs < c {
 			r.SharedWith = prev.ID
 			if prev.CompletedMs >= 0 {
 				r.CompletedMs, r.Err, r.agents, r.outputs = now, prev.Err, prev.agents, prev.outputs

@@ -88,6 +88,9 @@ type World struct {
 	Changes   []Change     `json:"changes,omitempty"`
 	Callers   []CallerSpec `json:"callers"`
 	HorizonMs int64        `json:"horizonMs,omitempty"` // 0 = DefaultHorizonMs
+	// WrapBridge, if set, wraps the simulated bridge before the tool sees it
+	// (e.g. to inject a panic).
+	WrapBridge func(waittool.Bridge) waittool.Bridge `json:"-"`
 	// WallTimeout is the wall-clock watchdog; 0 = DefaultWallTimeout.
 	WallTimeout time.Duration `json:"-"`
 }
@@ -224,6 +227,9 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 			})
 		}
 		opts.Bridge = wr.bridge
+		if w.WrapBridge != nil {
+			opts.Bridge = w.WrapBridge(wr.bridge)
+		}
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, nil)
 	waittool.Register(server, opts)

@@ -1,0 +1,51 @@
+// Package mutants is the mutation gate behind `make mutate`: a semantic
+// catalog of named mutants (SPEC §5) plus gremlins' operator mutants, each run
+// against the scenario table through `go test -overlay`, never by editing the tree.
+package mutants
+
+// ResultVersion is the version of the JSON written to out/mutation.json.
+const ResultVersion = 1
+
+// Mutant statuses, in the field's terms.
+const (
+	StatusKilled     = "killed"                  // a test failed: the table caught it
+	StatusSurvived   = "survived"                // every test passed: a gap in the table
+	StatusNotViable  = "not viable"              // does not compile, or fails vet
+	StatusTimedOut   = "timed out"               // the test binary ran past its timeout
+	StatusNoApply    = "patch-no-longer-applies" // the source moved under the patch
+	StatusEquivalent = "equivalent"              // an operator mutant justified in mutants/equivalent.yaml
+	SourceCatalog    = "catalog"                 // a semantic mutant of mutants/catalog/
+	SourceGremlins   = "gremlins"                // an operator mutant found by gremlins
+	SourceSanity     = "sanity"                  // the mutant that breaks everything
+)
+
+// MutantResult is one mutant's verdict.
+type MutantResult struct {
+	ID     string `json:"id"`     // stable id: catalog name, or "gremlins:<file>:<line>:<col>:<type>"
+	Source string `json:"source"` // SourceCatalog, SourceGremlins or SourceSanity
+	Intent string `json:"intent"` // one line: the defect it models
+	File   string `json:"file"`   // target file, relative to the module root
+	Line   int    `json:"line,omitempty"`
+	Status string `json:"status"`
+	// KilledBy lists the scenario case ids (test names) that failed.
+	KilledBy   []string `json:"killedBy,omitempty"`
+	Diff       string   `json:"diff"`             // unified diff of the mutant against the source
+	DurationMs int64    `json:"durationMs"`       // wall ms of build + test run
+	Detail     string   `json:"detail,omitempty"` // compiler or vet output, or why not applied
+}
+
+// Result is the whole of out/mutation.json.
+type Result struct {
+	Version int            `json:"version"`
+	Commit  string         `json:"commit,omitempty"`
+	Mutants []MutantResult `json:"mutants"`
+	// Counts by status, and the mutation score: killed / (killed + survived +
+	// timed out), in percent, over catalog and operator mutants separately.
+	Counts        map[string]int `json:"counts"`
+	CatalogScore  float64        `json:"catalogScore"`
+	OperatorScore float64        `json:"operatorScore"`
+	Threshold     float64        `json:"operatorThreshold"`
+	BaselineMs    int64          `json:"baselineMs"`
+	WallMs        int64          `json:"wallMs"`
+	Gate          string         `json:"gate"` // "pass" or why it failed
+}

@@ -1,0 +1,63 @@
+package scenarios
+
+// ResultVersion is the version of the JSON written to out/scenarios.json.
+const ResultVersion = 1
+
+// Verdicts of a case.
+const (
+	VerdictPass  = "pass"  // every expectation and invariant held
+	VerdictFail  = "fail"  // an expectation or an invariant did not hold
+	VerdictError = "error" // the world could not run (horizon, stuck, setup)
+)
+
+// CallSummary is one call of one caller as measured at the instant its reply
+// resolved. Times in virtual ms since the world's start.
+type CallSummary struct {
+	Caller  string `json:"caller"`
+	Index   int    `json:"index"`
+	StartMs int64  `json:"startMs"`
+	EndMs   int64  `json:"endMs"` // resolves at
+	Lost    bool   `json:"lost,omitempty"`
+	IsError bool   `json:"isError,omitempty"`
+	// TimeoutMs is the timeoutMs the call passed (0 when not an integer).
+	TimeoutMs int64 `json:"timeoutMs,omitempty"`
+	// Reply is the reply's JSON object as received (nil when lost or an error).
+	Reply    map[string]any `json:"reply,omitempty"`
+	Lists    int            `json:"lists"`    // list requests issued by this call
+	Reads    int            `json:"reads"`    // output reads issued by this call
+	Stranded int            `json:"stranded"` // its requests still in flight when it replied
+}
+
+// Violation is one invariant that did not hold.
+type Violation struct {
+	Invariant string `json:"invariant"` // stable id, e.g. "resolves-by-deadline"
+	Message   string `json:"message"`
+}
+
+// CaseResult is the outcome of one scenario case (one matrix expansion).
+type CaseResult struct {
+	ID        string        `json:"id"`   // stable, e.g. "boundary[timeoutMs=30500]"
+	File      string        `json:"file"` // path relative to the module root
+	Line      int           `json:"line"` // line of the scenario in File
+	Protects  string        `json:"protects"`
+	Verdict   string        `json:"verdict"`
+	Failures  []string      `json:"failures,omitempty"`   // expectations that did not hold
+	Violation []Violation   `json:"violations,omitempty"` // invariants that did not hold
+	Error     string        `json:"error,omitempty"`      // runtime error (VerdictError)
+	Calls     []CallSummary `json:"calls"`
+	Requests  int           `json:"requests"` // bridge requests in all
+	EndMs     int64         `json:"endMs"`    // virtual time when the world ended
+	TraceHash string        `json:"traceHash"`
+	Timeline  string        `json:"timeline"` // the trace as text
+	Repro     string        `json:"repro"`    // the one command that re-runs just this case
+	WallMs    float64       `json:"wallMs"`   // wall time of the run
+}
+
+// RunResult is the whole of out/scenarios.json.
+type RunResult struct {
+	Version int          `json:"version"`
+	Cases   []CaseResult `json:"cases"`
+	Passed  int          `json:"passed"`
+	Failed  int          `json:"failed"`
+	Errors  int          `json:"errors"`
+}

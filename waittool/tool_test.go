@@ -1,0 +1,375 @@
+package waittool_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/waittool"
+)
+
+// These tests drive the real tool over the SDK's in-memory transport with a
+// real mcp.Client, inside a synctest bubble, on sim's virtual clock (a gated
+// clock.Mock). Every figure is read at the instant CallTool returned.
+
+func running(ids ...string) []sim.AgentSpec {
+	out := make([]sim.AgentSpec, len(ids))
+	for i, id := range ids {
+		out[i] = sim.AgentSpec{ID: id, State: "running", Messages: []string{"hello from " + id}}
+	}
+	return out
+}
+
+func lat(ms ...int64) []sim.Step {
+	out := make([]sim.Step, len(ms))
+	for i, m := range ms {
+		out[i] = sim.Step{LatencyMs: m}
+	}
+	return out
+}
+
+func one(args map[string]any) []sim.CallerSpec {
+	return []sim.CallerSpec{{Name: "A", Args: args}}
+}
+
+func run(t *testing.T, w sim.World) *sim.Result {
+	t.Helper()
+	res := sim.RunWorld(t, w)
+	if res.Err != "" {
+		t.Fatalf("world %s: %s\n%s", w.Name, res.Err, res.Timeline)
+	}
+	return res
+}
+
+func count(res *sim.Result, op string, callID uint64) int {
+	n := 0
+	for _, r := range res.Requests {
+		if r.Op == op && (callID == 0 || r.CallID == callID) {
+			n++
+		}
+	}
+	return n
+}
+
+// want is what a row expects of the first call's reply; nil pointers mean
+// "not checked", and absent lists fields that must not be in the JSON.
+type want struct {
+	at        int64
+	done      bool
+	remaining *int // nil: must be absent
+	lists     int  // -1: not checked
+	agents    int
+	absent    []string
+	present   []string
+}
+
+func ip(v int) *int { return &v }
+
+func check(t *testing.T, res *sim.Result, w want) {
+	t.Helper()
+	c := res.Call("A", 1)
+	if c == nil || c.Reply == nil {
+		t.Fatalf("no reply: %+v\n%s", c, res.Timeline)
+	}
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Errorf(format+"\nreply: %v\n%s", append(args, c.Raw, res.Timeline)...)
+	}
+	if c.EndMs != w.at {
+		fail("resolved at %d ms, want %d ms", c.EndMs, w.at)
+	}
+	if c.Reply.Done != w.done {
+		fail("done = %v, want %v", c.Reply.Done, w.done)
+	}
+	switch {
+	case w.remaining == nil && c.Reply.RemainingMs != nil:
+		fail("remainingMs = %d, want absent", *c.Reply.RemainingMs)
+	case w.remaining != nil && (c.Reply.RemainingMs == nil || *c.Reply.RemainingMs != *w.remaining):
+		fail("remainingMs = %v, want %d", c.Raw["remainingMs"], *w.remaining)
+	}
+	if w.lists >= 0 {
+		if n := count(res, "list", c.CallID); n != w.lists {
+			fail("%d lists, want %d", n, w.lists)
+		}
+	}
+	if len(c.Reply.Agents) != w.agents {
+		fail("%d agents, want %d", len(c.Reply.Agents), w.agents)
+	}
+	for _, f := range w.absent {
+		if _, ok := c.Raw[f]; ok {
+			fail("field %s present, want absent", f)
+		}
+	}
+	for _, f := range w.present {
+		if v, ok := c.Raw[f]; !ok || v == false {
+			fail("field %s absent or false, want true/present", f)
+		}
+	}
+}
+
+// TestOracle holds the tool to every oracle row of SPEC §2.
+func TestOracle(t *testing.T) {
+	rows := []struct {
+		name   string
+		bridge sim.BridgeScript
+		agents []sim.AgentSpec
+		args   map[string]any
+		want   want
+	}{
+		{"list5000-poll250", sim.BridgeScript{List: lat(5000)}, running("c"),
+			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 250},
+			want{at: 20750, remaining: ip(579250), lists: 4, agents: 1, absent: []string{"outputsUnavailable", "agentsUnavailable"}, present: []string{"outputs"}}},
+		{"fast-then-stall", sim.BridgeScript{List: lat(0, 0, 0, 45000)}, running("c"),
+			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 250},
+			want{at: 30000, remaining: ip(570000), lists: 4, agents: 1, present: []string{"outputsUnavailable"}, absent: []string{"agentsUnavailable"}}},
+		{"list40000", sim.BridgeScript{List: lat(40000), TimeoutMs: -1}, running("c"),
+			map[string]any{"timeoutMs": 600000},
+			want{at: 30000, remaining: ip(570000), lists: 1, agents: 0, present: []string{"agentsUnavailable"}, absent: []string{"outputsUnavailable"}}},
+		{"read20000", sim.BridgeScript{Read: lat(20000)}, running("c"),
+			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000},
+			want{at: 30000, remaining: ip(570000), lists: 31, agents: 1, present: []string{"outputsUnavailable"}}},
+		{"completed-read5000", sim.BridgeScript{Read: lat(5000)}, []sim.AgentSpec{{ID: "c", State: "completed", Messages: []string{"done"}}},
+			map[string]any{"timeoutMs": 600000},
+			want{at: 5000, done: true, lists: 1, agents: 1, absent: []string{"remainingMs", "outputsUnavailable"}}},
+		{"instant-poll1000", sim.BridgeScript{}, running("c"),
+			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000},
+			want{at: 30000, remaining: ip(570000), lists: 31, agents: 1}},
+		{"timeout30000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30000}, want{at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout30001", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30001}, want{at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout30500", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30500}, want{at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout31000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 31000}, want{at: 30000, remaining: ip(1000), lists: 31, agents: 1}},
+		{"timeout100000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 100000}, want{at: 30000, remaining: ip(70000), lists: 31, agents: 1}},
+		// Not oracle rows, but the same class: a short wait is not capped.
+		{"timeout5000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 5000}, want{at: 5000, lists: 6, agents: 1, absent: []string{"remainingMs"}}},
+		// A 5 ms bridge must keep its outputs at the cap (the last sleep stops at deadline − 2·cost).
+		{"bridge5ms", sim.BridgeScript{List: lat(5), Read: lat(5)}, running("c"),
+			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000},
+			want{at: 30000, remaining: ip(570000), lists: -1, agents: 1, absent: []string{"outputsUnavailable"}}},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			res := run(t, sim.World{Name: r.name, Bridge: r.bridge, Agents: r.agents, Callers: one(r.args)})
+			check(t, res, r.want)
+		})
+	}
+}
+
+// TestRecoveryChain: 60500 → 30500 → stop, each call resolving at its cap.
+func TestRecoveryChain(t *testing.T) {
+	res := run(t, sim.World{Name: "recovery", Agents: running("c"),
+		Callers: []sim.CallerSpec{{Name: "A", Follow: true, Args: map[string]any{"timeoutMs": 60500}}}})
+	if len(res.Calls) != 2 {
+		t.Fatalf("%d calls, want 2\n%s", len(res.Calls), res.Timeline)
+	}
+	c1, c2 := res.Calls[0], res.Calls[1]
+	if c1.EndMs != 30000 || c1.Reply.RemainingMs == nil || *c1.Reply.RemainingMs != 30500 {
+		t.Errorf("call 1: end %d, reply %v", c1.EndMs, c1.Raw)
+	}
+	if c2.StartMs != 30000 || c2.EndMs != 60000 || c2.Reply.RemainingMs != nil || c2.Args["timeoutMs"] != 30500 {
+		t.Errorf("call 2: start %d end %d args %v reply %v", c2.StartMs, c2.EndMs, c2.Args, c2.Raw)
+	}
+}
+
+// TestMembershipChange: a named child completes at 2 s while a newcomer joins;
+// the scoped wait returns done with only the named child (SPEC §2 step 7).
+func TestMembershipChange(t *testing.T) {
+	res := run(t, sim.World{Name: "membership", Agents: running("a", "b"),
+		Changes: []sim.Change{
+			{AtMs: 2000, Op: sim.OpState, ID: "a", State: "completed"},
+			{AtMs: 2000, Op: sim.OpJoin, ID: "n", State: "running"},
+		},
+		Callers: one(map[string]any{"sessionIds": []any{"a"}, "timeoutMs": 600000})})
+	c := res.Call("A", 1)
+	if c.EndMs != 2000 || !c.Reply.Done || len(c.Reply.Agents) != 1 || c.Reply.Agents[0].SessionID != "a" ||
+		len(c.Reply.Outputs) != 1 || c.Reply.Outputs[0].SessionID != "a" {
+		t.Fatalf("end %d reply %v\n%s", c.EndMs, c.Raw, res.Timeline)
+	}
+}
+
+// TestScopeEveryList: a child in the scope leaves, an unscoped one stays
+// running, a scoped newcomer joins completed; the scope is applied to every
+// list, so the wait ends at 3 s with a and y.
+func TestScopeEveryList(t *testing.T) {
+	res := run(t, sim.World{Name: "scope-leave", Agents: running("a", "b", "x"),
+		Changes: []sim.Change{
+			{AtMs: 3000, Op: sim.OpState, ID: "a", State: "failed"},
+			{AtMs: 3000, Op: sim.OpLeave, ID: "b"},
+			{AtMs: 3000, Op: sim.OpJoin, ID: "y", State: "completed"},
+		},
+		Callers: one(map[string]any{"sessionIds": []any{"a", "b", "y"}, "timeoutMs": 600000})})
+	c := res.Call("A", 1)
+	if c.EndMs != 3000 || !c.Reply.Done || len(c.Reply.Agents) != 2 {
+		t.Fatalf("end %d reply %v\n%s", c.EndMs, c.Raw, res.Timeline)
+	}
+}
+
+// TestBridgeErrors: an error on the first list, and on a poll, is a reply field.
+func TestBridgeErrors(t *testing.T) {
+	t.Run("first-list", func(t *testing.T) {
+		res := run(t, sim.World{Name: "err-first", Bridge: sim.BridgeScript{List: []sim.Step{{LatencyMs: 100, Err: "boom"}}},
+			Agents: running("c"), Callers: one(map[string]any{"timeoutMs": 600000})})
+		c := res.Call("A", 1)
+		if c.IsError || c.EndMs != 100 || c.Reply.BridgeError != "boom" || !c.Reply.AgentsUnavailable || c.Reply.Done ||
+			c.Reply.RemainingMs == nil || *c.Reply.RemainingMs != 599900 {
+			t.Fatalf("end %d reply %v err %q\n%s", c.EndMs, c.Raw, c.ErrorText, res.Timeline)
+		}
+	})
+	t.Run("poll", func(t *testing.T) {
+		res := run(t, sim.World{Name: "err-poll",
+			Bridge:  sim.BridgeScript{List: []sim.Step{{}, {Err: "flaky"}, {}}},
+			Agents:  running("c"),
+			Changes: []sim.Change{{AtMs: 2500, Op: sim.OpState, ID: "c", State: "completed"}},
+			Callers: one(map[string]any{"timeoutMs": 600000})})
+		c := res.Call("A", 1)
+		if c.IsError || c.EndMs != 3000 || c.Reply.BridgeError != "flaky" || !c.Reply.Done || len(c.Reply.Agents) != 1 {
+			t.Fatalf("end %d reply %v\n%s", c.EndMs, c.Raw, res.Timeline)
+		}
+	})
+	t.Run("read", func(t *testing.T) {
+		res := run(t, sim.World{Name: "err-read", Bridge: sim.BridgeScript{Read: []sim.Step{{LatencyMs: 10, Err: "nope"}}},
+			Agents: []sim.AgentSpec{{ID: "c", State: "completed"}}, Callers: one(map[string]any{})})
+		c := res.Call("A", 1)
+		if c.IsError || c.EndMs != 10 || c.Reply.BridgeError != "nope" || !c.Reply.Done || len(c.Reply.Outputs) != 0 {
+			t.Fatalf("end %d reply %v\n%s", c.EndMs, c.Raw, res.Timeline)
+		}
+	})
+}
+
+type panicky struct{ waittool.Bridge }
+
+func (panicky) ListAgents(context.Context, string) ([]waittool.Agent, error) { panic("kaboom") }
+
+// TestBridgePanic: a panicking bridge is an error field, not a crash.
+func TestBridgePanic(t *testing.T) {
+	res := run(t, sim.World{Name: "panic", Agents: running("c"),
+		WrapBridge: func(b waittool.Bridge) waittool.Bridge { return panicky{b} },
+		Callers:    one(map[string]any{"timeoutMs": 600000})})
+	c := res.Call("A", 1)
+	if c.IsError || c.Reply == nil || !strings.Contains(c.Reply.BridgeError, "kaboom") || !c.Reply.AgentsUnavailable {
+		t.Fatalf("reply %v err %q rpc %q", c.Raw, c.ErrorText, c.RPCError)
+	}
+}
+
+// TestCallerTimeoutShorterThanWait: a client whose request timeout (20 s) is
+// shorter than the call's cap loses the reply at 20 s; with 60 s it does not.
+func TestCallerTimeoutShorterThanWait(t *testing.T) {
+	res := run(t, sim.World{Name: "short-client", Agents: running("c"),
+		Callers: []sim.CallerSpec{
+			{Name: "A", RequestTimeoutMs: 20000, Args: map[string]any{"timeoutMs": 600000}},
+			{Name: "B", Args: map[string]any{"timeoutMs": 600000}},
+		}})
+	a, b := res.Call("A", 1), res.Call("B", 1)
+	if !a.Lost || a.EndMs != 20000 {
+		t.Errorf("A: lost %v at %d, want lost at 20000", a.Lost, a.EndMs)
+	}
+	if b.Lost || b.EndMs != 30000 {
+		t.Errorf("B: lost %v at %d, want received at 30000\n%s", b.Lost, b.EndMs, res.Timeline)
+	}
+}
+
+// TestProgress: one progress notification per poll, progress = elapsed ms,
+// total = capped ms; a caller that resets its timer on progress survives a
+// 45 s request timeout... and one that does not, at 25 s, loses the reply.
+func TestProgress(t *testing.T) {
+	res := run(t, sim.World{Name: "progress", Agents: running("c"),
+		Callers: []sim.CallerSpec{
+			{Name: "A", Progress: true, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
+			{Name: "B", ResetOnProgress: true, RequestTimeoutMs: 6000, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
+			{Name: "C", RequestTimeoutMs: 6000, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
+		}})
+	a, b, c := res.Call("A", 1), res.Call("B", 1), res.Call("C", 1)
+	if a.Progress != 6 {
+		t.Errorf("A got %d progress notifications, want 6 (one per poll)", a.Progress)
+	}
+	if !strings.Contains(res.Timeline, "caller:A   progress 5000/30000 ms") {
+		t.Errorf("no 'progress 5000/30000' in\n%s", res.Timeline)
+	}
+	if b.Lost || b.EndMs != 30000 {
+		t.Errorf("B (resets on progress) lost=%v at %d", b.Lost, b.EndMs)
+	}
+	if !c.Lost || c.EndMs != 6000 {
+		t.Errorf("C (no reset) lost=%v at %d, want lost at 6000", c.Lost, c.EndMs)
+	}
+}
+
+// TestNoBridge: without a bridge the reply is ok=false, orchestration_unavailable.
+func TestNoBridge(t *testing.T) {
+	res := run(t, sim.World{Name: "nobridge", NoBridge: true, Callers: one(nil)})
+	c := res.Call("A", 1)
+	if c.Reply == nil || c.Reply.OK || c.Reply.Error != "orchestration_unavailable" || c.Reply.Done || c.EndMs != 0 {
+		t.Fatalf("reply %v", c.Raw)
+	}
+}
+
+// TestBudgets: every char budget cuts, and truncated is set.
+func TestBudgets(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	var msgs []string
+	for i := range 30 {
+		msgs = append(msgs, fmt.Sprintf("m%02d-%s", i, long))
+	}
+	agents := []sim.AgentSpec{{ID: "a", State: "completed", Messages: msgs}, {ID: "b", State: "completed", Messages: msgs}, {ID: "c", State: "completed", Messages: []string{"short"}}}
+	cases := []struct {
+		name  string
+		args  map[string]any
+		check func(o []waittool.AgentOutput) string
+		trunc bool
+	}{
+		{"defaults-fit", map[string]any{}, func(o []waittool.AgentOutput) string {
+			if len(o) != 3 || len(o[0].Messages) != 20 || o[0].Messages[0][:3] != "m10" {
+				return "want the 20 most recent messages of a"
+			}
+			return ""
+		}, true},
+		{"per-message", map[string]any{"maxCharsPerMessage": 50, "maxMessagesPerAgent": 100}, func(o []waittool.AgentOutput) string {
+			if len(o[0].Messages) != 30 || len([]rune(o[0].Messages[5])) != 50 {
+				return "want 30 messages of 50 chars"
+			}
+			return ""
+		}, true},
+		{"per-agent", map[string]any{"maxCharsPerAgent": 1000, "maxMessagesPerAgent": 100}, func(o []waittool.AgentOutput) string {
+			n := 0
+			for _, m := range o[0].Messages {
+				n += len([]rune(m))
+			}
+			if n != 1000 || o[2].Messages[0] != "short" {
+				return fmt.Sprintf("want 1000 chars for a, got %d", n)
+			}
+			return ""
+		}, true},
+		{"total", map[string]any{"maxTotalChars": 1000, "maxMessagesPerAgent": 100}, func(o []waittool.AgentOutput) string {
+			n := 0
+			for _, a := range o {
+				for _, m := range a.Messages {
+					n += len([]rune(m))
+				}
+			}
+			if n != 1000 {
+				return fmt.Sprintf("want 1000 chars in all, got %d", n)
+			}
+			return ""
+		}, true},
+		{"nothing-cut", map[string]any{"sessionIds": []any{"c"}}, func(o []waittool.AgentOutput) string {
+			if len(o) != 1 || o[0].Messages[0] != "short" {
+				return "want c's one message"
+			}
+			return ""
+		}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, sim.World{Name: tc.name, Agents: agents, Callers: one(tc.args)})
+			c := res.Call("A", 1)
+			if msg := tc.check(c.Reply.Outputs); msg != "" {
+				b, _ := json.Marshal(c.Reply.Outputs)
+				t.Errorf("%s: %.300s", msg, b)
+			}
+			if c.Reply.Truncated != tc.trunc {
+				t.Errorf("truncated = %v, want %v", c.Reply.Truncated, tc.trunc)
+			}
+		})
+	}
+}
