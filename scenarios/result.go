@@ -1,5 +1,7 @@
 package scenarios
 
+import "github.com/waitsim/waitsim/sim"
+
 // ResultVersion is the version of the JSON written to out/scenarios.json.
 const ResultVersion = 1
 
@@ -15,6 +17,7 @@ const (
 type CallSummary struct {
 	Caller  string `json:"caller"`
 	Index   int    `json:"index"`
+	CallID  uint64 `json:"callId"` // the tool's call id (ToolEvent.CallID, sim.Request.CallID); 0 if none
 	StartMs int64  `json:"startMs"`
 	EndMs   int64  `json:"endMs"` // resolves at
 	Lost    bool   `json:"lost,omitempty"`
@@ -49,6 +52,11 @@ type CaseResult struct {
 	EndMs     int64         `json:"endMs"`    // virtual time when the world ended
 	TraceHash string        `json:"traceHash"`
 	Timeline  string        `json:"timeline"` // the trace as text
+	// Structured views of the same run, for pictures: every trace entry, every
+	// bridge request (times -1 = never), every tool event.
+	Trace      []sim.Entry   `json:"trace"`
+	BridgeReqs []sim.Request `json:"bridgeRequests"`
+	ToolEvents []ToolEvent   `json:"toolEvents"`
 	Repro     string        `json:"repro"`    // the one command that re-runs just this case
 	WallMs    float64       `json:"wallMs"`   // wall time of the run
 }
@@ -60,4 +68,18 @@ type RunResult struct {
 	Passed  int          `json:"passed"`
 	Failed  int          `json:"failed"`
 	Errors  int          `json:"errors"`
+}
+
+// ToolEvent is one waittool.Event in virtual ms since the world's start.
+// Kind is a waittool.EventKind ("start", "issue", "not-issued", "in-time",
+// "failed", "lost", "sleep", "progress", "reply"); Detail is its detail (for
+// "start": the capped ms; for "sleep": the sleep ms; for reads: "list"/"read").
+type ToolEvent struct {
+	CallID     uint64 `json:"callId"`
+	Kind       string `json:"kind"`
+	AtMs       int64  `json:"atMs"`
+	Detail     string `json:"detail,omitempty"`
+	CostMs     int64  `json:"costMs"`
+	StartedMs  int64  `json:"startedMs"`
+	DeadlineMs int64  `json:"deadlineMs"`
 }
