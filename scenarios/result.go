@@ -57,8 +57,8 @@ type CaseResult struct {
 	Trace      []sim.Entry   `json:"trace"`
 	BridgeReqs []sim.Request `json:"bridgeRequests"`
 	ToolEvents []ToolEvent   `json:"toolEvents"`
-	Repro     string        `json:"repro"`    // the one command that re-runs just this case
-	WallMs    float64       `json:"wallMs"`   // wall time of the run
+	Repro      string        `json:"repro"`  // the one command that re-runs just this case
+	WallMs     float64       `json:"wallMs"` // wall time of the run
 }
 
 // RunResult is the whole of out/scenarios.json.
