@@ -98,8 +98,10 @@ type World struct {
 // CallResult is what one call of one caller saw, measured at the instant the
 // reply resolved at the caller. Times are virtual ms since Epoch.
 type CallResult struct {
-	Caller  string         `json:"caller"`
-	Index   int            `json:"index"` // 1-based within the caller
+	Caller string `json:"caller"`
+	Index  int    `json:"index"` // 1-based within the caller
+	// CallID is the tool's id of this call (waittool.CallInfo.ID), 0 if the
+	// handler never ran (e.g. the input was rejected).
 	CallID  uint64         `json:"callId"`
 	Args    map[string]any `json:"args"`
 	StartMs int64          `json:"startMs"`
@@ -113,9 +115,10 @@ type CallResult struct {
 	RPCError string `json:"rpcError,omitempty"`
 	// Reply is the structured reply; Raw the same JSON object, untyped, so an
 	// absent field can be told from a zero one.
-	Reply    *waittool.Reply `json:"reply,omitempty"`
-	Raw      map[string]any  `json:"raw,omitempty"`
-	Progress int             `json:"progress,omitempty"` // progress notifications received
+	Reply *waittool.Reply `json:"reply,omitempty"`
+	Raw   map[string]any  `json:"raw,omitempty"`
+
+	Progress int `json:"progress,omitempty"` // progress notifications received
 }
 
 // Result is the outcome of one world run.
@@ -331,6 +334,8 @@ type caller struct {
 	spec CallerSpec
 	cs   *mcp.ClientSession
 
+	lastID uint64 // the tool call id of this caller's latest call
+
 	mu       sync.Mutex
 	token    string
 	resetCh  chan struct{}
@@ -477,7 +482,10 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 			k.Trace.Addf(c.actor(), "call %d: reply %s", index, replyText(cr.Raw))
 		}
 	}
-	cr.CallID = c.wr.lastCallOf(c.spec.Name)
+	// A call rejected before the handler ran has no tool call id.
+	if id := c.wr.lastCallOf(c.spec.Name); id != c.lastID {
+		cr.CallID, c.lastID = id, id
+	}
 	c.wr.mu.Lock()
 	c.wr.calls = append(c.wr.calls, cr)
 	c.wr.mu.Unlock()

@@ -1,0 +1,296 @@
+// Package scenarios loads, runs and checks the YAML scenario table: each
+// scenario names a world (bridge script, roster and its changes, callers and
+// their calls) and what is expected at the instant each reply resolves; the
+// invariants of invariants.go are checked on every case.
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// Scenario is one scenario as authored in YAML (see scenarios/schema.json for
+// an editor's view). Times are virtual ms.
+type Scenario struct {
+	// Name is the case id's stem: letters, digits, '-', '_' and '.'.
+	Name string `json:"name" yaml:"name" jsonschema:"the case id's stem: letters, digits, - _ ."`
+	// Description is free text for people.
+	Description string `json:"description,omitempty" yaml:"description,omitempty" jsonschema:"free text for people"`
+	// NoBridge registers the tool without a bridge.
+	NoBridge bool `json:"noBridge,omitempty" yaml:"noBridge,omitempty" jsonschema:"register the tool without a bridge"`
+	// Bridge scripts the bridge (SPEC §3); absent means an instant bridge.
+	Bridge *BridgeSpec `json:"bridge,omitempty" yaml:"bridge,omitempty" jsonschema:"the bridge script (SPEC §3); absent: an instant bridge"`
+	// Agents are the children of the run at virtual time 0.
+	Agents []AgentSpec `json:"agents,omitempty" yaml:"agents,omitempty" jsonschema:"the children of the run at virtual time 0"`
+	// Changes change the roster at given times.
+	Changes []ChangeSpec `json:"changes,omitempty" yaml:"changes,omitempty" jsonschema:"roster changes at given virtual times"`
+	// Callers are the MCP callers; at least one.
+	Callers []CallerSpec `json:"callers" yaml:"callers" jsonschema:"the MCP callers (SPEC §4); at least one"`
+	// Matrix expands the scenario: either a map of parameter to a list of
+	// values (every combination), or a list of rows (maps of parameter to
+	// value). "${param}" in the file is replaced by the value.
+	Matrix any `json:"matrix,omitempty" yaml:"matrix,omitempty" jsonschema:"expand the scenario: a map of parameter to values (every combination) or a list of rows; ${param} in the file is replaced by the value"`
+	// Expect lists what each call must show at the instant its reply resolves.
+	Expect []Expect `json:"expect,omitempty" yaml:"expect,omitempty" jsonschema:"what each call must show at the instant its reply resolves"`
+	// HorizonMs is the virtual horizon; default one hour.
+	HorizonMs int64 `json:"horizonMs,omitempty" yaml:"horizonMs,omitempty" jsonschema:"the virtual horizon in ms; default 3600000"`
+}
+
+// BridgeSpec is the YAML form of sim.BridgeScript.
+type BridgeSpec struct {
+	List       []Step     `json:"list,omitempty" yaml:"list,omitempty" jsonschema:"the n-th list request's behaviour; the last repeats; empty: instant"`
+	Read       []Step     `json:"read,omitempty" yaml:"read,omitempty" jsonschema:"the n-th output read's behaviour; the last repeats; empty: instant"`
+	TimeoutMs  *Limit     `json:"timeoutMs,omitempty" yaml:"timeoutMs,omitempty" jsonschema:"bridge timeout from dispatch in ms, or none; default 30000"`
+	CacheMs    *int64     `json:"cacheMs,omitempty" yaml:"cacheMs,omitempty" jsonschema:"identical reads issued less than this apart share one request; 0 disables; default 250"`
+	Congestion []HoldSpec `json:"congestion,omitempty" yaml:"congestion,omitempty" jsonschema:"other requesters holding the one dispatch slot"`
+}
+
+// HoldSpec is another requester: it queues at atMs and holds the slot holdMs.
+type HoldSpec struct {
+	AtMs   int64 `json:"atMs" yaml:"atMs" jsonschema:"when it joins the queue"`
+	HoldMs int64 `json:"holdMs" yaml:"holdMs" jsonschema:"how long it holds the slot once dispatched"`
+}
+
+// AgentSpec is a child present at virtual time 0.
+type AgentSpec struct {
+	ID       string   `json:"id" yaml:"id" jsonschema:"the session id"`
+	State    string   `json:"state" yaml:"state" jsonschema:"lifecycle state: created prompt_sent running waiting are active, completed failed cancelled terminal"`
+	Messages []string `json:"messages,omitempty" yaml:"messages,omitempty" jsonschema:"its output messages, oldest first"`
+	// Generate appends generated messages: count messages of chars characters.
+	Generate *GenSpec `json:"generate,omitempty" yaml:"generate,omitempty" jsonschema:"append generated messages"`
+}
+
+// GenSpec generates Count messages of Chars characters each.
+type GenSpec struct {
+	Count int `json:"count" yaml:"count"`
+	Chars int `json:"chars" yaml:"chars"`
+}
+
+// ChangeSpec is one roster change (sim.Change).
+type ChangeSpec struct {
+	AtMs     int64    `json:"atMs" yaml:"atMs" jsonschema:"virtual time of the change"`
+	Op       string   `json:"op" yaml:"op" jsonschema:"state, join or leave"`
+	ID       string   `json:"id" yaml:"id"`
+	State    string   `json:"state,omitempty" yaml:"state,omitempty"`
+	Messages []string `json:"messages,omitempty" yaml:"messages,omitempty" jsonschema:"messages appended (state) or given (join)"`
+}
+
+// CallerSpec is the YAML form of sim.CallerSpec.
+type CallerSpec struct {
+	Name             string         `json:"name" yaml:"name"`
+	StartMs          int64          `json:"startMs,omitempty" yaml:"startMs,omitempty" jsonschema:"when the first call is made"`
+	RequestTimeoutMs *Limit         `json:"requestTimeoutMs,omitempty" yaml:"requestTimeoutMs,omitempty" jsonschema:"the caller's request timeout in ms, or none; default 60000"`
+	ResetOnProgress  bool           `json:"resetOnProgress,omitempty" yaml:"resetOnProgress,omitempty" jsonschema:"restart the request timeout on each progress notification"`
+	Progress         bool           `json:"progress,omitempty" yaml:"progress,omitempty" jsonschema:"send a progress token"`
+	Follow           bool           `json:"follow,omitempty" yaml:"follow,omitempty" jsonschema:"call again with timeoutMs = remainingMs while a reply carries one"`
+	MaxCalls         int            `json:"maxCalls,omitempty" yaml:"maxCalls,omitempty" jsonschema:"bound of a followed chain; default 50"`
+	Args             map[string]any `json:"args,omitempty" yaml:"args,omitempty" jsonschema:"arguments of the first call (the tool's input, SPEC §2)"`
+	// InvalidArgs declares that Args break the tool's input schema on purpose
+	// (the call must then be rejected); otherwise such Args are a file error.
+	InvalidArgs bool `json:"invalidArgs,omitempty" yaml:"invalidArgs,omitempty" jsonschema:"args break the input schema on purpose; the call must be rejected"`
+}
+
+// Expect is what one call must show at the instant its reply resolves.
+type Expect struct {
+	// Caller names the caller; may be left out when there is one caller.
+	Caller string `json:"caller,omitempty" yaml:"caller,omitempty"`
+	// Call is the 1-based call of that caller; default 1.
+	Call int `json:"call,omitempty" yaml:"call,omitempty"`
+	// ResolvesAtMs: the reply resolves exactly then (virtual ms since start).
+	ResolvesAtMs *int64 `json:"resolvesAtMs,omitempty" yaml:"resolvesAtMs,omitempty" jsonschema:"the reply resolves exactly at this virtual ms"`
+	// ResolvesByMs: the reply resolves at this virtual ms or earlier.
+	ResolvesByMs *int64 `json:"resolvesByMs,omitempty" yaml:"resolvesByMs,omitempty" jsonschema:"the reply resolves at this virtual ms or earlier"`
+	// StartsAtMs: the call is made exactly then.
+	StartsAtMs *int64 `json:"startsAtMs,omitempty" yaml:"startsAtMs,omitempty"`
+	// Received true: the reply reached the caller; false: it was lost.
+	Received *bool `json:"received,omitempty" yaml:"received,omitempty" jsonschema:"true: the reply reached the caller; false: it was lost (the caller's timeout came first)"`
+	// Rejected: the call got an error result (bad input).
+	Rejected *bool `json:"rejected,omitempty" yaml:"rejected,omitempty" jsonschema:"the call got an error result naming a field"`
+	// ErrorMentions: the error result's text contains this.
+	ErrorMentions string `json:"errorMentions,omitempty" yaml:"errorMentions,omitempty"`
+	// Reply fields (SPEC §2 step 9).
+	Reply *ReplyExpect `json:"reply,omitempty" yaml:"reply,omitempty"`
+	// Lists, Reads, Stranded count this call's bridge requests.
+	Lists    *int `json:"lists,omitempty" yaml:"lists,omitempty" jsonschema:"list requests issued by this call"`
+	Reads    *int `json:"reads,omitempty" yaml:"reads,omitempty" jsonschema:"output reads issued by this call"`
+	Stranded *int `json:"stranded,omitempty" yaml:"stranded,omitempty" jsonschema:"this call's requests still in flight when its reply resolved"`
+	// Calls is how many calls the caller made in all.
+	Calls *int `json:"calls,omitempty" yaml:"calls,omitempty" jsonschema:"how many calls the caller made in all"`
+	// Progress is how many progress notifications this call received.
+	Progress *int `json:"progress,omitempty" yaml:"progress,omitempty"`
+}
+
+// ReplyExpect lists reply fields; a field left out is not checked. Each value
+// is the expected value, or "absent" (the field must not be in the reply), or
+// "present" (it must be, any value).
+type ReplyExpect struct {
+	OK                 *Want    `json:"ok,omitempty" yaml:"ok,omitempty"`
+	Done               *Want    `json:"done,omitempty" yaml:"done,omitempty"`
+	RemainingMs        *Want    `json:"remainingMs,omitempty" yaml:"remainingMs,omitempty"`
+	AgentsUnavailable  *Want    `json:"agentsUnavailable,omitempty" yaml:"agentsUnavailable,omitempty"`
+	OutputsUnavailable *Want    `json:"outputsUnavailable,omitempty" yaml:"outputsUnavailable,omitempty"`
+	BridgeError        *Want    `json:"bridgeError,omitempty" yaml:"bridgeError,omitempty"`
+	Truncated          *Want    `json:"truncated,omitempty" yaml:"truncated,omitempty"`
+	Error              *Want    `json:"error,omitempty" yaml:"error,omitempty"`
+	Agents             []string `json:"agents,omitempty" yaml:"agents,omitempty" jsonschema:"the reply's agents in order: id or id=state"`
+	Outputs            *int     `json:"outputs,omitempty" yaml:"outputs,omitempty" jsonschema:"how many agents' outputs the reply carries"`
+	// OutputChars is the total characters of all output messages.
+	OutputChars *int `json:"outputChars,omitempty" yaml:"outputChars,omitempty"`
+}
+
+// posError is a YAML error at a line:column.
+type posError struct {
+	line, col int
+	field     string
+	msg       string
+}
+
+func (e *posError) Error() string {
+	return fmt.Sprintf("%d:%d: %s: %s", e.line, e.col, e.field, e.msg)
+}
+
+func nodeErr(n ast.Node, field, format string, args ...any) error {
+	tk := n.GetToken()
+	return &posError{line: tk.Position.Line, col: tk.Position.Column, field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+// Step is one bridge request's behaviour: an integer (latency ms), "stall",
+// or a map {latencyMs, error, stall, reject}.
+type Step struct {
+	LatencyMs int64  `json:"latencyMs,omitempty" yaml:"latencyMs,omitempty"`
+	Error     string `json:"error,omitempty" yaml:"error,omitempty"`
+	Stall     bool   `json:"stall,omitempty" yaml:"stall,omitempty"`
+	Reject    bool   `json:"reject,omitempty" yaml:"reject,omitempty"`
+}
+
+// UnmarshalYAML implements yaml.NodeUnmarshaler.
+func (s *Step) UnmarshalYAML(n ast.Node) error {
+	switch v := n.(type) {
+	case *ast.IntegerNode:
+		ms, err := strconv.ParseInt(strings.ReplaceAll(v.GetToken().Value, "_", ""), 10, 64)
+		if err != nil || ms < 0 {
+			return nodeErr(n, "step", "latency must be an integer ≥ 0 ms, got %s", v.GetToken().Value)
+		}
+		*s = Step{LatencyMs: ms}
+		return nil
+	case *ast.StringNode:
+		if v.Value == "stall" {
+			*s = Step{Stall: true}
+			return nil
+		}
+		return nodeErr(n, "step", `want an integer (ms), "stall", or {latencyMs, error, stall, reject}; got %q`, v.Value)
+	case *ast.MappingNode:
+		*s = Step{}
+		for _, kv := range v.Values {
+			key := kv.Key.String()
+			switch key {
+			case "latencyMs":
+				iv, ok := kv.Value.(*ast.IntegerNode)
+				if !ok {
+					return nodeErr(kv.Value, "latencyMs", "want an integer ≥ 0 (ms)")
+				}
+				ms, err := strconv.ParseInt(strings.ReplaceAll(iv.GetToken().Value, "_", ""), 10, 64)
+				if err != nil || ms < 0 {
+					return nodeErr(kv.Value, "latencyMs", "latency must be ≥ 0 ms, got %s", iv.GetToken().Value)
+				}
+				s.LatencyMs = ms
+			case "error":
+				sv, ok := kv.Value.(*ast.StringNode)
+				if !ok || sv.Value == "" {
+					return nodeErr(kv.Value, "error", "want a non-empty string")
+				}
+				s.Error = sv.Value
+			case "stall", "reject":
+				bv, ok := kv.Value.(*ast.BoolNode)
+				if !ok {
+					return nodeErr(kv.Value, key, "want true or false")
+				}
+				if key == "stall" {
+					s.Stall = bv.Value
+				} else {
+					s.Reject = bv.Value
+				}
+			default:
+				return nodeErr(kv.Key, key, "unknown field in a step (want latencyMs, error, stall, reject)")
+			}
+		}
+		if s.Stall && (s.Error != "" || s.Reject) {
+			return nodeErr(n, "step", "a stalled step cannot also fail or be rejected")
+		}
+		return nil
+	}
+	return nodeErr(n, "step", `want an integer (ms), "stall", or {latencyMs, error, stall, reject}`)
+}
+
+// Limit is a duration in ms (≥ 1), or "none".
+type Limit struct {
+	Ms   int64
+	None bool
+}
+
+// UnmarshalYAML implements yaml.NodeUnmarshaler.
+func (l *Limit) UnmarshalYAML(n ast.Node) error {
+	switch v := n.(type) {
+	case *ast.IntegerNode:
+		ms, err := strconv.ParseInt(strings.ReplaceAll(v.GetToken().Value, "_", ""), 10, 64)
+		if err != nil || ms < 1 {
+			return nodeErr(n, "limit", `want an integer ≥ 1 (ms) or "none", got %s`, v.GetToken().Value)
+		}
+		*l = Limit{Ms: ms}
+		return nil
+	case *ast.StringNode:
+		if v.Value == "none" {
+			*l = Limit{None: true}
+			return nil
+		}
+	}
+	return nodeErr(n, "limit", `want an integer ≥ 1 (ms) or "none"`)
+}
+
+// Want is an expected reply field value: a scalar, or the words "absent" or
+// "present".
+type Want struct {
+	Absent  bool
+	Present bool
+	Value   any // bool, int64 or string
+}
+
+// UnmarshalYAML implements yaml.NodeUnmarshaler.
+func (w *Want) UnmarshalYAML(n ast.Node) error {
+	switch v := n.(type) {
+	case *ast.IntegerNode:
+		i, err := strconv.ParseInt(strings.ReplaceAll(v.GetToken().Value, "_", ""), 10, 64)
+		if err != nil {
+			return nodeErr(n, "value", "not an integer: %s", v.GetToken().Value)
+		}
+		*w = Want{Value: i}
+	case *ast.BoolNode:
+		*w = Want{Value: v.Value}
+	case *ast.StringNode:
+		switch v.Value {
+		case "absent":
+			*w = Want{Absent: true}
+		case "present":
+			*w = Want{Present: true}
+		default:
+			*w = Want{Value: v.Value}
+		}
+	default:
+		return nodeErr(n, "value", `want a scalar, "absent" or "present"`)
+	}
+	return nil
+}
+
+// String renders the expectation for messages.
+func (w *Want) String() string {
+	switch {
+	case w.Absent:
+		return "absent"
+	case w.Present:
+		return "present"
+	}
+	return fmt.Sprint(w.Value)
+}

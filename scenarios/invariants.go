@@ -1,0 +1,336 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/waittool"
+)
+
+// Invariant is a rule checked on every case. ID is stable; Rule is the one
+// sentence the README gives it.
+type Invariant struct {
+	ID   string
+	Rule string
+}
+
+// Invariants lists every invariant, in the order they are checked.
+var Invariants = []Invariant{
+	{"resolves-by-deadline", "A reply resolves no later than the call's start plus min(timeoutMs, 30000) ms (SPEC §2 step 1)."},
+	{"default-caller-never-loses", "A caller with the default 60 s request timeout never loses a reply (SPEC §4)."},
+	{"read-predicted-in-time", "No bridge read is issued unless now + cost ≤ deadline, cost being the longest read of the call so far (SPEC §2 steps 2 and 4)."},
+	{"poll-leaves-reserve", "No poll starts without room for itself and the final read: its list is issued at a time t with t + 2·cost ≤ deadline (SPEC §2 step 6)."},
+	{"remaining-when-spec-says", "remainingMs is present exactly when the reply is not done, the call was capped and timeoutMs minus the elapsed time is ≥ 1000, and then equals timeoutMs minus the elapsed time measured at resolution (SPEC §2 step 9)."},
+	{"remaining-legal", "remainingMs, when present, is a legal timeoutMs: an integer from 1000 to 600000 (SPEC §2 step 9)."},
+	{"done-needs-terminal-list", "done is never true unless a list of the call was read in time and every scoped agent in it is terminal (SPEC §2 step 9)."},
+	{"agents-unavailable-exact", "agentsUnavailable is set, with agents [], exactly when no list of the call was read in time (SPEC §2 step 9)."},
+	{"outputs-unavailable-exact", "outputsUnavailable is set exactly when a list was read in time but no output read of the call ended by the deadline (SPEC §2 step 9)."},
+	{"agents-in-scope", "Every agent and output in a reply is inside the call's sessionIds scope (SPEC §2 step 7)."},
+	{"outputs-within-budget", "Outputs respect maxMessagesPerAgent, maxCharsPerMessage, maxCharsPerAgent and maxTotalChars (SPEC §2 step 8)."},
+	{"chain-terminates", "Following remainingMs terminates: each next call passes the last remainingMs, which shrinks, and the chain ends before maxCalls (SPEC §2 step 9)."},
+	{"bridge-errors-are-fields", "A valid call never gets an error result or a protocol error: bridge errors are reply fields (SPEC §2 step 9)."},
+	{"description-states-cap", "The tool description and the timeoutMs description state the 30-second cap, remainingMs and the call-again instruction, in no other unit (SPEC §2 step 10)."},
+}
+
+// callView is what the invariants know of one call, from the caller's side
+// and the bridge's records (never from the tool's own account).
+type callView struct {
+	sum      CallSummary
+	cr       *sim.CallResult
+	spec     CallerSpec
+	capped   int64
+	deadline int64
+	reqs     []sim.Request // this call's list/read requests, in issue order
+}
+
+func intArg(args map[string]any, name string, def int64) int64 {
+	v, ok := args[name]
+	if !ok {
+		return def
+	}
+	if f, ok := v.(float64); ok {
+		return int64(f)
+	}
+	return def
+}
+
+// checkInvariants returns every invariant violation of the case.
+func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
+	var vs []Violation
+	add := func(id, format string, args ...any) {
+		vs = append(vs, Violation{Invariant: id, Message: fmt.Sprintf(format, args...)})
+	}
+	specs := map[string]CallerSpec{}
+	for _, cs := range c.Scenario.Callers {
+		specs[cs.Name] = cs
+	}
+	var views []callView
+	for i := range sums {
+		s := sums[i]
+		cr := res.Call(s.Caller, s.Index)
+		spec := specs[s.Caller]
+		who := fmt.Sprintf("%s#%d", s.Caller, s.Index)
+		if s.Lost && spec.RequestTimeoutMs == nil {
+			add("default-caller-never-loses", "%s: reply lost at %d ms by a caller with the default 60000 ms timeout", who, s.EndMs)
+		}
+		if s.IsError && !spec.InvalidArgs {
+			add("bridge-errors-are-fields", "%s: error result: %s", who, cr.ErrorText+cr.RPCError)
+		}
+		if s.IsError || s.Lost || cr.Reply == nil {
+			continue
+		}
+		timeout := s.TimeoutMs
+		v := callView{sum: s, cr: cr, spec: spec, capped: min(timeout, waittool.CallCapMs)}
+		v.deadline = s.StartMs + v.capped
+		for _, r := range res.Requests {
+			if r.CallID == s.CallID && s.CallID != 0 && r.Op != "hold" {
+				v.reqs = append(v.reqs, r)
+			}
+		}
+		views = append(views, v)
+	}
+	for _, v := range views {
+		vs = append(vs, checkCall(v)...)
+	}
+	vs = append(vs, checkChains(c, sums)...)
+	vs = append(vs, checkDescriptions(res)...)
+	return vs
+}
+
+func checkCall(v callView) []Violation {
+	var vs []Violation
+	who := fmt.Sprintf("%s#%d", v.sum.Caller, v.sum.Index)
+	add := func(id, format string, args ...any) {
+		vs = append(vs, Violation{Invariant: id, Message: who + ": " + fmt.Sprintf(format, args...)})
+	}
+	reply := v.sum.Reply
+	rep := v.cr.Reply
+	if rep.Error == "orchestration_unavailable" {
+		return nil
+	}
+	elapsed := v.sum.EndMs - v.sum.StartMs
+	if v.sum.EndMs > v.deadline {
+		add("resolves-by-deadline", "resolved at %d ms, after the deadline %d ms (start %d + capped %d)", v.sum.EndMs, v.deadline, v.sum.StartMs, v.capped)
+	}
+
+	// Cost as the tool must have measured it: each earlier read's duration, a
+	// read that lost the race counting until the deadline.
+	var cost int64
+	var listedInTime, readEnded bool
+	firstList := true
+	for _, r := range v.reqs {
+		if r.IssuedMs+cost > v.deadline {
+			add("read-predicted-in-time", "%s #%d issued at %d ms with cost %d ms: predicted to end at %d ms, after the deadline %d ms", r.Op, r.ID, r.IssuedMs, cost, r.IssuedMs+cost, v.deadline)
+		}
+		if r.Op == "list" {
+			if !firstList && r.IssuedMs+2*cost > v.deadline {
+				add("poll-leaves-reserve", "poll list #%d issued at %d ms with cost %d ms leaves no room for the final read: %d + 2·%d > deadline %d", r.ID, r.IssuedMs, cost, r.IssuedMs, cost, v.deadline)
+			}
+			firstList = false
+		}
+		end := r.CompletedMs
+		inTime := end >= 0 && end <= v.deadline
+		if !inTime {
+			end = max(v.deadline, r.IssuedMs)
+		}
+		cost = max(cost, end-r.IssuedMs)
+		if inTime && r.Op == "list" && r.Err == "" {
+			listedInTime = true
+		}
+		if inTime && r.Op == "read" {
+			readEnded = true
+		}
+	}
+
+	done := rep.Done
+	if done && !listedInTime {
+		add("done-needs-terminal-list", "done is true but no list of the call was read in time")
+	}
+	if done {
+		for _, a := range rep.Agents {
+			if waittool.Active(a.State) {
+				add("done-needs-terminal-list", "done is true but agent %s is %q", a.SessionID, a.State)
+			}
+		}
+	}
+	if rep.AgentsUnavailable == listedInTime {
+		add("agents-unavailable-exact", "agentsUnavailable = %v, but a list was read in time = %v", rep.AgentsUnavailable, listedInTime)
+	}
+	if !listedInTime && len(rep.Agents) != 0 {
+		add("agents-unavailable-exact", "no list was read in time, yet the reply lists %d agents", len(rep.Agents))
+	}
+	wantOU := listedInTime && !readEnded
+	if rep.OutputsUnavailable != wantOU {
+		add("outputs-unavailable-exact", "outputsUnavailable = %v, want %v (list read in time %v, output read ended by the deadline %v)", rep.OutputsUnavailable, wantOU, listedInTime, readEnded)
+	}
+
+	_, present := reply["remainingMs"]
+	wantRem := v.sum.TimeoutMs - elapsed
+	wantPresent := !done && v.capped < v.sum.TimeoutMs && wantRem >= waittool.MinTimeoutMs
+	switch {
+	case present != wantPresent:
+		add("remaining-when-spec-says", "remainingMs present = %v, want %v (done %v, capped %d, timeoutMs %d, elapsed %d)", present, wantPresent, done, v.capped, v.sum.TimeoutMs, elapsed)
+	case present && int64(*rep.RemainingMs) != wantRem:
+		add("remaining-when-spec-says", "remainingMs = %d, want timeoutMs − elapsed = %d − %d = %d", *rep.RemainingMs, v.sum.TimeoutMs, elapsed, wantRem)
+	}
+	if present {
+		f, ok := reply["remainingMs"].(float64)
+		if !ok || f != float64(int64(f)) || f < waittool.MinTimeoutMs || f > waittool.MaxTimeoutMs {
+			add("remaining-legal", "remainingMs = %v is not a legal timeoutMs (integer 1000..600000)", reply["remainingMs"])
+		}
+	}
+
+	if ids := scopeOf(v.cr.Args); ids != nil {
+		for _, a := range rep.Agents {
+			if !slices.Contains(ids, a.SessionID) {
+				add("agents-in-scope", "agent %s is outside the scope %v", a.SessionID, ids)
+			}
+		}
+		for _, o := range rep.Outputs {
+			if !slices.Contains(ids, o.SessionID) {
+				add("agents-in-scope", "output of %s is outside the scope %v", o.SessionID, ids)
+			}
+		}
+	}
+	listed := map[string]bool{}
+	for _, a := range rep.Agents {
+		listed[a.SessionID] = true
+	}
+	for _, o := range rep.Outputs {
+		if !listed[o.SessionID] {
+			add("agents-in-scope", "output of %s, which is not among the reply's agents", o.SessionID)
+		}
+	}
+	vs = append(vs, checkBudget(who, v.cr.Args, rep)...)
+	return vs
+}
+
+func scopeOf(args map[string]any) []string {
+	raw, ok := args["sessionIds"].([]any)
+	if !ok {
+		return nil
+	}
+	ids := make([]string, len(raw))
+	for i, x := range raw {
+		ids[i] = fmt.Sprint(x)
+	}
+	return ids
+}
+
+func checkBudget(who string, args map[string]any, rep *waittool.Reply) []Violation {
+	var vs []Violation
+	add := func(format string, a ...any) {
+		vs = append(vs, Violation{Invariant: "outputs-within-budget", Message: who + ": " + fmt.Sprintf(format, a...)})
+	}
+	perMsgs := intArg(args, "maxMessagesPerAgent", 20)
+	perMsg := intArg(args, "maxCharsPerMessage", 4000)
+	perAgent := intArg(args, "maxCharsPerAgent", 20000)
+	total := intArg(args, "maxTotalChars", 100000)
+	var all int64
+	for _, o := range rep.Outputs {
+		if int64(len(o.Messages)) > perMsgs {
+			add("%s has %d messages, more than maxMessagesPerAgent %d", o.SessionID, len(o.Messages), perMsgs)
+		}
+		var n int64
+		for _, m := range o.Messages {
+			l := int64(len([]rune(m)))
+			if l > perMsg {
+				add("a message of %s has %d chars, more than maxCharsPerMessage %d", o.SessionID, l, perMsg)
+			}
+			n += l
+		}
+		if n > perAgent {
+			add("%s has %d chars, more than maxCharsPerAgent %d", o.SessionID, n, perAgent)
+		}
+		all += n
+	}
+	if all > total {
+		add("outputs hold %d chars, more than maxTotalChars %d", all, total)
+	}
+	return vs
+}
+
+func checkChains(c *Case, sums []CallSummary) []Violation {
+	var vs []Violation
+	for _, spec := range c.Scenario.Callers {
+		if !spec.Follow {
+			continue
+		}
+		var chain []CallSummary
+		for _, s := range sums {
+			if s.Caller == spec.Name {
+				chain = append(chain, s)
+			}
+		}
+		for i := 1; i < len(chain); i++ {
+			prev, cur := chain[i-1], chain[i]
+			rem, ok := prev.Reply["remainingMs"].(float64)
+			if !ok || int64(rem) != cur.TimeoutMs || cur.TimeoutMs >= prev.TimeoutMs {
+				vs = append(vs, Violation{Invariant: "chain-terminates", Message: fmt.Sprintf("%s#%d passed timeoutMs %d after remainingMs %v of a call with timeoutMs %d", spec.Name, cur.Index, cur.TimeoutMs, prev.Reply["remainingMs"], prev.TimeoutMs)})
+			}
+		}
+		maxCalls := spec.MaxCalls
+		if maxCalls == 0 {
+			maxCalls = 50
+		}
+		if n := len(chain); n > 0 && n >= maxCalls {
+			if _, more := chain[n-1].Reply["remainingMs"]; more {
+				vs = append(vs, Violation{Invariant: "chain-terminates", Message: fmt.Sprintf("%s: %d calls and the last still carries remainingMs", spec.Name, n)})
+			}
+		}
+	}
+	return vs
+}
+
+var secondsRE = regexp.MustCompile(`(\d[\d,.]*)\s*(seconds?|secs?|s)\b`)
+
+func checkDescriptions(res *sim.Result) []Violation {
+	var vs []Violation
+	add := func(format string, a ...any) {
+		vs = append(vs, Violation{Invariant: "description-states-cap", Message: fmt.Sprintf(format, a...)})
+	}
+	var tool *struct {
+		desc, timeout string
+	}
+	for _, t := range res.Tools {
+		if t.Name != waittool.ToolName {
+			continue
+		}
+		b, _ := json.Marshal(t.InputSchema)
+		var s struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+			} `json:"properties"`
+		}
+		_ = json.Unmarshal(b, &s)
+		tool = &struct{ desc, timeout string }{t.Description, s.Properties["timeoutMs"].Description}
+	}
+	if tool == nil {
+		return []Violation{{Invariant: "description-states-cap", Message: "tools/list has no " + waittool.ToolName}}
+	}
+	for what, d := range map[string]string{"tool description": tool.desc, "timeoutMs description": tool.timeout} {
+		low := strings.ToLower(d)
+		if !strings.Contains(low, "30 seconds") && !strings.Contains(low, "30000 ms") && !strings.Contains(low, "30 s") {
+			add("%s does not state the 30-second cap: %q", what, d)
+		}
+		for _, m := range secondsRE.FindAllStringSubmatch(low, -1) {
+			if m[1] != "30" {
+				add("%s states a cap of %s %s: %q", what, m[1], m[2], d)
+			}
+		}
+		if strings.Contains(low, "minute") || strings.Contains(low, " min ") {
+			add("%s speaks of minutes: %q", what, d)
+		}
+		if !strings.Contains(d, "remainingMs") {
+			add("%s does not name remainingMs: %q", what, d)
+		}
+		if !strings.Contains(low, "call") || !strings.Contains(low, "again") {
+			add("%s does not say to call again with remainingMs: %q", what, d)
+		}
+	}
+	return slices.SortedFunc(slices.Values(vs), func(a, b Violation) int { return strings.Compare(a.Message, b.Message) })
+}

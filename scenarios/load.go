@@ -1,0 +1,602 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/waitsim/waitsim/waittool"
+)
+
+// Param is one matrix parameter of a case, in the order the file gives it.
+type Param struct {
+	Name  string `json:"name"`
+	Value any    `json:"value"`
+}
+
+// Case is one scenario after matrix expansion, validated and ready to run.
+type Case struct {
+	ID       string   // name, or name[p1=v1,p2=v2]
+	File     string   // the path as given to Load
+	Line     int      // line of the scenario in File
+	Protects string   // the file's "# protects:" line
+	Params   []Param  // matrix values of this case
+	Scenario Scenario // decoded, placeholders replaced
+}
+
+// FileError is every problem found in the scenario files, one per line as
+// "file:line:column: field: message".
+type FileError struct{ Problems []string }
+
+func (e *FileError) Error() string {
+	return fmt.Sprintf("%d problem(s) in the scenario files:\n  %s", len(e.Problems), strings.Join(e.Problems, "\n  "))
+}
+
+// ProtectsPrefix opens the comment line every scenario file must have: one
+// line that says what the file protects against.
+const ProtectsPrefix = "# protects:"
+
+// Expand lists the YAML files named by paths: files as given, directories
+// walked for *.yaml and *.yml, in lexical order.
+func Expand(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+				files = append(files, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(files)
+	return slices.Compact(files), nil
+}
+
+// Load reads, expands and validates every scenario file named by paths (see
+// Expand). Every file is validated before anything runs: on any problem it
+// returns a *FileError listing all of them. Case ids must be unique.
+func Load(paths []string) ([]Case, error) {
+	files, err := Expand(paths)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no scenario files (*.yaml) under %s", strings.Join(paths, ", "))
+	}
+	var cases []Case
+	var problems []string
+	seen := map[string]string{}
+	for _, f := range files {
+		cs, errs := LoadFile(f)
+		problems = append(problems, errs...)
+		for _, c := range cs {
+			where := fmt.Sprintf("%s:%d", c.File, c.Line)
+			if prev, dup := seen[c.ID]; dup {
+				problems = append(problems, fmt.Sprintf("%s:1: name: case id %q already defined at %s", where, c.ID, prev))
+				continue
+			}
+			seen[c.ID] = where
+			cases = append(cases, c)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &FileError{Problems: problems}
+	}
+	return cases, nil
+}
+
+var placeholder = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// LoadFile loads one file; problems are "file:line:column: field: message".
+func LoadFile(file string) ([]Case, []string) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("%s:0:0: file: %v", file, err)}
+	}
+	prob := func(line, col int, field, msg string) string {
+		return fmt.Sprintf("%s:%d:%d: %s: %s", file, line, col, field, msg)
+	}
+	protects := ""
+	for _, l := range strings.Split(string(src), "\n") {
+		if strings.HasPrefix(l, ProtectsPrefix) {
+			protects = strings.TrimSpace(strings.TrimPrefix(l, ProtectsPrefix))
+			break
+		}
+	}
+	var problems []string
+	if protects == "" {
+		problems = append(problems, prob(1, 1, "protects", "the file must say in one comment line what it protects against: '"+ProtectsPrefix+" …'"))
+	}
+	count, perr := scenarioCount(src)
+	if perr != nil {
+		return nil, append(problems, yamlProblem(file, perr))
+	}
+	var cases []Case
+	for i := 0; i < count; i++ {
+		cs, errs := loadScenario(file, src, i, protects)
+		cases = append(cases, cs...)
+		problems = append(problems, errs...)
+	}
+	return cases, problems
+}
+
+// yamlProblem renders a YAML library error as file:line:column: field: message.
+func yamlProblem(file string, err error) string {
+	var pe *posError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s:%s", file, pe.Error())
+	}
+	var ye yaml.Error
+	if errors.As(err, &ye) && ye.GetToken() != nil {
+		tk := ye.GetToken()
+		field := "yaml"
+		var te *yaml.TypeError
+		if errors.As(err, &te) && te.StructFieldName != nil {
+			field = *te.StructFieldName
+		}
+		var ue *yaml.UnknownFieldError
+		if errors.As(err, &ue) {
+			field = tk.Value
+		}
+		msg := ye.GetMessage()
+		return fmt.Sprintf("%s:%d:%d: %s: %s", file, tk.Position.Line, tk.Position.Column, field, msg)
+	}
+	return fmt.Sprintf("%s:0:0: yaml: %v", file, err)
+}
+
+// parseFile parses src into its single document body.
+func parseFile(src []byte) (ast.Node, error) {
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Docs) != 1 || f.Docs[0].Body == nil {
+		return nil, fmt.Errorf("want exactly one YAML document, got %d", len(f.Docs))
+	}
+	return f.Docs[0].Body, nil
+}
+
+// scenarioCount is 1 for a file holding one scenario (a mapping), or the
+// length of the list of scenarios it holds.
+func scenarioCount(src []byte) (int, error) {
+	body, err := parseFile(src)
+	if err != nil {
+		return 0, err
+	}
+	switch b := body.(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return 1, nil
+	case *ast.SequenceNode:
+		if len(b.Values) == 0 {
+			return 0, nodeErr(b, "scenarios", "an empty list of scenarios")
+		}
+		return len(b.Values), nil
+	}
+	return 0, nodeErr(body, "scenario", "want a scenario (a mapping) or a list of scenarios")
+}
+
+// scenarioNode parses src afresh and returns the i-th scenario's node.
+func scenarioNode(src []byte, i int) (ast.Node, error) {
+	body, err := parseFile(src)
+	if err != nil {
+		return nil, err
+	}
+	if seq, ok := body.(*ast.SequenceNode); ok {
+		return seq.Values[i], nil
+	}
+	return body, nil
+}
+
+// child returns the value node of key in mapping n, or nil.
+func child(n ast.Node, key string) ast.Node {
+	var pairs []*ast.MappingValueNode
+	switch m := n.(type) {
+	case *ast.MappingNode:
+		pairs = m.Values
+	case *ast.MappingValueNode:
+		pairs = []*ast.MappingValueNode{m}
+	}
+	for _, p := range pairs {
+		if p.Key.String() == key {
+			return p.Value
+		}
+	}
+	return nil
+}
+
+// locate walks n by keys (string) and indexes (int) as far as it can and
+// returns the deepest node found.
+func locate(n ast.Node, path ...any) ast.Node {
+	cur := n
+	for _, p := range path {
+		var next ast.Node
+		switch k := p.(type) {
+		case string:
+			next = child(cur, k)
+		case int:
+			if s, ok := cur.(*ast.SequenceNode); ok && k < len(s.Values) {
+				next = s.Values[k]
+			}
+		}
+		if next == nil {
+			return cur
+		}
+		cur = next
+	}
+	return cur
+}
+
+func loadScenario(file string, src []byte, i int, protects string) ([]Case, []string) {
+	node, err := scenarioNode(src, i)
+	if err != nil {
+		return nil, []string{yamlProblem(file, err)}
+	}
+	line := node.GetToken().Position.Line
+	combos, err := matrixCombos(node)
+	if err != nil {
+		return nil, []string{yamlProblem(file, err)}
+	}
+	var cases []Case
+	var problems []string
+	for _, params := range combos {
+		n, err := scenarioNode(src, i)
+		if err != nil {
+			return nil, []string{yamlProblem(file, err)}
+		}
+		if err := substitute(n, params); err != nil {
+			problems = append(problems, yamlProblem(file, err))
+			break
+		}
+		var sc Scenario
+		if err := yaml.NodeToValue(n, &sc, yaml.Strict()); err != nil {
+			problems = append(problems, yamlProblem(file, err))
+			break
+		}
+		errs := validate(&sc, n)
+		for _, e := range errs {
+			problems = append(problems, yamlProblem(file, e))
+		}
+		if len(errs) > 0 {
+			break
+		}
+		cases = append(cases, Case{ID: caseID(sc.Name, params), File: file, Line: line, Protects: protects, Params: params, Scenario: sc})
+	}
+	return cases, problems
+}
+
+// caseID is name, or name[p=v,…] for a matrix case. Parameters whose name
+// starts with "_" (values that only serve expectations) are left out of it.
+func caseID(name string, params []Param) string {
+	var parts []string
+	for _, p := range params {
+		if !strings.HasPrefix(p.Name, "_") {
+			parts = append(parts, p.Name+"="+valueText(p.Value))
+		}
+	}
+	if len(parts) == 0 {
+		return name
+	}
+	return name + "[" + strings.Join(parts, ",") + "]"
+}
+
+func valueText(v any) string {
+	switch v.(type) {
+	case string, int, int64, uint64, float64, bool:
+		return fmt.Sprint(v)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// matrixCombos returns the parameter sets of the scenario at n: one empty set
+// without a matrix.
+func matrixCombos(n ast.Node) ([][]Param, error) {
+	m := child(n, "matrix")
+	if m == nil {
+		return [][]Param{nil}, nil
+	}
+	var v any
+	if err := yaml.NodeToValue(m, &v, yaml.UseOrderedMap()); err != nil {
+		return nil, err
+	}
+	switch mv := v.(type) {
+	case yaml.MapSlice: // parameter → values: every combination
+		combos := [][]Param{nil}
+		for _, item := range mv {
+			name := fmt.Sprint(item.Key)
+			vals, ok := item.Value.([]any)
+			if !ok || len(vals) == 0 {
+				return nil, nodeErr(locate(m, name), "matrix."+name, "want a non-empty list of values")
+			}
+			var next [][]Param
+			for _, c := range combos {
+				for _, val := range vals {
+					next = append(next, append(slices.Clone(c), Param{Name: name, Value: plain(val)}))
+				}
+			}
+			combos = next
+		}
+		return combos, nil
+	case []any: // rows
+		var combos [][]Param
+		var keys []string
+		for i, row := range mv {
+			ms, ok := row.(yaml.MapSlice)
+			if !ok || len(ms) == 0 {
+				return nil, nodeErr(locate(m, i), fmt.Sprintf("matrix[%d]", i), "want a mapping of parameter to value")
+			}
+			var ps []Param
+			var ks []string
+			for _, item := range ms {
+				ps = append(ps, Param{Name: fmt.Sprint(item.Key), Value: plain(item.Value)})
+				ks = append(ks, fmt.Sprint(item.Key))
+			}
+			if i == 0 {
+				keys = ks
+			} else if !slices.Equal(keys, ks) {
+				return nil, nodeErr(locate(m, i), fmt.Sprintf("matrix[%d]", i), "every row must name the same parameters in the same order (%s)", strings.Join(keys, ", "))
+			}
+			combos = append(combos, ps)
+		}
+		return combos, nil
+	}
+	return nil, nodeErr(m, "matrix", "want a map of parameter to list of values, or a list of rows")
+}
+
+// plain turns ordered maps back into plain maps.
+func plain(v any) any {
+	switch x := v.(type) {
+	case yaml.MapSlice:
+		m := map[string]any{}
+		for _, it := range x {
+			m[fmt.Sprint(it.Key)] = plain(it.Value)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plain(e)
+		}
+		return out
+	}
+	return v
+}
+
+// substitute replaces ${param} in every string scalar under n (outside the
+// matrix itself). A scalar that is exactly "${p}" takes the value's type.
+func substitute(n ast.Node, params []Param) error {
+	values := map[string]any{}
+	used := map[string]bool{}
+	for _, p := range params {
+		values[p.Name] = p.Value
+	}
+	var walk func(ast.Node, func(ast.Node)) error
+	walk = func(n ast.Node, set func(ast.Node)) error {
+		switch x := n.(type) {
+		case *ast.MappingNode:
+			for _, kv := range x.Values {
+				if err := walk(kv, nil); err != nil {
+					return err
+				}
+			}
+		case *ast.MappingValueNode:
+			if x.Key.String() == "matrix" {
+				return nil
+			}
+			return walk(x.Value, func(nn ast.Node) { x.Value = nn })
+		case *ast.SequenceNode:
+			for i := range x.Values {
+				i := i
+				if err := walk(x.Values[i], func(nn ast.Node) { x.Values[i] = nn }); err != nil {
+					return err
+				}
+			}
+		case *ast.StringNode:
+			ms := placeholder.FindAllStringSubmatch(x.Value, -1)
+			if len(ms) == 0 {
+				return nil
+			}
+			for _, m := range ms {
+				if _, ok := values[m[1]]; !ok {
+					return nodeErr(x, "${"+m[1]+"}", "no matrix parameter %q", m[1])
+				}
+				used[m[1]] = true
+			}
+			if len(ms) == 1 && ms[0][0] == x.Value && set != nil {
+				nn, err := yaml.ValueToNode(values[ms[0][1]])
+				if err != nil {
+					return nodeErr(x, x.Value, "%v", err)
+				}
+				pos := *x.GetToken().Position
+				*nn.GetToken().Position = pos
+				set(nn)
+				return nil
+			}
+			x.Value = placeholder.ReplaceAllStringFunc(x.Value, func(s string) string {
+				return valueText(values[placeholder.FindStringSubmatch(s)[1]])
+			})
+		}
+		return nil
+	}
+	if err := walk(n, nil); err != nil {
+		return err
+	}
+	for _, p := range params {
+		if !used[p.Name] {
+			return nodeErr(locate(n, "matrix"), "matrix."+p.Name, "parameter is never used as ${%s}", p.Name)
+		}
+	}
+	return nil
+}
+
+var toolInput = func() *jsonschema.Resolved {
+	s, err := waittool.InputSchema()
+	if err != nil {
+		panic(err)
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}()
+
+// validate checks what the types cannot: required fields, ranges, names,
+// references, and callers' args against the tool's input schema (SPEC §2).
+func validate(sc *Scenario, n ast.Node) []error {
+	var errs []error
+	bad := func(field string, path []any, format string, args ...any) {
+		errs = append(errs, nodeErr(locate(n, path...), field, format, args...))
+	}
+	if !nameRE.MatchString(sc.Name) {
+		bad("name", []any{"name"}, "want letters, digits, '-', '_' or '.', starting with a letter or digit; got %q", sc.Name)
+	}
+	if sc.HorizonMs < 0 {
+		bad("horizonMs", []any{"horizonMs"}, "must be ≥ 0 ms")
+	}
+	if b := sc.Bridge; b != nil {
+		if b.CacheMs != nil && *b.CacheMs < 0 {
+			bad("bridge.cacheMs", []any{"bridge", "cacheMs"}, "must be ≥ 0 ms")
+		}
+		for i, h := range b.Congestion {
+			if h.AtMs < 0 || h.HoldMs < 0 {
+				bad(fmt.Sprintf("bridge.congestion[%d]", i), []any{"bridge", "congestion", i}, "atMs and holdMs must be ≥ 0")
+			}
+		}
+		if sc.NoBridge {
+			bad("noBridge", []any{"noBridge"}, "noBridge with a bridge script")
+		}
+	}
+	ids := map[string]bool{}
+	for i, a := range sc.Agents {
+		if a.ID == "" {
+			bad(fmt.Sprintf("agents[%d].id", i), []any{"agents", i}, "required")
+		}
+		if ids[a.ID] {
+			bad(fmt.Sprintf("agents[%d].id", i), []any{"agents", i, "id"}, "duplicate agent %q", a.ID)
+		}
+		ids[a.ID] = true
+		if g := a.Generate; g != nil && (g.Count < 1 || g.Chars < 1) {
+			bad(fmt.Sprintf("agents[%d].generate", i), []any{"agents", i, "generate"}, "count and chars must be ≥ 1")
+		}
+	}
+	order := make([]int, len(sc.Changes))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sc.Changes[order[a]].AtMs < sc.Changes[order[b]].AtMs })
+	for _, i := range order {
+		c := sc.Changes[i]
+		f := fmt.Sprintf("changes[%d]", i)
+		if c.AtMs < 0 {
+			bad(f+".atMs", []any{"changes", i, "atMs"}, "must be ≥ 0 ms")
+		}
+		switch c.Op {
+		case "join":
+			if ids[c.ID] {
+				bad(f+".id", []any{"changes", i, "id"}, "%q joins but is already in the run", c.ID)
+			}
+			ids[c.ID] = true
+		case "leave":
+			if !ids[c.ID] {
+				bad(f+".id", []any{"changes", i, "id"}, "%q leaves but is not in the run", c.ID)
+			}
+			delete(ids, c.ID)
+		case "state":
+			if !ids[c.ID] {
+				bad(f+".id", []any{"changes", i, "id"}, "%q is not in the run at %d ms", c.ID, c.AtMs)
+			}
+		default:
+			bad(f+".op", []any{"changes", i, "op"}, "want state, join or leave; got %q", c.Op)
+		}
+	}
+	if len(sc.Callers) == 0 {
+		bad("callers", []any{"callers"}, "at least one caller is required")
+	}
+	names := map[string]bool{}
+	for i, c := range sc.Callers {
+		f := fmt.Sprintf("callers[%d]", i)
+		if c.Name == "" {
+			bad(f+".name", []any{"callers", i}, "required")
+		}
+		if names[c.Name] {
+			bad(f+".name", []any{"callers", i, "name"}, "duplicate caller %q", c.Name)
+		}
+		names[c.Name] = true
+		if c.StartMs < 0 {
+			bad(f+".startMs", []any{"callers", i, "startMs"}, "must be ≥ 0 ms")
+		}
+		if c.MaxCalls < 0 {
+			bad(f+".maxCalls", []any{"callers", i, "maxCalls"}, "must be ≥ 0")
+		}
+		args := c.Args
+		if args == nil {
+			args = map[string]any{}
+		}
+		verr := toolInput.Validate(jsonValue(args))
+		switch {
+		case verr != nil && !c.InvalidArgs:
+			bad(f+".args", []any{"callers", i, "args"}, "breaks the tool's input schema (SPEC §2): %v (set invalidArgs: true if that is the point)", verr)
+		case verr == nil && c.InvalidArgs:
+			bad(f+".invalidArgs", []any{"callers", i, "invalidArgs"}, "invalidArgs is set but the args are valid")
+		}
+	}
+	for i, e := range sc.Expect {
+		f := fmt.Sprintf("expect[%d]", i)
+		if e.Caller == "" && len(sc.Callers) != 1 {
+			bad(f+".caller", []any{"expect", i}, "required when there is more than one caller")
+		} else if e.Caller != "" && !names[e.Caller] {
+			bad(f+".caller", []any{"expect", i, "caller"}, "no caller named %q", e.Caller)
+		}
+		if e.Call < 0 {
+			bad(f+".call", []any{"expect", i, "call"}, "must be ≥ 1")
+		}
+		for _, p := range []struct {
+			name string
+			v    *int64
+		}{{"resolvesAtMs", e.ResolvesAtMs}, {"resolvesByMs", e.ResolvesByMs}, {"startsAtMs", e.StartsAtMs}} {
+			if p.v != nil && *p.v < 0 {
+				bad(f+"."+p.name, []any{"expect", i, p.name}, "must be ≥ 0 ms")
+			}
+		}
+	}
+	return errs
+}
+
+// jsonValue round-trips v through JSON, giving the types a JSON decoder gives.
+func jsonValue(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return v
+	}
+	return out
+}

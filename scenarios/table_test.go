@@ -1,0 +1,122 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/waitsim/waitsim/sim"
+)
+
+var (
+	flagPaths  = flag.String("waitsim.paths", "table", "comma-separated scenario files or directories")
+	flagOut    = flag.String("waitsim.out", "", "write the run's results (RunResult JSON) to this file")
+	flagRepeat = flag.Int("waitsim.repeat", 1, "run every case N times and fail on any trace difference")
+	flagUpdate = flag.Bool("update", false, "rewrite the golden traces under golden/")
+)
+
+func paths() []string { return strings.Split(*flagPaths, ",") }
+
+// TestTable runs the scenario table: every case's expectations and every
+// invariant. Subtests are named by case id.
+func TestTable(t *testing.T) {
+	cases, err := Load(paths())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	run := RunResult{Version: ResultVersion}
+	for _, c := range cases {
+		t.Run(c.ID, func(t *testing.T) {
+			r := c.Run(t)
+			for i := 2; i <= *flagRepeat && r.Verdict != VerdictError; i++ {
+				again := c.Run(t)
+				if again.TraceHash != r.TraceHash {
+					r.Verdict = VerdictFail
+					r.Failures = append(r.Failures, fmt.Sprintf("not deterministic: run %d differs from run 1: %s", i, FirstDivergence(r.Trace, again.Trace)))
+					break
+				}
+			}
+			mu.Lock()
+			run.Cases = append(run.Cases, r)
+			mu.Unlock()
+			if r.Verdict != VerdictPass {
+				t.Error(FailureReport(r))
+			}
+		})
+	}
+	for _, r := range run.Cases {
+		switch r.Verdict {
+		case VerdictPass:
+			run.Passed++
+		case VerdictFail:
+			run.Failed++
+		default:
+			run.Errors++
+		}
+	}
+	if *flagOut != "" {
+		b, err := json.MarshalIndent(run, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(*flagOut, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestGolden compares every case's timeline with its golden trace under
+// golden/; -update rewrites them, so a pull request shows timeline changes as
+// diffs.
+func TestGolden(t *testing.T) {
+	cases, err := Load(paths())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.ID, func(t *testing.T) {
+			res := sim.RunWorld(t, c.World())
+			file := GoldenPath(c.ID)
+			if *flagUpdate {
+				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, []byte(res.Timeline), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("no golden trace for %s (%v): run go test ./scenarios/ -run TestGolden -update", c.ID, err)
+			}
+			if string(want) != res.Timeline {
+				t.Errorf("%s: the timeline differs from %s at %s\nre-run: go test ./scenarios/ -run TestGolden -update (then review the diff)",
+					c.ID, file, firstLineDiff(string(want), res.Timeline))
+			}
+		})
+	}
+}
+
+func firstLineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n  golden: %s\n  now:    %s", i+1, a, b)
+		}
+	}
+	return "(no line differs)"
+}
