@@ -31,7 +31,7 @@ var Invariants = []Invariant{
 	{"outputs-unavailable-exact", "outputsUnavailable is set exactly when a list was read in time but no output read of the call ended by the deadline (SPEC §2 step 9)."},
 	{"agents-in-scope", "Every agent and output in a reply is inside the call's sessionIds scope (SPEC §2 step 7)."},
 	{"outputs-within-budget", "Outputs respect maxMessagesPerAgent, maxCharsPerMessage, maxCharsPerAgent and maxTotalChars (SPEC §2 step 8)."},
-	{"chain-terminates", "Following remainingMs terminates: each next call passes the last remainingMs, which shrinks, and the chain ends before maxCalls (SPEC §2 step 9)."},
+	{"chain-terminates", "Following remainingMs terminates: each next call passes the last remainingMs, which shrinks, and the chain ends before the default bound of 50 calls (SPEC §2 step 9)."},
 	{"bridge-errors-are-fields", "A valid call never gets an error result or a protocol error: bridge errors are reply fields (SPEC §2 step 9)."},
 	{"description-states-cap", "The tool description and the timeoutMs description state the 30-second cap, remainingMs and the call-again instruction, in no other unit (SPEC §2 step 10)."},
 }
@@ -273,11 +273,9 @@ func checkChains(c *Case, sums []CallSummary) []Violation {
 				vs = append(vs, Violation{Invariant: "chain-terminates", Message: fmt.Sprintf("%s#%d passed timeoutMs %d after remainingMs %v of a call with timeoutMs %d", spec.Name, cur.Index, cur.TimeoutMs, prev.Reply["remainingMs"], prev.TimeoutMs)})
 			}
 		}
-		maxCalls := spec.MaxCalls
-		if maxCalls == 0 {
-			maxCalls = 50
-		}
-		if n := len(chain); n > 0 && n >= maxCalls {
+		// A chain bounded by the author's own maxCalls stops by design; the
+		// default bound is only a safety net, so reaching it means no end.
+		if n := len(chain); spec.MaxCalls == 0 && n >= sim.DefaultMaxCalls {
 			if _, more := chain[n-1].Reply["remainingMs"]; more {
 				vs = append(vs, Violation{Invariant: "chain-terminates", Message: fmt.Sprintf("%s: %d calls and the last still carries remainingMs", spec.Name, n)})
 			}

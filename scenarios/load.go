@@ -164,9 +164,26 @@ func yamlProblem(file string, err error) string {
 			field = tk.Value
 		}
 		msg := ye.GetMessage()
+		var se *yaml.SyntaxError
+		if errors.As(err, &se) && strings.Contains(lineOf(file, tk.Position.Line), "${") {
+			msg += ` (inside a flow {…} or […], quote placeholders: "${x}")`
+		}
 		return fmt.Sprintf("%s:%d:%d: %s: %s", file, tk.Position.Line, tk.Position.Column, field, msg)
 	}
 	return fmt.Sprintf("%s:0:0: yaml: %v", file, err)
+}
+
+// lineOf returns line n (1-based) of file, or "".
+func lineOf(file string, n int) string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(b), "\n")
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	return lines[n-1]
 }
 
 // parseFile parses src into its single document body.
@@ -428,6 +445,10 @@ func substitute(n ast.Node, params []Param) error {
 				used[m[1]] = true
 			}
 			if len(ms) == 1 && ms[0][0] == x.Value && set != nil {
+				if sv, ok := values[ms[0][1]].(string); ok {
+					x.Value = sv // a string stays this node (ValueToNode would quote "")
+					return nil
+				}
 				nn, err := yaml.ValueToNode(values[ms[0][1]])
 				if err != nil {
 					return nodeErr(x, x.Value, "%v", err)
