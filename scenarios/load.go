@@ -14,6 +14,7 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/waitsim/waitsim/waittool"
 )
@@ -156,8 +157,8 @@ func yamlProblem(file string, err error) string {
 		tk := ye.GetToken()
 		field := "yaml"
 		var te *yaml.TypeError
-		if errors.As(err, &te) && te.StructFieldName != nil {
-			field = *te.StructFieldName
+		if errors.As(err, &te) {
+			field = keyBefore(tk)
 		}
 		var ue *yaml.UnknownFieldError
 		if errors.As(err, &ue) {
@@ -171,6 +172,16 @@ func yamlProblem(file string, err error) string {
 		return fmt.Sprintf("%s:%d:%d: %s: %s", file, tk.Position.Line, tk.Position.Column, field, msg)
 	}
 	return fmt.Sprintf("%s:0:0: yaml: %v", file, err)
+}
+
+// keyBefore returns the mapping key a value token belongs to, or "yaml".
+func keyBefore(tk *token.Token) string {
+	for p, n := tk.Prev, 0; p != nil && n < 3; p, n = p.Prev, n+1 {
+		if p.Type == token.MappingValueType && p.Prev != nil {
+			return p.Prev.Value
+		}
+	}
+	return "yaml"
 }
 
 // lineOf returns line n (1-based) of file, or "".
@@ -582,7 +593,13 @@ func validate(sc *Scenario, n ast.Node) []error {
 		verr := toolInput.Validate(jsonValue(args))
 		switch {
 		case verr != nil && !c.InvalidArgs:
-			bad(f+".args", []any{"callers", i, "args"}, "breaks the tool's input schema (SPEC §2): %v (set invalidArgs: true if that is the point)", verr)
+			field, msg := schemaProblem(verr)
+			path := []any{"callers", i, "args"}
+			if field != "" {
+				path = append(path, field)
+				field = "." + field
+			}
+			bad(f+".args"+field, path, "%s — breaks the tool's input schema (SPEC §2); set invalidArgs: true if that is the point", msg)
 		case verr == nil && c.InvalidArgs:
 			bad(f+".invalidArgs", []any{"callers", i, "invalidArgs"}, "invalidArgs is set but the args are valid")
 		}
@@ -607,6 +624,29 @@ func validate(sc *Scenario, n ast.Node) []error {
 		}
 	}
 	return errs
+}
+
+var (
+	propRE  = regexp.MustCompile(`/properties/([A-Za-z0-9_]+)`)
+	ratRE   = regexp.MustCompile(`\b(\d+)/1\b`)
+	floatRE = regexp.MustCompile(`\b(\d+)\.0+\b`)
+)
+
+// schemaProblem turns a jsonschema-go validation error into the field it is
+// about ("" when not one field) and a short message.
+func schemaProblem(err error) (field, msg string) {
+	msg = err.Error()
+	if m := propRE.FindAllStringSubmatch(msg, -1); len(m) > 0 {
+		field = m[len(m)-1][1]
+		if i := strings.LastIndex(msg, "/properties/"+field+": "); i >= 0 {
+			msg = msg[i+len("/properties/"+field+": "):]
+		}
+	} else if i := strings.LastIndex(msg, "validating root: "); i >= 0 {
+		msg = msg[i+len("validating root: "):]
+	}
+	msg = ratRE.ReplaceAllString(msg, "$1")
+	msg = floatRE.ReplaceAllString(msg, "$1")
+	return field, msg
 }
 
 // jsonValue round-trips v through JSON, giving the types a JSON decoder gives.

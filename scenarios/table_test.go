@@ -22,6 +22,13 @@ var (
 
 func paths() []string { return strings.Split(*flagPaths, ",") }
 
+// firstHash keeps each case's first trace hash across repeated runs of
+// TestTable in one process (go test -cpu 1,2,4 runs it once per GOMAXPROCS).
+var firstHash = struct {
+	sync.Mutex
+	m map[string][]sim.Entry
+}{m: map[string][]sim.Entry{}}
+
 // TestTable runs the scenario table: every case's expectations and every
 // invariant. Subtests are named by case id.
 func TestTable(t *testing.T) {
@@ -41,6 +48,16 @@ func TestTable(t *testing.T) {
 					r.Failures = append(r.Failures, fmt.Sprintf("not deterministic: run %d differs from run 1: %s", i, FirstDivergence(r.Trace, again.Trace)))
 					break
 				}
+			}
+			if r.Verdict != VerdictError {
+				firstHash.Lock()
+				if prev, ok := firstHash.m[r.ID]; !ok {
+					firstHash.m[r.ID] = r.Trace
+				} else if d := FirstDivergence(prev, r.Trace); d != "(identical)" {
+					r.Verdict = VerdictFail
+					r.Failures = append(r.Failures, "not deterministic across runs of this process (e.g. -cpu 1,2,4): "+d)
+				}
+				firstHash.Unlock()
 			}
 			mu.Lock()
 			run.Cases = append(run.Cases, r)

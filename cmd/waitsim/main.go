@@ -1,0 +1,44 @@
+// Command waitsim runs the scenario table, the mutation gate and the reports.
+//
+//	waitsim run [--json] [--check-determinism N] [paths…]   the scenario table
+//	waitsim mutate [flags]                                   the mutation gate
+//	waitsim report [flags]                                   reports (Markdown, JUnit, Stryker, HTML, traces)
+//
+// Scenario worlds run inside testing/synctest bubbles, which exist only under
+// `go test`; so `waitsim run` drives `go test ./scenarios/` and reads the
+// results it writes. Run it from anywhere inside the module.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `usage:
+  waitsim run [--json] [--check-determinism N] [paths…]   run the scenario table (default: scenarios/table)
+  waitsim mutate [flags]                                   the mutation gate (waitsim mutate -h)
+  waitsim report [flags]                                   render reports (waitsim report -h)
+`
+
+// commands maps a subcommand to its entry point, which returns the exit code.
+var commands = map[string]func(args []string) int{
+	"run": runScenarios,
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	switch name := os.Args[1]; name {
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+	default:
+		cmd, ok := commands[name]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "waitsim: unknown command %q\n%s", name, usage)
+			os.Exit(2)
+		}
+		os.Exit(cmd(os.Args[2:]))
+	}
+}

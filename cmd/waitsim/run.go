@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/waitsim/waitsim/scenarios"
+)
+
+// moduleRoot returns the directory of the main module's go.mod.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", fmt.Errorf("not inside the waitsim module (no go.mod found)")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// runScenarios implements `waitsim run`. Exit codes: 0 every case passed,
+// 1 a case failed or errored, 2 usage or file errors.
+func runScenarios(args []string) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "also write the results to out/scenarios.json")
+	repeat := fs.Int("check-determinism", 0, "re-run every case N times, at GOMAXPROCS 1, 2 and 4, and fail on any trace difference")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: waitsim run [--json] [--check-determinism N] [paths…]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return 2
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{filepath.Join(root, "scenarios", "table")}
+	}
+	for i, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "waitsim:", err)
+			return 2
+		}
+		if _, err := os.Stat(abs); err != nil {
+			fmt.Fprintf(os.Stderr, "waitsim: %v\n", err)
+			return 2
+		}
+		paths[i] = abs
+	}
+	outFile := filepath.Join(root, "out", "scenarios.json")
+	if !*asJSON {
+		tmp, err := os.CreateTemp("", "waitsim-scenarios-*.json")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "waitsim:", err)
+			return 2
+		}
+		tmp.Close()
+		outFile = tmp.Name()
+		defer os.Remove(outFile)
+	} else if err := os.MkdirAll(filepath.Dir(outFile), 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return 2
+	}
+	_ = os.Remove(outFile)
+	testArgs := []string{"test", "./scenarios/", "-count=1", "-run", "^TestTable$"}
+	if *repeat > 0 {
+		testArgs = append(testArgs, "-cpu", "1,2,4")
+	}
+	testArgs = append(testArgs, "-args", "-waitsim.paths="+strings.Join(paths, ","), "-waitsim.out="+outFile)
+	if *repeat > 1 {
+		testArgs = append(testArgs, fmt.Sprintf("-waitsim.repeat=%d", *repeat))
+	}
+	cmd := exec.Command("go", testArgs...)
+	cmd.Dir = root
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	runErr := cmd.Run()
+	b, err := os.ReadFile(outFile)
+	if err != nil {
+		// The table did not run: file errors or a build failure. Show why.
+		io.Copy(os.Stderr, &buf)
+		fmt.Fprintln(os.Stderr, "waitsim: the scenario table did not run")
+		return 2
+	}
+	var res scenarios.RunResult
+	if err := json.Unmarshal(b, &res); err != nil {
+		fmt.Fprintf(os.Stderr, "waitsim: %s: %v\n", outFile, err)
+		return 2
+	}
+	scenarios.PrintTable(os.Stdout, res)
+	if *asJSON {
+		fmt.Printf("results: %s\n", outFile)
+	}
+	if res.Failed+res.Errors > 0 || runErr != nil {
+		return 1
+	}
+	return 0
+}

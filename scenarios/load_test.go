@@ -1,0 +1,211 @@
+package scenarios
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goccy/go-yaml"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+const okFile = `# protects: nothing, a fixture
+name: ok
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 5000}
+`
+
+// TestLoadRejects: every kind of bad input is an error naming file:line:column
+// and the field.
+func TestLoadRejects(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      []string // substrings of the problem line
+	}{
+		{"unknown-key", "# protects: x\nname: a\ncallers:\n  - name: A\n    timeout: 5\n", []string{"bad.yaml:5:5:", "timeout"}},
+		{"unknown-top-key", "# protects: x\nname: a\nwaitFor: 3\ncallers:\n  - name: A\n", []string{"bad.yaml:3:1:", "waitFor"}},
+		{"wrong-type", "# protects: x\nname: a\ncallers:\n  - name: A\n    startMs: soon\n", []string{"bad.yaml:5:14: startMs:", "int64"}},
+		{"missing-callers", "# protects: x\nname: a\n", []string{"bad.yaml:2:", "callers", "at least one caller"}},
+		{"missing-name", "# protects: x\ncallers:\n  - name: A\n", []string{"bad.yaml:", "name"}},
+		{"negative-latency", "# protects: x\nname: a\nbridge:\n  list: [0, -5]\ncallers:\n  - name: A\n", []string{"bad.yaml:4:13:", "step", "≥ 0"}},
+		{"negative-latency-map", "# protects: x\nname: a\nbridge:\n  read: [{latencyMs: -1}]\ncallers:\n  - name: A\n", []string{"bad.yaml:4:", "latencyMs"}},
+		{"poll-out-of-schema", "# protects: x\nname: a\ncallers:\n  - name: A\n    args: {pollIntervalMs: 100}\n", []string{"bad.yaml:5:11:", "callers[0].args", "pollIntervalMs", "250"}},
+		{"invalid-args-but-valid", "# protects: x\nname: a\ncallers:\n  - name: A\n    invalidArgs: true\n    args: {timeoutMs: 5000}\n", []string{"bad.yaml:5:", "invalidArgs"}},
+		{"no-protects", "name: a\ncallers:\n  - name: A\n", []string{"bad.yaml:1:1:", "protects"}},
+		{"bad-op", "# protects: x\nname: a\nagents: [{id: c, state: running}]\nchanges:\n  - {atMs: 5, op: explode, id: c}\ncallers:\n  - name: A\n", []string{"bad.yaml:5:", "changes[0].op", "explode"}},
+		{"state-of-stranger", "# protects: x\nname: a\nchanges:\n  - {atMs: 5, op: state, id: z, state: done}\ncallers:\n  - name: A\n", []string{"bad.yaml:4:", "changes[0].id"}},
+		{"unknown-caller", "# protects: x\nname: a\ncallers:\n  - name: A\nexpect:\n  - {caller: B, resolvesAtMs: 5}\n", []string{"bad.yaml:6:", "expect[0].caller", "B"}},
+		{"undefined-placeholder", "# protects: x\nname: a\ncallers:\n  - name: A\n    startMs: ${t}\n", []string{"bad.yaml:5:14:", "${t}"}},
+		{"unused-param", "# protects: x\nname: a\ncallers:\n  - name: A\nmatrix:\n  t: [1, 2]\n", []string{"bad.yaml:6:", "matrix.t"}},
+		{"flow-placeholder", "# protects: x\nname: a\ncallers:\n  - {name: A, startMs: ${t}}\nmatrix:\n  t: [1]\n", []string{"bad.yaml:4:", "quote placeholders"}},
+		{"bad-limit", "# protects: x\nname: a\ncallers:\n  - name: A\n    requestTimeoutMs: never\n", []string{"bad.yaml:5:", "none"}},
+		{"duplicate-caller", "# protects: x\nname: a\ncallers:\n  - name: A\n  - name: A\n", []string{"bad.yaml:5:", "duplicate caller"}},
+		{"syntax", "# protects: x\nname: [a\ncallers: 3\n", []string{"bad.yaml:"}},
+		{"not-a-scenario", "# protects: x\n42\n", []string{"bad.yaml:2:", "scenario"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "bad.yaml")
+			if err := os.WriteFile(file, []byte(tc.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load([]string{file})
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("want a FileError, got %v", err)
+			}
+			joined := strings.Join(fe.Problems, "\n")
+			for _, w := range tc.want {
+				if !strings.Contains(joined, w) {
+					t.Errorf("problems do not mention %q:\n%s", w, joined)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadAllFilesFirst: one bad file among good ones stops the whole load,
+// and every bad file is reported, not only the first.
+func TestLoadAllFilesFirst(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.yaml", okFile)
+	write("b.yaml", "# protects: x\nname: b\ncallers:\n  - name: A\n    bogus: 1\n")
+	write("c.yaml", "# protects: x\nname: c\ncallers: []\n")
+	cases, err := Load([]string{dir})
+	if err == nil || cases != nil {
+		t.Fatalf("want an error and no cases, got %d cases, err %v", len(cases), err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "b.yaml:5:") || !strings.Contains(msg, "c.yaml:3:") {
+		t.Fatalf("want both b.yaml and c.yaml reported:\n%s", msg)
+	}
+}
+
+// TestMatrixExpansion: ids are stable, "_" parameters stay out of them, and
+// values keep their types.
+func TestMatrixExpansion(t *testing.T) {
+	dir := t.TempDir()
+	src := `# protects: x
+name: m
+callers:
+  - name: A
+    args:
+      timeoutMs: ${t}
+      pollIntervalMs: ${p}
+expect:
+  - resolvesAtMs: ${_at}
+matrix:
+  - {t: 30500, p: 250, _at: 30000}
+  - {t: 5000, p: 1000, _at: 5000}
+`
+	if err := os.WriteFile(filepath.Join(dir, "m.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases, err := Load([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 2 || cases[0].ID != "m[t=30500,p=250]" || cases[1].ID != "m[t=5000,p=1000]" {
+		t.Fatalf("ids: %v", []string{cases[0].ID, cases[1].ID})
+	}
+	if got := *cases[1].Scenario.Expect[0].ResolvesAtMs; got != 5000 {
+		t.Errorf("resolvesAtMs = %d", got)
+	}
+	if cases[0].Line != 2 {
+		t.Errorf("line = %d, want 2", cases[0].Line)
+	}
+	// The product form: 2 × 2 combinations.
+	src2 := strings.Replace(src, "matrix:\n  - {t: 30500, p: 250, _at: 30000}\n  - {t: 5000, p: 1000, _at: 5000}\n", "matrix:\n  t: [30500, 40000]\n  p: [250, 500]\n  _at: [30000]\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "m.yaml"), []byte(src2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases, err = Load([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 4 || cases[3].ID != "m[t=40000,p=500]" {
+		t.Fatalf("product: %d cases, last %q", len(cases), cases[len(cases)-1].ID)
+	}
+}
+
+// TestTableSize: the table holds at least 40 cases after expansion (issue 4).
+func TestTableSize(t *testing.T) {
+	cases, err := Load([]string{"table"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 40 {
+		t.Fatalf("%d cases, want ≥ 40", len(cases))
+	}
+}
+
+// TestSchemaInSync keeps scenarios/schema.json equal to the schema generated
+// from the Go types (-update rewrites it).
+func TestSchemaInSync(t *testing.T) {
+	got, err := JSONSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *flagUpdate {
+		if err := os.WriteFile("schema.json", got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile("schema.json")
+	if err != nil {
+		t.Fatalf("%v: run go test ./scenarios/ -run TestSchemaInSync -update", err)
+	}
+	if string(want) != string(got) {
+		t.Fatalf("scenarios/schema.json is stale: run go test ./scenarios/ -run TestSchemaInSync -update")
+	}
+}
+
+// TestTableMatchesSchema: every table file validates against schema.json, so
+// an editor with a YAML language server agrees with the loader.
+func TestTableMatchesSchema(t *testing.T) {
+	b, err := os.ReadFile("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s jsonschema.Schema
+	if err := s.UnmarshalJSON(b); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Expand([]string{"table"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := yaml.Unmarshal(src, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := rs.Validate(jsonValue(v)); err != nil {
+			t.Errorf("%s does not match schema.json: %v", f, err)
+		}
+	}
+	// And the schema does reject what the loader rejects.
+	var bad any = map[string]any{"name": "x", "callers": []any{map[string]any{"name": "A", "timeout": 5}}}
+	if rs.Validate(bad) == nil {
+		t.Error("schema.json accepts an unknown caller field")
+	}
+}
