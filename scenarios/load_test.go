@@ -34,7 +34,7 @@ func TestLoadRejects(t *testing.T) {
 		{"missing-name", "# protects: x\ncallers:\n  - name: A\n", []string{"bad.yaml:", "name"}},
 		{"negative-latency", "# protects: x\nname: a\nbridge:\n  list: [0, -5]\ncallers:\n  - name: A\n", []string{"bad.yaml:4:13:", "step", "≥ 0"}},
 		{"negative-latency-map", "# protects: x\nname: a\nbridge:\n  read: [{latencyMs: -1}]\ncallers:\n  - name: A\n", []string{"bad.yaml:4:", "latencyMs"}},
-		{"poll-out-of-schema", "# protects: x\nname: a\ncallers:\n  - name: A\n    args: {pollIntervalMs: 100}\n", []string{"bad.yaml:5:11:", "callers[0].args", "pollIntervalMs", "250"}},
+		{"poll-out-of-schema", "# protects: x\nname: a\ncallers:\n  - name: A\n    args: {pollIntervalMs: 100}\n", []string{"bad.yaml:5:28:", "callers[0].args.pollIntervalMs", "250"}},
 		{"invalid-args-but-valid", "# protects: x\nname: a\ncallers:\n  - name: A\n    invalidArgs: true\n    args: {timeoutMs: 5000}\n", []string{"bad.yaml:5:", "invalidArgs"}},
 		{"no-protects", "name: a\ncallers:\n  - name: A\n", []string{"bad.yaml:1:1:", "protects"}},
 		{"bad-op", "# protects: x\nname: a\nagents: [{id: c, state: running}]\nchanges:\n  - {atMs: 5, op: explode, id: c}\ncallers:\n  - name: A\n", []string{"bad.yaml:5:", "changes[0].op", "explode"}},
