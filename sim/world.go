@@ -146,6 +146,30 @@ func (r *Result) Call(caller string, index int) *CallResult {
 	return nil
 }
 
+// toolsCache holds the first tools/list answer of this process: the tools
+// are a property of the binary, not of a world, and the answer is large.
+var toolsCache struct {
+	sync.Mutex
+	tools []*mcp.Tool
+}
+
+// listTools returns the server's tools, asking it once per process.
+func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+	toolsCache.Lock()
+	defer toolsCache.Unlock()
+	if toolsCache.tools == nil {
+		lt, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		toolsCache.tools = lt.Tools
+	}
+	return toolsCache.tools, nil
+}
+
+// schemaCache is shared by every world's server: schemas are resolved once.
+var schemaCache = mcp.NewSchemaCache()
+
 // RunWorld runs w in a fresh synctest bubble under t and returns its result.
 // A wall-clock watchdog outside the bubble ends the test binary with a clear
 // message if the world hangs on something outside the bubble.
@@ -234,12 +258,13 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 			opts.Bridge = w.WrapBridge(wr.bridge)
 		}
 	}
-	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, nil)
+	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, &mcp.ServerOptions{SchemaCache: schemaCache})
 	waittool.Register(server, opts)
 
 	var sessions []*mcp.ClientSession
 	var serverSessions []*mcp.ServerSession
 	defer func() {
+		cancel() // ends handlers still waiting (after a kernel error)
 		if wr.bridge != nil {
 			wr.bridge.shutdown()
 		}
@@ -271,12 +296,12 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 		sessions = append(sessions, cs)
 		c.cs = cs
 		if i == 0 {
-			lt, err := cs.ListTools(ctx, nil)
+			tools, err := listTools(ctx, cs)
 			if err != nil {
 				res.Err = fmt.Sprintf("tools/list: %v", err)
 				return res
 			}
-			res.Tools = lt.Tools
+			res.Tools = tools
 		}
 		wr.pending++
 		k.At(spec.StartMs, "start "+spec.Name, func() { go c.run(ctx) })

@@ -3,10 +3,12 @@ package waittool
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,19 +22,13 @@ type Options struct {
 }
 
 // Register adds orchestration_wait_agents to server. It panics, like
-// mcp.AddTool, if the schemas cannot be built or opts.Clock is nil.
+// mcp.AddTool, if the schemas cannot be built or opts.Clock is nil. The
+// published schemas are shared by every registration: they must not be modified.
 func Register(server *mcp.Server, opts Options) {
 	if opts.Clock == nil {
 		panic("waittool: Options.Clock is nil")
 	}
-	in, err := InputSchema()
-	if err != nil {
-		panic(err)
-	}
-	out, err := OutputSchema()
-	if err != nil {
-		panic(err)
-	}
+	in, out := publishedSchemas()
 	t := &tool{opts: opts}
 	mcp.AddTool(server, &mcp.Tool{
 		Name:         ToolName,
@@ -40,6 +36,27 @@ func Register(server *mcp.Server, opts Options) {
 		InputSchema:  in,
 		OutputSchema: out,
 	}, t.handle)
+}
+
+// published holds the schemas Register publishes, built once: one pointer
+// each, so that an mcp.ServerOptions.SchemaCache shared by many servers
+// resolves them only once.
+var published struct {
+	once    sync.Once
+	in, out *jsonschema.Schema
+}
+
+func publishedSchemas() (in, out *jsonschema.Schema) {
+	published.once.Do(func() {
+		var err error
+		if published.in, err = InputSchema(); err != nil {
+			panic(err)
+		}
+		if published.out, err = OutputSchema(); err != nil {
+			panic(err)
+		}
+	})
+	return published.in, published.out
 }
 
 type tool struct {

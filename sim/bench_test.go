@@ -1,0 +1,52 @@
+package sim
+
+import (
+	"testing"
+	"time"
+)
+
+// inBubble runs f b.N times inside synctest bubbles. synctest.Test wants a
+// *testing.T, which a benchmark does not have, so the loop runs as a nested
+// test through testing.RunTests.
+func inBubble(b *testing.B, w World) {
+	b.Helper()
+	var virtMs int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	ok := testing.RunTests(func(string, string) (bool, error) { return true, nil }, []testing.InternalTest{{
+		Name: b.Name(),
+		F: func(t *testing.T) {
+			for range b.N {
+				res := RunWorld(t, w)
+				if res.Err != "" {
+					t.Fatal(res.Err)
+				}
+				virtMs += res.EndMs
+			}
+		},
+	}})
+	wall := time.Since(start)
+	b.StopTimer()
+	if !ok {
+		b.Fatal("world failed")
+	}
+	b.ReportMetric(float64(virtMs)/float64(wall.Microseconds())*1000, "virtual-ms/wall-ms")
+	b.ReportMetric(float64(wall.Microseconds())/1000/float64(b.N), "wall-ms/op")
+}
+
+// BenchmarkCappedWait: one 30 s capped wait through MCP (instant bridge,
+// poll 1000 ms: 31 lists and a read).
+func BenchmarkCappedWait(b *testing.B) {
+	inBubble(b, World{Name: "capped", Agents: []AgentSpec{{ID: "c", State: "running"}},
+		Callers: []CallerSpec{{Name: "A", Args: map[string]any{"timeoutMs": 600000}}}})
+}
+
+// BenchmarkRecoveryChain: a 10-minute recovery chain, 20 calls of 30 s.
+func BenchmarkRecoveryChain(b *testing.B) {
+	inBubble(b, World{Name: "chain", Agents: []AgentSpec{{ID: "c", State: "running"}},
+		Callers: []CallerSpec{{Name: "A", Follow: true, Args: map[string]any{"timeoutMs": 600000}}}})
+}
+
+// BenchmarkBusyWorld: three callers, a congested queue, membership changes.
+func BenchmarkBusyWorld(b *testing.B) { inBubble(b, busyWorld()) }
