@@ -96,6 +96,23 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if *flagPaths == "table" {
+		// Golden traces of cases that no longer exist are stale.
+		known := map[string]bool{}
+		for _, c := range cases {
+			known[GoldenPath(c.ID)] = true
+		}
+		files, _ := filepath.Glob(filepath.Join("golden", "*.trace"))
+		for _, f := range files {
+			if !known[f] {
+				if *flagUpdate {
+					_ = os.Remove(f)
+				} else {
+					t.Errorf("stale golden trace %s: no case has this id (go test ./scenarios/ -run TestGolden -update removes it)", f)
+				}
+			}
+		}
+	}
 	for _, c := range cases {
 		t.Run(c.ID, func(t *testing.T) {
 			res := sim.RunWorld(t, c.World())

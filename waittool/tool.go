@@ -252,7 +252,12 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest, in Input) (
 	if req != nil && req.Params != nil {
 		token = req.Params.GetProgressToken()
 	}
-	for agents != nil && anyActive(agents) && c.now().Add(2*c.cost).Before(deadline) {
+	// A first list that failed in time is retried like a failed poll, so
+	// that a bridge failing at once cannot make a caller who follows
+	// remainingMs call again for ever at the same instant (issue 4:
+	// following remainingMs always terminates).
+	retry := oc == failed
+	for (agents != nil && anyActive(agents) || agents == nil && retry) && c.now().Add(2*c.cost).Before(deadline) {
 		if !c.sleep(min(poll, deadline.Sub(c.now())-2*c.cost)) {
 			return nil, Reply{}, ctx.Err()
 		}

@@ -212,9 +212,20 @@ func TestBridgeErrors(t *testing.T) {
 		res := run(t, sim.World{Name: "err-first", Bridge: sim.BridgeScript{List: []sim.Step{{LatencyMs: 100, Err: "boom"}}},
 			Agents: running("c"), Callers: one(map[string]any{"timeoutMs": 600000})})
 		c := res.Call("A", 1)
-		if c.IsError || c.EndMs != 100 || c.Reply.BridgeError != "boom" || !c.Reply.AgentsUnavailable || c.Reply.Done ||
-			c.Reply.RemainingMs == nil || *c.Reply.RemainingMs != 599900 {
+		// The failed first list is retried every second (cost 100 ms) until
+		// no list and final read fit: the last fails at 29800.
+		if c.IsError || c.EndMs != 29800 || c.Reply.BridgeError != "boom" || !c.Reply.AgentsUnavailable || c.Reply.Done ||
+			c.Reply.RemainingMs == nil || *c.Reply.RemainingMs != 570200 || len(res.Requests) != 28 {
 			t.Fatalf("end %d reply %v err %q\n%s", c.EndMs, c.Raw, c.ErrorText, res.Timeline)
+		}
+	})
+	t.Run("reject-at-once-chain-ends", func(t *testing.T) {
+		// A bridge that rejects every read at once must not make a caller who
+		// follows remainingMs call again for ever at the same instant.
+		res := run(t, sim.World{Name: "reject-chain", Bridge: sim.BridgeScript{List: []sim.Step{{Reject: true}}},
+			Agents: running("c"), Callers: []sim.CallerSpec{{Name: "A", Follow: true, Args: map[string]any{"timeoutMs": 600000}}}})
+		if n := len(res.Calls); n != 20 || res.Calls[n-1].EndMs != 600000 {
+			t.Fatalf("%d calls, the last ending at %d ms; want 20 calls ending at 600000 ms", n, res.Calls[n-1].EndMs)
 		}
 	})
 	t.Run("poll", func(t *testing.T) {
