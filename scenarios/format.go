@@ -153,8 +153,11 @@ func (e *posError) Error() string {
 }
 
 func nodeErr(n ast.Node, field, format string, args ...any) error {
-	tk := n.GetToken()
-	return &posError{line: tk.Position.Line, col: tk.Position.Column, field: field, msg: fmt.Sprintf(format, args...)}
+	e := &posError{field: field, msg: fmt.Sprintf(format, args...)}
+	if n != nil && n.GetToken() != nil {
+		e.line, e.col = n.GetToken().Position.Line, n.GetToken().Position.Column
+	}
+	return e
 }
 
 // Step is one bridge request's behaviour: an integer (latency ms), "stall",

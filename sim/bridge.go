@@ -99,13 +99,14 @@ type Bridge struct {
 	nList  int
 	nRead  int
 	recent map[string]*Request
+	open   map[chan struct{}]bool // waiter channels not yet closed
 }
 
 var _ waittool.Bridge = (*Bridge)(nil)
 
 // NewBridge returns a bridge on kernel k, following script.
 func NewBridge(k *Kernel, script BridgeScript) *Bridge {
-	b := &Bridge{k: k, script: script, recent: map[string]*Request{}}
+	b := &Bridge{k: k, script: script, recent: map[string]*Request{}, open: map[chan struct{}]bool{}}
 	for _, h := range script.Congestion {
 		h := h
 		k.At(h.AtMs, "hold", func() { b.hold(h.HoldMs) })
@@ -240,7 +241,7 @@ func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Req
 				b.k.Trace.Addf("bridge", "%s #%d by %s shares #%d (done)", op, r.ID, who, prev.ID)
 				return r, closed()
 			}
-			w := make(chan struct{})
+			w := b.waiter()
 			prev.waiters = append(prev.waiters, w)
 			prev.sharers = append(prev.sharers, r)
 			b.k.Trace.Addf("bridge", "%s #%d by %s shares #%d (in flight)", op, r.ID, who, prev.ID)
@@ -264,7 +265,7 @@ func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Req
 		return r, closed()
 	}
 	b.recent[key] = r
-	w := make(chan struct{})
+	w := b.waiter()
 	r.waiters = append(r.waiters, w)
 	b.queue = append(b.queue, r)
 	b.k.Trace.Addf("bridge", "%s #%d by %s issued (queue %d)", op, r.ID, who, len(b.queue)-1+b.busy())
@@ -360,7 +361,7 @@ func (b *Bridge) complete(r *Request, errText string) {
 	b.slot = nil
 	for _, w := range r.waiters {
 		w := w
-		b.k.Soon("deliver", func() { close(w) })
+		b.k.Soon("deliver", func() { b.release(w) })
 	}
 	r.waiters = nil
 	b.dispatchLocked()
@@ -377,18 +378,36 @@ func describeAgents(as []waittool.Agent) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-// shutdown wakes every requester still waiting when the world ends, so that no
-// goroutine outlives the bubble. Their requests stay incomplete in the record.
+// waiter returns a new channel that a requester waits on. b.mu is held.
+func (b *Bridge) waiter() chan struct{} {
+	w := make(chan struct{})
+	b.open[w] = true
+	return w
+}
+
+// release closes waiter channel w, once.
+func (b *Bridge) release(w chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.open[w] {
+		delete(b.open, w)
+		close(w)
+	}
+}
+
+// shutdown wakes every requester still waiting when the world ends — on a
+// request still in flight, or on a delivery not yet made — so that no
+// goroutine outlives the bubble. Incomplete requests stay incomplete in the record.
 func (b *Bridge) shutdown() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, r := range b.reqs {
 		if r.CompletedMs < 0 {
 			r.Err = "world ended"
-			for _, w := range r.waiters {
-				close(w)
-			}
-			r.waiters = nil
 		}
 	}
+	for w := range b.open {
+		close(w)
+	}
+	clear(b.open)
 }

@@ -1,0 +1,157 @@
+package scenarios
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/goccy/go-yaml"
+	"pgregory.net/rapid"
+)
+
+// MarshalYAML implements yaml.InterfaceMarshaler: a plain latency is an
+// integer, a plain stall is "stall", anything else a map.
+func (s Step) MarshalYAML() (any, error) {
+	switch {
+	case s == Step{LatencyMs: s.LatencyMs}:
+		return s.LatencyMs, nil
+	case s == Step{Stall: true}:
+		return "stall", nil
+	}
+	type plain Step
+	return plain(s), nil
+}
+
+// MarshalYAML implements yaml.InterfaceMarshaler: an integer, or "none".
+func (l Limit) MarshalYAML() (any, error) {
+	if l.None {
+		return "none", nil
+	}
+	return l.Ms, nil
+}
+
+// MarshalYAML implements yaml.InterfaceMarshaler.
+func (w Want) MarshalYAML() (any, error) {
+	switch {
+	case w.Absent:
+		return "absent", nil
+	case w.Present:
+		return "present", nil
+	}
+	return w.Value, nil
+}
+
+// MarshalScenario writes sc as a scenario file a person could have written:
+// the "# protects:" line, then the scenario.
+func MarshalScenario(sc Scenario, protects string) ([]byte, error) {
+	body, err := yaml.MarshalWithOptions(sc, yaml.IndentSequence(true))
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %s\n", ProtectsPrefix, protects)
+	b.Write(body)
+	return b.Bytes(), nil
+}
+
+// Generator pools: values where the tool's rules change (the cap, the
+// schema minimum, the bridge timeout, the cache window).
+var (
+	genLatencies = []int64{0, 5, 249, 250, 1000, 5000, 14999, 29000, 30000, 31000, 45000}
+	genTimeouts  = []int{1000, 5000, 29999, 30000, 30001, 30999, 31000, 60500, 100000, 600000}
+	genPolls     = []int{250, 251, 1000, 7000, 10000}
+	genStates    = []string{"running", "waiting", "created", "", "completed", "failed", "cancelled"}
+	genTimes     = []int64{0, 100, 250, 999, 1000, 2500, 5000, 15000, 29999, 30000, 30001, 45000, 60000}
+)
+
+func genStep(t *rapid.T, label string) Step {
+	switch rapid.IntRange(0, 9).Draw(t, label+".kind") {
+	case 0:
+		return Step{Stall: true}
+	case 1:
+		return Step{LatencyMs: rapid.SampledFrom(genLatencies).Draw(t, label+".ms"), Error: "boom"}
+	case 2:
+		return Step{Reject: true}
+	}
+	return Step{LatencyMs: rapid.SampledFrom(genLatencies).Draw(t, label+".ms")}
+}
+
+// Generate draws a random, valid scenario from t: a bridge script, a roster
+// with changes, and one or two callers, all within the tool's input schema.
+// Its expectations are empty: generated cases are checked by the invariants.
+func Generate(t *rapid.T) Scenario {
+	sc := Scenario{Name: "generated"}
+	ids := []string{"a", "b", "c"}[:rapid.IntRange(1, 3).Draw(t, "agents")]
+	for _, id := range ids {
+		sc.Agents = append(sc.Agents, AgentSpec{ID: id, State: rapid.SampledFrom(genStates).Draw(t, "state."+id),
+			Messages: []string{"out of " + id}})
+	}
+	if rapid.Bool().Draw(t, "bridge") {
+		b := &BridgeSpec{}
+		for i := range rapid.IntRange(0, 3).Draw(t, "lists") {
+			b.List = append(b.List, genStep(t, fmt.Sprintf("list%d", i)))
+		}
+		for i := range rapid.IntRange(0, 2).Draw(t, "reads") {
+			b.Read = append(b.Read, genStep(t, fmt.Sprintf("read%d", i)))
+		}
+		switch rapid.IntRange(0, 3).Draw(t, "bridgeTimeout") {
+		case 1:
+			b.TimeoutMs = &Limit{None: true}
+		case 2:
+			b.TimeoutMs = &Limit{Ms: rapid.SampledFrom([]int64{1000, 20000, 40000}).Draw(t, "bridgeTimeoutMs")}
+		}
+		if rapid.IntRange(0, 3).Draw(t, "nocache") == 0 {
+			zero := int64(0)
+			b.CacheMs = &zero
+		}
+		for i := range rapid.IntRange(0, 2).Draw(t, "holds") {
+			b.Congestion = append(b.Congestion, HoldSpec{
+				AtMs:   rapid.SampledFrom(genTimes).Draw(t, fmt.Sprintf("hold%d.at", i)),
+				HoldMs: rapid.SampledFrom(genLatencies).Draw(t, fmt.Sprintf("hold%d.ms", i))})
+		}
+		sc.Bridge = b
+	}
+	for i := range rapid.IntRange(0, 3).Draw(t, "changes") {
+		at := rapid.SampledFrom(genTimes).Draw(t, fmt.Sprintf("change%d.at", i))
+		switch rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("change%d.op", i)) {
+		case 0:
+			sc.Changes = append(sc.Changes, ChangeSpec{AtMs: at, Op: "join", ID: fmt.Sprintf("n%d", i),
+				State: rapid.SampledFrom(genStates).Draw(t, fmt.Sprintf("change%d.state", i))})
+		case 1:
+			sc.Changes = append(sc.Changes, ChangeSpec{AtMs: at, Op: "leave", ID: ids[len(ids)-1]})
+		default:
+			sc.Changes = append(sc.Changes, ChangeSpec{AtMs: at, Op: "state", ID: rapid.SampledFrom(ids).Draw(t, fmt.Sprintf("change%d.id", i)),
+				State: rapid.SampledFrom(genStates).Draw(t, fmt.Sprintf("change%d.state", i))})
+		}
+	}
+	for i, name := range []string{"A", "B"}[:rapid.IntRange(1, 2).Draw(t, "callers")] {
+		c := CallerSpec{Name: name, Args: map[string]any{}}
+		if i > 0 {
+			c.StartMs = rapid.SampledFrom(genTimes).Draw(t, name+".start")
+		}
+		c.Follow = rapid.Bool().Draw(t, name+".follow")
+		c.Progress = rapid.Bool().Draw(t, name+".progress")
+		if rapid.IntRange(0, 3).Draw(t, name+".timeoutKind") == 0 {
+			c.Args["timeoutMs"] = rapid.IntRange(1000, 600000).Draw(t, name+".timeoutMs")
+		} else {
+			c.Args["timeoutMs"] = rapid.SampledFrom(genTimeouts).Draw(t, name+".timeoutMs")
+		}
+		if rapid.Bool().Draw(t, name+".hasPoll") {
+			c.Args["pollIntervalMs"] = rapid.SampledFrom(genPolls).Draw(t, name+".poll")
+		}
+		if rapid.IntRange(0, 3).Draw(t, name+".scoped") == 0 {
+			scope := []any{rapid.SampledFrom(ids).Draw(t, name+".scope")}
+			if len(sc.Changes) > 0 && sc.Changes[0].Op == "join" {
+				scope = append(scope, sc.Changes[0].ID)
+			}
+			c.Args["sessionIds"] = scope
+		}
+		sc.Callers = append(sc.Callers, c)
+	}
+	// Drop roster changes the loader would refuse (e.g. a state change after
+	// the agent left), in order, so that every draw is a valid scenario.
+	for len(sc.Changes) > 0 && len(validate(&sc, nil)) > 0 {
+		sc.Changes = slices.Delete(sc.Changes, len(sc.Changes)-1, len(sc.Changes))
+	}
+	return sc
+}
