@@ -1,9 +1,10 @@
 # waitsim — see README.md. Every target installs what it needs through the Go
-# module proxy (go.mod pins every module, including the gremlins tool).
+# module proxy (go.mod pins every module, the gremlins tool included).
 GO ?= go
-PKGS := ./...
+N ?= 2000
+SEED ?= 0
 
-.PHONY: all gate test fmt-check vet race scenarios mutate fuzz report bench deps clean
+.PHONY: all gate test deps fmt-check vet race determinism scenarios mutate fuzz bench golden clean
 
 ## all / gate: the main job — the scenario table, then the mutation gate.
 all: gate
@@ -12,29 +13,41 @@ gate: deps scenarios mutate
 deps:
 	$(GO) mod download
 
-## test: gofmt check, go vet, and the race-enabled test suite.
-test: deps fmt-check vet race
+## test: gofmt check, go vet, the race-enabled suite, then the table again at
+## GOMAXPROCS 1, 2 and 4 without -race (golden traces must match in both builds).
+test: deps fmt-check vet race determinism
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet $(PKGS)
+	$(GO) vet ./...
 
 race:
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 ./...
+
+determinism:
+	$(GO) test -count=1 -cpu 1,2,4 -run '^(TestTable|TestGolden)$$' ./scenarios/
 
 ## scenarios: run the YAML scenario table and print its result table.
 scenarios:
-	$(GO) run ./cmd/waitsim run
+	$(GO) run ./cmd/waitsim run --json
 
 ## mutate: the mutation gate (exit codes in README.md).
 mutate:
 	$(GO) run ./cmd/waitsim mutate
 
+## fuzz: N random worlds against the invariants (SEED=0: a random seed).
+fuzz:
+	$(GO) test -count=1 -run '^TestGenerated$$' ./scenarios/ -rapid.checks=$(N) -rapid.seed=$(SEED)
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./scenarios/
+
+## golden: rewrite the golden traces and scenarios/schema.json.
+golden:
+	$(GO) test -count=1 -run '^(TestGolden|TestSchemaInSync)$$' ./scenarios/ -update
 
 clean:
 	rm -rf out

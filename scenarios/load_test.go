@@ -209,3 +209,16 @@ func TestTableMatchesSchema(t *testing.T) {
 		t.Error("schema.json accepts an unknown caller field")
 	}
 }
+
+// TestReadmeInvariants: the README lists every invariant with its rule.
+func TestReadmeInvariants(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, inv := range Invariants {
+		if !strings.Contains(string(b), "| `"+inv.ID+"` | "+inv.Rule+" |") {
+			t.Errorf("README.md does not list invariant %s with its rule %q", inv.ID, inv.Rule)
+		}
+	}
+}
