@@ -4,14 +4,17 @@ GO ?= go
 N ?= 2000
 SEED ?= 0
 
-.PHONY: all gate test deps fmt-check vet race determinism scenarios mutate fuzz bench golden clean
+.PHONY: all gate test deps fmt-check vet race determinism scenarios mutate fuzz bench golden report report-check clean
 
 ## all / gate: the main job — the scenario table, then the mutation gate.
 all: gate
 gate: deps scenarios mutate
 
+## deps: Go modules, and the published Stryker report schema the reports
+## tests validate against (npm registry).
 deps:
 	$(GO) mod download
+	npm install --prefix out/deps --no-audit --no-fund --silent mutation-testing-report-schema@3.8.4
 
 ## test: gofmt check, go vet, the race-enabled suite, then the table again at
 ## GOMAXPROCS 1, 2 and 4 without -race (golden traces must match in both builds).
@@ -37,6 +40,21 @@ scenarios:
 ## mutate: the mutation gate (exit codes in README.md).
 mutate:
 	$(GO) run ./cmd/waitsim mutate
+
+## report: render out/report/ from out/scenarios.json and out/mutation.json;
+## with BASE=<git ref>, build and run the base in a git worktree and compare.
+report:
+ifdef BASE
+	$(GO) run ./cmd/waitsim report --base-ref $(BASE)
+else
+	$(GO) run ./cmd/waitsim report
+endif
+
+## report-check: render the HTML report of the fixtures in headless Chromium
+## and write a screenshot (needs Debian's chromium).
+report-check:
+	$(GO) run ./cmd/waitsim report --base reports/testdata/base.json --head reports/testdata/head.json --out out/report-check || [ $$? -eq 1 ]
+	bash reports/check_html.sh out/report-check/report.html
 
 ## fuzz: N random worlds against the invariants (SEED=0: a random seed).
 fuzz:

@@ -22,7 +22,8 @@ const usage = `usage:
 
 // commands maps a subcommand to its entry point, which returns the exit code.
 var commands = map[string]func(args []string) int{
-	"run": runScenarios,
+	"run":    runScenarios,
+	"report": runReport,
 }
 
 func main() {

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/waitsim/waitsim/reports"
+)
+
+// Exit codes of `waitsim report`.
+const (
+	reportOK        = 0 // rendered; when comparing, the verdict is not "regressed"
+	reportRegressed = 1 // comparing: head regressed against base (new failure, new survivor, lower score)
+	reportUsage     = 2 // bad flags, unreadable or invalid input, a failed git or build step
+)
+
+const reportUsageText = `usage:
+  waitsim report [--scenarios F] [--mutation F] [--commit SHA] [--seed NAME=N]... [--root DIR] [--out DIR]
+      render one run from the producers' files (default out/scenarios.json, out/mutation.json)
+  waitsim report --run RUN.json [--root DIR] [--out DIR]
+      render a run.json written earlier
+  waitsim report --base A.json --head B.json [--root DIR] [--out DIR]
+      compare two run.json files: verdict first, then what changed
+  waitsim report --base-ref REF [--run-cmd CMD] [--mutate-cmd CMD] [--root DIR] [--out DIR]
+      check REF out in a temporary git worktree, run the table (and the mutation gate)
+      there and here, and compare base REF with head (the working tree)
+
+outputs under --out (default out/report): run.json, summary.md (job summary, ≤ 1 MiB),
+comment.md (pull-request comment, ≤ 64 KB), junit.xml, mutation-report.json (Stryker),
+report.html, trace/<case>.json (trace-event JSON); with --base-ref also base.json.
+
+exit: 0 rendered (comparing: not regressed), 1 head regressed against base,
+      2 usage or input error
+`
+
+// runReport is `waitsim report …` (see reportUsageText). args excludes
+// "report". It writes progress to stderr and the verdict line to stdout.
+func runReport(args []string) int {
+	return reportMain(args, os.Stdout, os.Stderr)
+}
+
+func reportMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("waitsim report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, reportUsageText) }
+	var (
+		scenariosPath = fs.String("scenarios", "", "scenario result (default out/scenarios.json if present)")
+		mutationPath  = fs.String("mutation", "", "mutation result (default out/mutation.json if present)")
+		runPath       = fs.String("run", "", "render this run.json")
+		basePath      = fs.String("base", "", "base run.json to compare")
+		headPath      = fs.String("head", "", "head run.json to compare")
+		baseRef       = fs.String("base-ref", "", "git ref to build and compare against")
+		commit        = fs.String("commit", "", "commit of the run (default: git rev-parse HEAD)")
+		root          = fs.String("root", ".", "source tree of the mutated files (Stryker report)")
+		outDir        = fs.String("out", filepath.Join("out", "report"), "output directory")
+		runCmd        = fs.String("run-cmd", "go run ./cmd/waitsim run --json", "with --base-ref: command that writes out/scenarios.json")
+		mutateCmd     = fs.String("mutate-cmd", "go run ./cmd/waitsim mutate", `with --base-ref: command that writes out/mutation.json ("" to skip)`)
+	)
+	seeds := map[string]int64{}
+	fs.Func("seed", "generator seed NAME=N (repeatable)", func(s string) error {
+		name, val, ok := strings.Cut(s, "=")
+		n, err := strconv.ParseInt(val, 10, 64)
+		if !ok || name == "" || err != nil {
+			return fmt.Errorf("want NAME=INTEGER, got %q", s)
+		}
+		seeds[name] = n
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return reportOK
+		}
+		return reportUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "waitsim report: unexpected argument %q\n%s", fs.Arg(0), reportUsageText)
+		return reportUsage
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "waitsim report: %v\n", err)
+		return reportUsage
+	}
+	modes := 0
+	for _, set := range []bool{*runPath != "", *basePath != "" || *headPath != "", *baseRef != "",
+		*scenariosPath != "" || *mutationPath != ""} {
+		if set {
+			modes++
+		}
+	}
+	if modes > 1 {
+		return fail(errors.New("choose one of: --scenarios/--mutation, --run, --base/--head, --base-ref"))
+	}
+
+	var head, base *reports.Run
+	var err error
+	switch {
+	case *basePath != "" || *headPath != "":
+		if *basePath == "" || *headPath == "" {
+			return fail(errors.New("--base and --head go together"))
+		}
+		if base, err = reports.LoadRun(*basePath); err != nil {
+			return fail(err)
+		}
+		if head, err = reports.LoadRun(*headPath); err != nil {
+			return fail(err)
+		}
+	case *baseRef != "":
+		base, head, err = buildBaseAndHead(*baseRef, *runCmd, *mutateCmd, seeds, stderr)
+		if err != nil {
+			return fail(err)
+		}
+	case *runPath != "":
+		if head, err = reports.LoadRun(*runPath); err != nil {
+			return fail(err)
+		}
+	default:
+		sp, mp := *scenariosPath, *mutationPath
+		if sp == "" && mp == "" {
+			sp, mp = existing(filepath.Join("out", "scenarios.json")), existing(filepath.Join("out", "mutation.json"))
+			if sp == "" && mp == "" {
+				return fail(errors.New("no results to report: out/scenarios.json and out/mutation.json are missing (run `go run ./cmd/waitsim run --json` and `make mutate`, or pass --run/--base/--head)"))
+			}
+		}
+		c := *commit
+		if c == "" {
+			c = gitCommit(".")
+		}
+		if head, err = reports.Assemble(sp, mp, c, seeds); err != nil {
+			return fail(err)
+		}
+	}
+
+	var cmp *reports.Comparison
+	if base != nil {
+		cmp = reports.Compare(base, head)
+	}
+	written, err := reports.Write(*outDir, head, cmp, *root)
+	if err != nil {
+		return fail(err)
+	}
+	if *baseRef != "" {
+		b, err := base.Marshal()
+		if err == nil {
+			p := filepath.Join(*outDir, "base.json")
+			err = os.WriteFile(p, b, 0o644)
+			written = append(written, p)
+		}
+		if err != nil {
+			return fail(err)
+		}
+	}
+	fmt.Fprintf(stderr, "waitsim report: wrote %d files under %s\n", len(written), *outDir)
+	if cmp != nil {
+		fmt.Fprintf(stdout, "waitsim report: %s (base %s, head %s)\n", cmp.Verdict, shortSHA(base.Commit), shortSHA(head.Commit))
+		if cmp.Regressed() {
+			return reportRegressed
+		}
+	}
+	return reportOK
+}
+
+func existing(p string) string {
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return ""
+}
+
+func shortSHA(c string) string {
+	if c == "" {
+		return "unknown"
+	}
+	return c[:min(12, len(c))]
+}
+
+// gitCommit returns the commit checked out in dir, with "-dirty" when the
+// work tree has changes; "" when dir is not a git work tree.
+func gitCommit(dir string) string {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	c := strings.TrimSpace(string(out))
+	st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
+	if err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		c += "-dirty"
+	}
+	return c
+}
+
+// buildBaseAndHead checks ref out in a temporary git worktree, runs runCmd
+// (and mutateCmd, unless empty) there and in the current directory, and
+// assembles both runs. The worktree is removed before it returns.
+func buildBaseAndHead(ref, runCmd, mutateCmd string, seeds map[string]int64, log io.Writer) (base, head *reports.Run, err error) {
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("--base-ref needs a git work tree: %v", err)
+	}
+	sha, err := exec.Command("git", "rev-parse", "--verify", ref+"^{commit}").Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("--base-ref %q is not a commit: %v", ref, err)
+	}
+	tmp, err := os.MkdirTemp("", "waitsim-base-")
+	if err != nil {
+		return nil, nil, err
+	}
+	wt := filepath.Join(tmp, "base")
+	defer func() {
+		rm := exec.Command("git", "-C", strings.TrimSpace(string(top)), "worktree", "remove", "--force", wt)
+		rm.Stderr = log
+		_ = rm.Run()
+		_ = os.RemoveAll(tmp)
+		_ = exec.Command("git", "-C", strings.TrimSpace(string(top)), "worktree", "prune").Run()
+	}()
+	add := exec.Command("git", "worktree", "add", "--detach", wt, strings.TrimSpace(string(sha)))
+	add.Stdout, add.Stderr = log, log
+	if err := add.Run(); err != nil {
+		return nil, nil, fmt.Errorf("git worktree add %s: %v", ref, err)
+	}
+	fmt.Fprintf(log, "waitsim report: base %s checked out in %s\n", ref, wt)
+	base, err = runIn(wt, runCmd, mutateCmd, strings.TrimSpace(string(sha)), seeds, log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("base %s: %w", ref, err)
+	}
+	head, err = runIn(".", runCmd, mutateCmd, gitCommit("."), seeds, log)
+	if err != nil {
+		return nil, nil, fmt.Errorf("head: %w", err)
+	}
+	return base, head, nil
+}
+
+// runIn runs the producers in dir and assembles their results. A producer's
+// non-zero exit is expected (it fails on failing cases); a missing result
+// file is an error.
+func runIn(dir, runCmd, mutateCmd, commit string, seeds map[string]int64, log io.Writer) (*reports.Run, error) {
+	sp := filepath.Join(dir, "out", "scenarios.json")
+	mp := ""
+	cmds := []string{runCmd}
+	if mutateCmd != "" {
+		cmds = append(cmds, mutateCmd)
+		mp = filepath.Join(dir, "out", "mutation.json")
+	}
+	for _, p := range []string{sp, mp} {
+		if p != "" {
+			_ = os.Remove(p)
+		}
+	}
+	for _, c := range cmds {
+		fmt.Fprintf(log, "waitsim report: (in %s) %s\n", dir, c)
+		cmd := exec.Command("sh", "-c", c)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(log, "waitsim report: %s: %v (continuing: failures are what the report shows)\n", c, err)
+		}
+	}
+	for _, p := range []string{sp, mp} {
+		if p != "" && existing(p) == "" {
+			return nil, fmt.Errorf("%s was not written by the commands above", p)
+		}
+	}
+	return reports.Assemble(sp, mp, commit, seeds)
+}

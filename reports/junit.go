@@ -1,0 +1,190 @@
+package reports
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strings"
+
+	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/scenarios"
+)
+
+// JUnit XML (the de-facto schema read by CI systems): one <testsuite> for the
+// scenario table and one for the mutants, one <testcase> per scenario case and
+// per mutant. Assertion failures are <failure> elements, runtime errors are
+// <error> elements:
+//
+//	scenario verdict fail              → <failure type="assertion">
+//	scenario verdict error             → <error type="runtime">
+//	mutant survived                    → <failure type="survived">
+//	mutant timed out                   → <error type="timed out">
+//	mutant patch-no-longer-applies     → <error type="patch-no-longer-applies">
+//	mutant not viable / equivalent     → <skipped>
+//	scenario pass, mutant killed       → no child element
+//
+// No time attribute is written: wall time would make the file differ between
+// two runs of the same commit.
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Properties *junitProps     `xml:"properties,omitempty"`
+	Cases      []junitTestCase `xml:"testcase"`
+}
+
+type junitProps struct {
+	Props []junitProp `xml:"property"`
+}
+
+type junitProp struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitTestCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	File      string        `xml:"file,attr,omitempty"`
+	Line      int           `xml:"line,attr,omitempty"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitProblem `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// JUnit renders r as JUnit XML (see the mapping above). A run without
+// scenarios or without mutation has no suite for it.
+func JUnit(r *Run) ([]byte, error) {
+	root := junitSuites{Name: "waitsim"}
+	if r.Scenarios != nil {
+		root.Suites = append(root.Suites, scenarioSuite(r))
+	}
+	if r.Mutation != nil {
+		root.Suites = append(root.Suites, mutantSuite(r.Mutation))
+	}
+	for _, s := range root.Suites {
+		root.Tests += s.Tests
+		root.Failures += s.Failures
+		root.Errors += s.Errors
+		root.Skipped += s.Skipped
+	}
+	b, err := xml.MarshalIndent(root, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(xml.Header), append(b, '\n')...), nil
+}
+
+func runProps(r *Run) *junitProps {
+	p := &junitProps{Props: []junitProp{{"commit", r.Commit}}}
+	for _, k := range sortedKeys(r.Seeds) {
+		p.Props = append(p.Props, junitProp{"seed." + k, fmt.Sprint(r.Seeds[k])})
+	}
+	return p
+}
+
+func scenarioSuite(r *Run) junitSuite {
+	s := junitSuite{Name: "scenarios", Properties: runProps(r)}
+	for _, c := range r.Scenarios.Cases {
+		tc := junitTestCase{Name: c.ID, Classname: "scenarios." + classFromFile(c.File), File: c.File, Line: c.Line}
+		switch c.Verdict {
+		case scenarios.VerdictFail:
+			var msgs []string
+			msgs = append(msgs, c.Failures...)
+			for _, v := range c.Violation {
+				msgs = append(msgs, "invariant "+v.Invariant+": "+v.Message)
+			}
+			tc.Failure = &junitProblem{Message: firstOr(msgs, "failed"), Type: "assertion", Text: caseText(c, msgs)}
+			tc.SystemOut = c.Timeline
+			s.Failures++
+		case scenarios.VerdictError:
+			tc.Error = &junitProblem{Message: firstOr([]string{c.Error}, "runtime error"), Type: "runtime", Text: caseText(c, []string{c.Error})}
+			tc.SystemOut = c.Timeline
+			s.Errors++
+		}
+		s.Cases = append(s.Cases, tc)
+	}
+	s.Tests = len(s.Cases)
+	return s
+}
+
+func caseText(c scenarios.CaseResult, msgs []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d\nprotects: %s\n", c.File, c.Line, c.Protects)
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "- %s\n", m)
+	}
+	fmt.Fprintf(&b, "repro: %s\n", c.Repro)
+	return b.String()
+}
+
+func mutantSuite(m *mutants.Result) junitSuite {
+	s := junitSuite{Name: "mutants", Properties: &junitProps{Props: []junitProp{
+		{"catalogScore", pct(m.CatalogScore)},
+		{"operatorScore", pct(m.OperatorScore)},
+		{"operatorThreshold", pct(m.Threshold)},
+		{"gate", m.Gate},
+	}}}
+	for _, mu := range m.Mutants {
+		tc := junitTestCase{Name: mu.ID, Classname: "mutants." + mu.Source, File: mu.File, Line: mu.Line}
+		text := mu.Intent + "\n" + mu.Diff
+		switch mu.Status {
+		case mutants.StatusSurvived:
+			tc.Failure = &junitProblem{Message: "mutant survived: no scenario case failed — " + mu.Intent, Type: "survived", Text: text}
+			s.Failures++
+		case mutants.StatusTimedOut:
+			tc.Error = &junitProblem{Message: "mutant timed out: the test binary ran past its timeout", Type: "timed out", Text: text + mu.Detail}
+			s.Errors++
+		case mutants.StatusNoApply:
+			tc.Error = &junitProblem{Message: "patch no longer applies: " + oneLine(mu.Detail), Type: "patch-no-longer-applies", Text: text + mu.Detail}
+			s.Errors++
+		case mutants.StatusNotViable, mutants.StatusEquivalent:
+			tc.Skipped = &junitProblem{Message: mu.Status + ": " + oneLine(mu.Detail)}
+			s.Skipped++
+		case mutants.StatusKilled:
+			if len(mu.KilledBy) > 0 {
+				tc.SystemOut = "killed by: " + strings.Join(mu.KilledBy, ", ")
+			}
+		}
+		s.Cases = append(s.Cases, tc)
+	}
+	s.Tests = len(s.Cases)
+	return s
+}
+
+// classFromFile turns "scenarios/table/cap.yaml" into "table.cap".
+func classFromFile(f string) string {
+	f = strings.TrimPrefix(f, "scenarios/")
+	if i := strings.LastIndexByte(f, '.'); i > 0 {
+		f = f[:i]
+	}
+	return strings.ReplaceAll(f, "/", ".")
+}
+
+func firstOr(xs []string, def string) string {
+	for _, x := range xs {
+		if x != "" {
+			return oneLine(x)
+		}
+	}
+	return def
+}

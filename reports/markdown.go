@@ -1,0 +1,469 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/scenarios"
+)
+
+// Size limits of the places Markdown is published, in bytes. A limit in bytes
+// also bounds the number of characters.
+const (
+	// CommentLimit is GitHub's limit of a pull-request comment (65536 characters).
+	CommentLimit = 65536
+	// SummaryLimit is GitHub's limit of one step's job summary (1 MiB).
+	SummaryLimit = 1 << 20
+)
+
+// CommentMarker is the hidden first line of every Markdown report; CI finds
+// the pull-request comment to update by it.
+const CommentMarker = "<!-- waitsim-report -->"
+
+// timelineLines is how many lines of a failing case's text timeline Markdown shows.
+const timelineLines = 80
+
+// RunMarkdown renders one run for a job summary or a pull-request comment,
+// cut to limit bytes (0 = no limit) with an explicit notice when cut.
+func RunMarkdown(r *Run, limit int) string {
+	var b mdBuilder
+	b.line(CommentMarker)
+	icon, text := runHeadline(r)
+	b.line("## waitsim: %s %s", icon, text)
+	b.line("%s", runIdentity(r))
+	b.blank()
+	if s := r.Scenarios; s != nil {
+		b.line("| scenarios | passed | failed | errors |")
+		b.line("|---|---:|---:|---:|")
+		b.line("| %d | %d | %d | %d |", len(s.Cases), s.Passed, s.Failed, s.Errors)
+		b.blank()
+	}
+	if m := r.Mutation; m != nil {
+		mutationTable(&b, m)
+	}
+	if fs := headFailures(r); len(fs) > 0 {
+		b.line("### Failures (%d)", len(fs))
+		b.blank()
+		for _, c := range fs {
+			failureBlock(&b, c, true)
+		}
+	}
+	if ss := survivors(r); len(ss) > 0 {
+		b.line("### Survivors (%d)", len(ss))
+		b.blank()
+		for _, m := range ss {
+			survivorBlock(&b, m)
+		}
+	}
+	return Cut(b.String(), limit)
+}
+
+// CompareMarkdown renders a base-vs-head comparison: the verdict first, then
+// new failures, fixes, added and removed cases, per-case changes, the
+// mutation score, new survivors with their diff, and the repro line of each
+// failure. It is cut to limit bytes (0 = no limit) with a notice when cut.
+func CompareMarkdown(c *Comparison, limit int) string {
+	var b mdBuilder
+	b.line(CommentMarker)
+	b.line("## waitsim: %s %s — base %s → head %s", verdictIcon(c.Verdict), c.Verdict,
+		code(short(c.Base.Commit)), code(short(c.Head.Commit)))
+	b.line("**%s**", compareHeadline(c))
+	b.blank()
+	if c.Base.Scenarios == nil || c.Head.Scenarios == nil {
+		b.line("_Scenarios not compared: no scenario result in %s._", missingSide(c.Base.Scenarios == nil, c.Head.Scenarios == nil))
+		b.blank()
+	}
+	if c.Base.Mutation == nil || c.Head.Mutation == nil {
+		b.line("_Mutation not compared: no mutation result in %s._", missingSide(c.Base.Mutation == nil, c.Head.Mutation == nil))
+		b.blank()
+	}
+	if len(c.NewFailures) > 0 {
+		b.line("### New failures (%d)", len(c.NewFailures))
+		b.blank()
+		for _, f := range c.NewFailures {
+			failureBlock(&b, f, true)
+		}
+	}
+	if len(c.NewSurvivors) > 0 {
+		b.line("### New survivors (%d)", len(c.NewSurvivors))
+		b.blank()
+		for _, m := range c.NewSurvivors {
+			survivorBlock(&b, m)
+		}
+	}
+	if s := c.Score; s != nil {
+		b.line("### Mutation score")
+		b.blank()
+		b.line("| | base | head | change |")
+		b.line("|---|---:|---:|---:|")
+		b.line("| catalog | %s | %s | %s |", pct(s.BaseCatalog), pct(s.HeadCatalog), pts(s.HeadCatalog-s.BaseCatalog))
+		b.line("| operator | %s | %s | %s |", pct(s.BaseOperator), pct(s.HeadOperator), pts(s.HeadOperator-s.BaseOperator))
+		b.line("| gate | %s | %s | |", cell(s.BaseGate), cell(s.HeadGate))
+		b.blank()
+	}
+	if len(c.Fixed) > 0 {
+		b.line("### Fixed (%d)", len(c.Fixed))
+		b.blank()
+		for _, f := range c.Fixed {
+			b.line("- %s — %s", code(f.ID), cell(f.Protects))
+		}
+		b.blank()
+	}
+	if len(c.FixedSurvivors) > 0 {
+		b.line("### Survivors now killed (%d)", len(c.FixedSurvivors))
+		b.blank()
+		for _, m := range c.FixedSurvivors {
+			b.line("- %s (%s) — %s", code(m.ID), m.Status, cell(m.Intent))
+		}
+		b.blank()
+	}
+	idList(&b, "Added cases", c.Added)
+	idList(&b, "Removed cases", c.Removed)
+	idList(&b, "Added mutants", c.AddedMutants)
+	idList(&b, "Removed mutants", c.RemovedMutants)
+	if len(c.Changes) > 0 {
+		b.line("### Changed behaviour (%d cases)", len(c.Changes))
+		b.blank()
+		b.line("Per call (caller#index): virtual ms the reply resolves at, its remainingMs, and the list and output reads it issued. base → head.")
+		b.blank()
+		b.line("| case | call | resolves at (ms) | remainingMs | lists | reads |")
+		b.line("|---|---|---:|---:|---:|---:|")
+		for _, ch := range c.Changes {
+			for _, cc := range ch.Calls {
+				b.line("| %s | %s#%d | %s | %s | %s | %s |", code(ch.ID), cell(cc.Caller), cc.Index,
+					arrow(cc.Base, cc.Head, resolvesText), arrow(cc.Base, cc.Head, remainingText),
+					arrow(cc.Base, cc.Head, func(f CallFacts) string { return fmt.Sprint(f.Lists) }),
+					arrow(cc.Base, cc.Head, func(f CallFacts) string { return fmt.Sprint(f.Reads) }))
+			}
+		}
+		b.blank()
+	}
+	if len(c.StillFailing) > 0 {
+		b.line("### Still failing (%d)", len(c.StillFailing))
+		b.blank()
+		for _, f := range c.StillFailing {
+			failureBlock(&b, f, false)
+		}
+	}
+	if fs := headFailures(c.Head); len(fs) > 0 {
+		b.line("### Repro of every failure in head")
+		b.blank()
+		b.line("```sh")
+		for _, f := range fs {
+			b.line("%s  # %s", oneLine(f.Repro), oneLine(f.ID))
+		}
+		b.line("```")
+		b.blank()
+	}
+	return Cut(b.String(), limit)
+}
+
+func missingSide(base, head bool) string {
+	switch {
+	case base && head:
+		return "base and head"
+	case base:
+		return "base"
+	}
+	return "head"
+}
+
+// runHeadline returns an icon (✅ or ❌) and one line saying how r went.
+func runHeadline(r *Run) (string, string) {
+	var parts []string
+	icon := "✅"
+	if s := r.Scenarios; s != nil {
+		bad := s.Failed + s.Errors
+		if bad > 0 {
+			icon = "❌"
+			parts = append(parts, fmt.Sprintf("%d of %d scenarios fail", bad, len(s.Cases)))
+		} else {
+			parts = append(parts, fmt.Sprintf("all %d scenarios pass", len(s.Cases)))
+		}
+	}
+	if m := r.Mutation; m != nil {
+		if m.Gate != "pass" {
+			icon = "❌"
+		}
+		parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
+			pct(m.CatalogScore), pct(m.OperatorScore), oneLine(m.Gate)))
+	}
+	return icon, strings.Join(parts, " · ")
+}
+
+func runIdentity(r *Run) string {
+	s := "commit " + code(short(r.Commit))
+	if len(r.Seeds) > 0 {
+		var ps []string
+		for _, k := range sortedKeys(r.Seeds) {
+			ps = append(ps, fmt.Sprintf("%s=%d", k, r.Seeds[k]))
+		}
+		s += " · seeds " + code(strings.Join(ps, " "))
+	}
+	return s
+}
+
+func compareHeadline(c *Comparison) string {
+	var parts []string
+	add := func(n int, one, many string) {
+		if n == 1 {
+			parts = append(parts, "1 "+one)
+		} else if n > 1 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		}
+	}
+	add(len(c.NewFailures), "new failure", "new failures")
+	add(len(c.NewSurvivors), "new survivor", "new survivors")
+	add(len(c.Fixed), "fixed case", "fixed cases")
+	add(len(c.FixedSurvivors), "survivor now killed", "survivors now killed")
+	add(len(c.Changes), "case changed behaviour", "cases changed behaviour")
+	add(len(c.Added), "case added", "cases added")
+	add(len(c.Removed), "case removed", "cases removed")
+	if s := c.Score; s != nil {
+		parts = append(parts, fmt.Sprintf("mutation score %s catalog (%s), %s operator (%s)",
+			pct(s.HeadCatalog), pts(s.HeadCatalog-s.BaseCatalog), pct(s.HeadOperator), pts(s.HeadOperator-s.BaseOperator)))
+	}
+	if len(parts) == 0 {
+		return "no difference between base and head"
+	}
+	return strings.Join(parts, " · ")
+}
+
+func verdictIcon(v string) string {
+	switch v {
+	case VerdictRegressed:
+		return "❌"
+	case VerdictImproved:
+		return "✅"
+	case VerdictChanged:
+		return "⚠️"
+	}
+	return "✅"
+}
+
+func mutationTable(b *mdBuilder, m *mutants.Result) {
+	b.line("| mutation score | catalog | operator | operator threshold | gate |")
+	b.line("|---|---:|---:|---:|---|")
+	b.line("| | %s | %s | %s | %s |", pct(m.CatalogScore), pct(m.OperatorScore), pct(m.Threshold), cell(m.Gate))
+	b.blank()
+	var cs []string
+	for _, st := range mutantStatuses {
+		if n := countStatus(m, st); n > 0 {
+			cs = append(cs, fmt.Sprintf("%s %d", st, n))
+		}
+	}
+	b.line("%d mutants: %s. Score = killed / (killed + survived + timed out).", len(m.Mutants), strings.Join(cs, " · "))
+	b.blank()
+}
+
+// countStatus counts the mutants of m with status st (from the mutant list,
+// not from m.Counts, so that it always agrees with the tables).
+func countStatus(m *mutants.Result, st string) int {
+	n := 0
+	for _, mu := range m.Mutants {
+		if mu.Status == st {
+			n++
+		}
+	}
+	return n
+}
+
+func failureBlock(b *mdBuilder, c scenarios.CaseResult, detail bool) {
+	b.line("#### ❌ %s — %s", code(c.ID), c.Verdict)
+	b.line("%s · protects: %s", code(fmt.Sprintf("%s:%d", c.File, c.Line)), cell(c.Protects))
+	b.blank()
+	for _, f := range c.Failures {
+		b.line("- expectation: %s", oneLine(f))
+	}
+	for _, v := range c.Violation {
+		b.line("- invariant %s: %s", code(v.Invariant), oneLine(v.Message))
+	}
+	if c.Error != "" {
+		b.line("- runtime error: %s", oneLine(c.Error))
+	}
+	b.blank()
+	b.line("Repro:")
+	b.blank()
+	b.fence("sh", c.Repro)
+	if detail && c.Timeline != "" {
+		lines := strings.Split(strings.TrimRight(c.Timeline, "\n"), "\n")
+		more := 0
+		if len(lines) > timelineLines {
+			more = len(lines) - timelineLines
+			lines = lines[:timelineLines]
+		}
+		text := strings.Join(lines, "\n")
+		if more > 0 {
+			text += fmt.Sprintf("\n… %d more lines (see report.html)", more)
+		}
+		b.line("<details><summary>timeline (virtual ms)</summary>")
+		b.blank()
+		b.fence("text", text)
+		b.line("</details>")
+		b.blank()
+	}
+}
+
+func survivorBlock(b *mdBuilder, m mutants.MutantResult) {
+	b.line("#### 🧟 %s (%s) — %s", code(m.ID), m.Source, m.Status)
+	loc := m.File
+	if m.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", m.File, m.Line)
+	}
+	b.line("%s · %s", code(loc), cell(m.Intent))
+	b.blank()
+	if m.Diff != "" {
+		b.fence("diff", m.Diff)
+	}
+}
+
+func idList(b *mdBuilder, title string, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	b.line("### %s (%d)", title, len(ids))
+	b.blank()
+	for _, id := range ids {
+		b.line("- %s", code(id))
+	}
+	b.blank()
+}
+
+func resolvesText(f CallFacts) string {
+	if !f.Present {
+		return "—"
+	}
+	if f.Lost {
+		return fmt.Sprintf("%d LOST", f.ResolvesAtMs)
+	}
+	return fmt.Sprint(f.ResolvesAtMs)
+}
+
+func remainingText(f CallFacts) string {
+	if !f.Present || f.RemainingMs == nil {
+		return "—"
+	}
+	return fmt.Sprint(*f.RemainingMs)
+}
+
+// arrow renders "base → head" in bold, or just the value when both are
+// equal; a call one side did not make reads "—".
+func arrow(b, h CallFacts, f func(CallFacts) string) string {
+	g := func(c CallFacts) string {
+		if !c.Present {
+			return "—"
+		}
+		return f(c)
+	}
+	bs, hs := g(b), g(h)
+	if bs == hs {
+		return bs
+	}
+	return "**" + bs + " → " + hs + "**"
+}
+
+func short(commit string) string {
+	if commit == "" {
+		return "unknown"
+	}
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// code renders s as an inline code span, whatever backticks it holds.
+func code(s string) string {
+	s = oneLine(s)
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// cell makes s safe inside a table cell or a list item: one line, pipes escaped.
+func cell(s string) string { return strings.ReplaceAll(oneLine(s), "|", `\|`) }
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// mdBuilder accumulates Markdown lines.
+type mdBuilder struct{ sb strings.Builder }
+
+func (b *mdBuilder) line(format string, args ...any) {
+	fmt.Fprintf(&b.sb, format, args...)
+	b.sb.WriteByte('\n')
+}
+
+func (b *mdBuilder) blank() { b.sb.WriteByte('\n') }
+
+// fence writes text as a fenced code block whose fence is longer than any
+// run of backticks in text.
+func (b *mdBuilder) fence(lang, text string) {
+	f := "```"
+	for strings.Contains(text, f) {
+		f += "`"
+	}
+	b.sb.WriteString(f + lang + "\n")
+	b.sb.WriteString(strings.TrimRight(text, "\n"))
+	b.sb.WriteString("\n" + f + "\n\n")
+}
+
+func (b *mdBuilder) String() string { return b.sb.String() }
+
+// cutNotice is appended to a cut report; %d are the kept and full sizes and
+// the limit, in bytes.
+const cutNotice = "\n---\n\n> ⚠️ **This report was cut**: %d of %d bytes are shown (the limit here is %d). " +
+	"The full report is in the CI job summary and in `out/report/` (run artifact `waitsim-report`).\n"
+
+// Cut returns md unchanged when it fits in limit bytes (or limit <= 0).
+// Otherwise it keeps whole lines from the start, closes an open code fence
+// and open <details> elements, and appends an explicit notice; the result is
+// at most limit bytes.
+func Cut(md string, limit int) string {
+	if limit <= 0 || len(md) <= limit {
+		return md
+	}
+	lines := strings.SplitAfter(md, "\n")
+	// Room for the notice (sizes up to 8 digits each), closers and slack.
+	reserve := len(cutNotice) + 3*8 + 64
+	budget := limit - reserve
+	kept := 0
+	var fence string
+	details := 0
+	var out strings.Builder
+	for _, ln := range lines {
+		closeLen := len(fence) + 1 + details*len("</details>\n")
+		if kept+len(ln)+closeLen > budget {
+			break
+		}
+		out.WriteString(ln)
+		kept += len(ln)
+		t := strings.TrimSpace(ln)
+		switch {
+		case fence == "" && strings.HasPrefix(t, "```"):
+			fence = t[:len(t)-len(strings.TrimLeft(t, "`"))]
+		case fence != "" && t == fence:
+			fence = ""
+		case fence == "":
+			details += strings.Count(t, "<details>") - strings.Count(t, "</details>")
+		}
+	}
+	s := out.String()
+	if !strings.HasSuffix(s, "\n") && s != "" {
+		s += "\n"
+	}
+	if fence != "" {
+		s += fence + "\n"
+	}
+	for ; details > 0; details-- {
+		s += "</details>\n"
+	}
+	return s + fmt.Sprintf(cutNotice, len(s), len(md), limit)
+}

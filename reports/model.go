@@ -1,0 +1,347 @@
+// Package reports turns the results of a waitsim run — the scenario table
+// (out/scenarios.json) and the mutation gate (out/mutation.json) — into what
+// people read: Markdown for a pull-request comment and a CI job summary, JUnit
+// XML, Stryker's mutation-testing-report-schema JSON, a self-contained HTML
+// report with a timeline picture per scenario, and a trace-event JSON per
+// scenario for Perfetto and chrome://tracing. It also compares a base run with
+// a head run.
+//
+// Every renderer is deterministic: identical inputs give byte-identical
+// outputs. No renderer prints wall-clock data, dates or tool versions. Times
+// are virtual milliseconds since the start of a scenario's world unless a name
+// says otherwise.
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/scenarios"
+)
+
+// RunVersion is the version of the Run JSON model (out/report/run.json). A
+// reader refuses any other version.
+const RunVersion = 1
+
+// Run is one versioned record of a waitsim run: the scenario table and the
+// mutation gate of one commit. It is the unit compared between base and head.
+//
+// A Run holds no wall-clock data: Normalize zeroes every wall time of its
+// parts (scenarios.CaseResult.WallMs, mutants.MutantResult.DurationMs,
+// mutants.Result.BaselineMs and WallMs), so the same commit and seeds give a
+// byte-identical run.json. Each case's repro line is scenarios.CaseResult.Repro.
+type Run struct {
+	// Version is RunVersion.
+	Version int `json:"version"`
+	// Commit is the commit the run was made from ("" when unknown).
+	Commit string `json:"commit"`
+	// Seeds are the seeds of the case generators, by generator name (empty
+	// when no case was generated). A map is written with sorted keys.
+	Seeds map[string]int64 `json:"seeds"`
+	// Scenarios is the scenario table's result; nil when the table was not run.
+	Scenarios *scenarios.RunResult `json:"scenarios"`
+	// Mutation is the mutation gate's result; nil when the gate was not run.
+	Mutation *mutants.Result `json:"mutation"`
+}
+
+// InputError is a bad input file: malformed JSON, a wrong version, a field of
+// the wrong type or value. File is the path as given; Field is a JSON path
+// such as "scenarios.cases[3].verdict" ("" when the file is not JSON at all).
+type InputError struct {
+	File  string
+	Field string
+	Msg   string
+}
+
+func (e *InputError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s: field %s: %s", e.File, e.Field, e.Msg)
+}
+
+// Wall-clock fields of the producers' models, by type. They are zeroed by
+// name, so that a field a producer adds later (listed here ahead of it) is
+// zeroed as soon as it exists. Times of virtual time are never listed.
+var (
+	caseWallFields   = []string{"WallMs"}
+	mutantWallFields = []string{"DurationMs", "Cached"}
+	resultWallFields = []string{"BaselineMs", "WallMs", "TimeoutMs", "MedianMutantMs"}
+)
+
+func zeroFields(v reflect.Value, names []string) {
+	for _, n := range names {
+		if f := v.FieldByName(n); f.IsValid() && f.CanSet() {
+			f.SetZero()
+		}
+	}
+}
+
+// Normalize zeroes the wall-clock fields of r's parts (see Run; also
+// mutants.Result.TimeoutMs and MedianMutantMs and MutantResult.Cached where
+// they exist) and fills a nil Seeds with an empty map, so that r marshals
+// byte-stably.
+func (r *Run) Normalize() {
+	if r.Seeds == nil {
+		r.Seeds = map[string]int64{}
+	}
+	if r.Scenarios != nil {
+		for i := range r.Scenarios.Cases {
+			zeroFields(reflect.ValueOf(&r.Scenarios.Cases[i]).Elem(), caseWallFields)
+		}
+	}
+	if r.Mutation != nil {
+		zeroFields(reflect.ValueOf(r.Mutation).Elem(), resultWallFields)
+		for i := range r.Mutation.Mutants {
+			zeroFields(reflect.ValueOf(&r.Mutation.Mutants[i]).Elem(), mutantWallFields)
+		}
+	}
+}
+
+// Marshal returns r as indented JSON with a final newline.
+func (r *Run) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Assemble builds a normalized Run from the producers' files. An empty path
+// leaves that part nil; at least one part is required. Errors are
+// *InputError values naming the file and field.
+func Assemble(scenariosPath, mutationPath, commit string, seeds map[string]int64) (*Run, error) {
+	if scenariosPath == "" && mutationPath == "" {
+		return nil, errors.New("reports: nothing to assemble: neither a scenarios nor a mutation result given")
+	}
+	r := &Run{Version: RunVersion, Commit: commit, Seeds: map[string]int64{}}
+	for k, v := range seeds {
+		r.Seeds[k] = v
+	}
+	if scenariosPath != "" {
+		s, err := LoadScenarios(scenariosPath)
+		if err != nil {
+			return nil, err
+		}
+		r.Scenarios = s
+	}
+	if mutationPath != "" {
+		m, err := LoadMutation(mutationPath)
+		if err != nil {
+			return nil, err
+		}
+		r.Mutation = m
+	}
+	if r.Commit == "" && r.Mutation != nil {
+		r.Commit = r.Mutation.Commit
+	}
+	r.Normalize()
+	return r, nil
+}
+
+// LoadRun reads and checks a Run file (run.json). Errors name the file and field.
+func LoadRun(path string) (*Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRun(path, data)
+}
+
+// ParseRun parses and checks a Run from data; name is used in errors.
+func ParseRun(name string, data []byte) (*Run, error) {
+	if err := checkVersion(name, data, "version", RunVersion); err != nil {
+		return nil, err
+	}
+	var r Run
+	if err := decode(name, data, &r); err != nil {
+		return nil, err
+	}
+	if r.Scenarios == nil && r.Mutation == nil {
+		return nil, &InputError{name, "scenarios", "neither scenarios nor mutation present"}
+	}
+	if r.Scenarios != nil {
+		if r.Scenarios.Version != scenarios.ResultVersion {
+			return nil, &InputError{name, "scenarios.version", fmt.Sprintf("is %d; this waitsim reads version %d", r.Scenarios.Version, scenarios.ResultVersion)}
+		}
+		if err := checkScenarios(name, "scenarios.", r.Scenarios); err != nil {
+			return nil, err
+		}
+	}
+	if r.Mutation != nil {
+		if r.Mutation.Version != mutants.ResultVersion {
+			return nil, &InputError{name, "mutation.version", fmt.Sprintf("is %d; this waitsim reads version %d", r.Mutation.Version, mutants.ResultVersion)}
+		}
+		if err := checkMutation(name, "mutation.", r.Mutation); err != nil {
+			return nil, err
+		}
+	}
+	if r.Seeds == nil {
+		r.Seeds = map[string]int64{}
+	}
+	return &r, nil
+}
+
+// LoadScenarios reads and checks out/scenarios.json.
+func LoadScenarios(path string) (*scenarios.RunResult, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkVersion(path, data, "version", scenarios.ResultVersion); err != nil {
+		return nil, err
+	}
+	var s scenarios.RunResult
+	if err := decode(path, data, &s); err != nil {
+		return nil, err
+	}
+	if err := checkScenarios(path, "", &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// LoadMutation reads and checks out/mutation.json.
+func LoadMutation(path string) (*mutants.Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkVersion(path, data, "version", mutants.ResultVersion); err != nil {
+		return nil, err
+	}
+	var m mutants.Result
+	if err := decode(path, data, &m); err != nil {
+		return nil, err
+	}
+	if err := checkMutation(path, "", &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// checkVersion reads the top-level version field of data and compares it
+// with want.
+func checkVersion(name string, data []byte, field string, want int) error {
+	var head map[string]json.RawMessage
+	if err := decode(name, data, &head); err != nil {
+		return err
+	}
+	raw, ok := head[field]
+	if !ok {
+		return &InputError{name, field, fmt.Sprintf("missing; this waitsim reads version %d", want)}
+	}
+	var v int
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return &InputError{name, field, fmt.Sprintf("%s is not an integer", raw)}
+	}
+	if v != want {
+		return &InputError{name, field, fmt.Sprintf("is %d; this waitsim reads version %d", v, want)}
+	}
+	return nil
+}
+
+// decode unmarshals data into v, turning syntax and type errors into
+// *InputError values with a line and column or a field path.
+func decode(name string, data []byte, v any) error {
+	err := json.Unmarshal(data, v)
+	if err == nil {
+		return nil
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := lineCol(data, se.Offset)
+		return &InputError{File: name, Msg: fmt.Sprintf("malformed JSON at line %d, column %d: %v", line, col, se)}
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		f := te.Field
+		if f == "" {
+			f = "(top level)"
+		}
+		return &InputError{name, f, fmt.Sprintf("%s is not a valid %s", te.Value, te.Type)}
+	}
+	return &InputError{File: name, Msg: err.Error()}
+}
+
+// lineCol returns the 1-based line and column of the byte a
+// json.SyntaxError's Offset points just past.
+func lineCol(data []byte, off int64) (int, int) {
+	off = max(0, min(off-1, int64(len(data))))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+func checkScenarios(name, prefix string, s *scenarios.RunResult) error {
+	seen := map[string]int{}
+	for i, c := range s.Cases {
+		f := fmt.Sprintf("%scases[%d]", prefix, i)
+		if c.ID == "" {
+			return &InputError{name, f + ".id", "empty"}
+		}
+		if j, dup := seen[c.ID]; dup {
+			return &InputError{name, f + ".id", fmt.Sprintf("%q repeats cases[%d]", c.ID, j)}
+		}
+		seen[c.ID] = i
+		switch c.Verdict {
+		case scenarios.VerdictPass, scenarios.VerdictFail, scenarios.VerdictError:
+		default:
+			return &InputError{name, f + ".verdict", fmt.Sprintf("%q is not %q, %q or %q", c.Verdict,
+				scenarios.VerdictPass, scenarios.VerdictFail, scenarios.VerdictError)}
+		}
+	}
+	return nil
+}
+
+// mutantStatuses are the statuses a mutants.MutantResult may carry.
+var mutantStatuses = []string{mutants.StatusKilled, mutants.StatusSurvived, mutants.StatusNotViable,
+	mutants.StatusTimedOut, mutants.StatusNoApply, mutants.StatusEquivalent}
+
+func checkMutation(name, prefix string, m *mutants.Result) error {
+	seen := map[string]int{}
+	for i, mu := range m.Mutants {
+		f := fmt.Sprintf("%smutants[%d]", prefix, i)
+		if mu.ID == "" {
+			return &InputError{name, f + ".id", "empty"}
+		}
+		if j, dup := seen[mu.ID]; dup {
+			return &InputError{name, f + ".id", fmt.Sprintf("%q repeats mutants[%d]", mu.ID, j)}
+		}
+		seen[mu.ID] = i
+		ok := false
+		for _, s := range mutantStatuses {
+			ok = ok || mu.Status == s
+		}
+		if !ok {
+			return &InputError{name, f + ".status", fmt.Sprintf("%q is not one of %s", mu.Status, quoteList(mutantStatuses))}
+		}
+	}
+	return nil
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = fmt.Sprintf("%q", x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// sortedKeys returns the keys of m in ascending order.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

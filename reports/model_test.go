@@ -1,0 +1,145 @@
+package reports
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/scenarios"
+)
+
+func loadFixture(t *testing.T, name string) *Run {
+	t.Helper()
+	r, err := LoadRun(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// A Run marshals byte-stably: loading what was written and writing it again
+// gives the same bytes. (The fixture files may lag fields the producers'
+// models gain, so the comparison is with the first rewrite, not the file.)
+func TestRunRoundTripIsByteStable(t *testing.T) {
+	for _, name := range []string{"base.json", "head.json"} {
+		first, err := loadFixture(t, name).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseRun(name, first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := again.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(first, second) {
+			t.Errorf("%s: load + marshal is not byte-stable", name)
+		}
+		if !bytes.Contains(first, []byte(`"repro": "go test ./scenarios/`)) || !bytes.Contains(first, []byte(`"seeds": {`)) ||
+			!bytes.Contains(first, []byte(`"commit": "`)) {
+			t.Errorf("%s: repro, seeds or commit missing from the run", name)
+		}
+	}
+}
+
+func writeTemp(t *testing.T, name, data string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadRunErrorsNameFileAndField(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       []string
+	}{
+		{"malformed", "{\n  \"version\": 1,\n  \"scenarios\": {,\n}", []string{"malformed JSON at line 3, column 17"}},
+		{"no-version", `{"scenarios": {"version": 1, "cases": []}}`, []string{`field version: missing`}},
+		{"wrong-version", `{"version": 2, "scenarios": {"version": 1, "cases": []}}`, []string{"field version: is 2; this waitsim reads version 1"}},
+		{"string-version", `{"version": "1"}`, []string{`field version: "1" is not an integer`}},
+		{"empty", `{"version": 1}`, []string{"neither scenarios nor mutation"}},
+		{"scenarios-version", `{"version": 1, "scenarios": {"version": 9, "cases": []}}`, []string{"field scenarios.version: is 9"}},
+		{"mutation-version", `{"version": 1, "mutation": {"version": 0, "mutants": []}}`, []string{"field mutation.version: is 0"}},
+		{"verdict", `{"version": 1, "scenarios": {"version": 1, "cases": [{"id": "a", "verdict": "pass"}, {"id": "b", "verdict": "ok"}]}}`,
+			[]string{`field scenarios.cases[1].verdict: "ok" is not "pass", "fail" or "error"`}},
+		{"dup-case", `{"version": 1, "scenarios": {"version": 1, "cases": [{"id": "a", "verdict": "pass"}, {"id": "a", "verdict": "pass"}]}}`,
+			[]string{`field scenarios.cases[1].id: "a" repeats cases[0]`}},
+		{"type", `{"version": 1, "scenarios": {"version": 1, "cases": [{"id": "a", "verdict": "pass", "endMs": "soon"}]}}`,
+			[]string{"field scenarios.cases.endMs: string is not a valid int64"}},
+		{"status", `{"version": 1, "mutation": {"version": 1, "mutants": [{"id": "m", "status": "dead"}]}}`,
+			[]string{`field mutation.mutants[0].status: "dead" is not one of "killed"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeTemp(t, tt.name+".json", tt.data)
+			_, err := LoadRun(p)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, p+": ") {
+				t.Errorf("error does not start with the file name: %s", msg)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q lacks %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+func TestAssembleNormalizesWallTime(t *testing.T) {
+	sp := writeTemp(t, "scenarios.json", `{"version": 1, "cases": [{"id": "a", "verdict": "pass", "wallMs": 12.5, "repro": "go test x"}], "passed": 1}`)
+	mp := writeTemp(t, "mutation.json", `{"version": 1, "commit": "abc", "mutants": [{"id": "m", "status": "killed", "durationMs": 99}], "baselineMs": 7, "wallMs": 8, "gate": "pass"}`)
+	r, err := Assemble(sp, mp, "", map[string]int64{"gen": 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Commit != "abc" {
+		t.Errorf("commit %q, want the mutation result's abc", r.Commit)
+	}
+	if r.Scenarios.Cases[0].WallMs != 0 || r.Mutation.Mutants[0].DurationMs != 0 || r.Mutation.BaselineMs != 0 || r.Mutation.WallMs != 0 {
+		t.Errorf("wall-clock fields kept: %+v %+v", r.Scenarios.Cases[0], r.Mutation)
+	}
+	if r.Seeds["gen"] != 3 || r.Scenarios.Cases[0].Repro != "go test x" {
+		t.Errorf("seeds or repro lost: %+v", r)
+	}
+	// A wrong version in a producer's file names that file.
+	bad := writeTemp(t, "old.json", `{"version": 0, "cases": []}`)
+	if _, err := Assemble(bad, "", "", nil); err == nil || !strings.Contains(err.Error(), bad+": field version: is 0") {
+		t.Errorf("got %v", err)
+	}
+	if _, err := Assemble("", "", "", nil); err == nil {
+		t.Error("assembling nothing must fail")
+	}
+}
+
+// run builds a small Run in code, for tests that need a precise shape.
+func smallRun() *Run {
+	s := &scenarios.RunResult{Version: scenarios.ResultVersion, Cases: []scenarios.CaseResult{
+		{ID: "ok", File: "scenarios/table/a.yaml", Line: 1, Verdict: scenarios.VerdictPass, Repro: "repro ok"},
+		{ID: "bad", File: "scenarios/table/a.yaml", Line: 9, Verdict: scenarios.VerdictFail, Failures: []string{"want <x> & got \"y\""}, Repro: "repro bad"},
+		{ID: "boom", File: "scenarios/table/b.yaml", Line: 4, Verdict: scenarios.VerdictError, Error: "horizon reached", Repro: "repro boom"},
+	}}
+	tally(s)
+	m := &mutants.Result{Version: mutants.ResultVersion, Gate: "pass", Threshold: 75, Mutants: []mutants.MutantResult{
+		{ID: "k", Source: mutants.SourceCatalog, File: "waittool/tool.go", Status: mutants.StatusKilled, KilledBy: []string{"bad"}},
+		{ID: "s", Source: mutants.SourceCatalog, File: "waittool/tool.go", Status: mutants.StatusSurvived, Diff: "@@ -1 +1 @@\n-a\n+b\n"},
+		{ID: "nv", Source: mutants.SourceGremlins, File: "waittool/tool.go", Status: mutants.StatusNotViable},
+		{ID: "to", Source: mutants.SourceGremlins, File: "waittool/tool.go", Status: mutants.StatusTimedOut},
+		{ID: "na", Source: mutants.SourceCatalog, File: "waittool/tool.go", Status: mutants.StatusNoApply},
+		{ID: "eq", Source: mutants.SourceGremlins, File: "waittool/tool.go", Status: mutants.StatusEquivalent},
+	}}
+	r := &Run{Version: RunVersion, Commit: "c0ffee", Scenarios: s, Mutation: m}
+	r.Normalize()
+	return r
+}

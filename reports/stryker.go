@@ -1,0 +1,268 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/waitsim/waitsim/mutants"
+)
+
+// StrykerSchemaVersion is the schemaVersion written to the Stryker report; it
+// is the major version of mutation-testing-report-schema the report is valid
+// against.
+const StrykerSchemaVersion = "2"
+
+// StrykerStatus maps a waitsim mutant status to Stryker's MutantStatus:
+//
+//	killed                   → Killed
+//	survived                 → Survived
+//	not viable               → CompileError
+//	timed out                → Timeout
+//	equivalent               → Ignored
+//	patch-no-longer-applies  → RuntimeError
+//
+// Note that Stryker's tools count Timeout as detected while waitsim's
+// mutation score counts a timed-out mutant as not killed. An unknown status
+// maps to RuntimeError.
+func StrykerStatus(status string) string {
+	switch status {
+	case mutants.StatusKilled:
+		return "Killed"
+	case mutants.StatusSurvived:
+		return "Survived"
+	case mutants.StatusNotViable:
+		return "CompileError"
+	case mutants.StatusTimedOut:
+		return "Timeout"
+	case mutants.StatusEquivalent:
+		return "Ignored"
+	}
+	return "RuntimeError"
+}
+
+type strykerReport struct {
+	SchemaVersion string                     `json:"schemaVersion"`
+	Thresholds    strykerThresholds          `json:"thresholds"`
+	Files         map[string]strykerFile     `json:"files"`
+	TestFiles     map[string]strykerTestFile `json:"testFiles,omitempty"`
+	Framework     strykerFramework           `json:"framework"`
+}
+
+type strykerThresholds struct {
+	High int `json:"high"`
+	Low  int `json:"low"`
+}
+
+type strykerFramework struct {
+	Name string `json:"name"`
+}
+
+type strykerFile struct {
+	Language string          `json:"language"`
+	Source   string          `json:"source"`
+	Mutants  []strykerMutant `json:"mutants"`
+}
+
+type strykerMutant struct {
+	ID           string          `json:"id"`
+	MutatorName  string          `json:"mutatorName"`
+	Location     strykerLocation `json:"location"`
+	Status       string          `json:"status"`
+	StatusReason string          `json:"statusReason,omitempty"`
+	KilledBy     []string        `json:"killedBy,omitempty"`
+	Replacement  string          `json:"replacement,omitempty"`
+	Description  string          `json:"description,omitempty"`
+}
+
+type strykerLocation struct {
+	Start strykerPos `json:"start"`
+	End   strykerPos `json:"end"`
+}
+
+type strykerPos struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+type strykerTestFile struct {
+	Tests []strykerTest `json:"tests"`
+}
+
+type strykerTest struct {
+	ID       string        `json:"id"`
+	Name     string        `json:"name"`
+	Location *strykerStart `json:"location,omitempty"`
+}
+
+type strykerStart struct {
+	Start strykerPos `json:"start"`
+}
+
+// Stryker renders r's mutation result as a mutation-testing-report-schema
+// report (schemaVersion 2). root is the directory the mutants' File paths are
+// relative to: the schema requires each file's full source, read from there.
+// Thresholds: low is the operator threshold (floored), high is 100. Scenario
+// cases become testFiles (one per scenario file) so that killedBy ids resolve.
+// Errors: r has no mutation result; a mutated file cannot be read.
+func Stryker(r *Run, root string) ([]byte, error) {
+	if r.Mutation == nil {
+		return nil, fmt.Errorf("stryker report: the run has no mutation result")
+	}
+	low := int(math.Floor(r.Mutation.Threshold))
+	low = max(0, min(100, low))
+	rep := strykerReport{
+		SchemaVersion: StrykerSchemaVersion,
+		Thresholds:    strykerThresholds{High: 100, Low: low},
+		Files:         map[string]strykerFile{},
+		Framework:     strykerFramework{Name: "waitsim"},
+	}
+	sources := map[string][]string{}
+	for _, mu := range r.Mutation.Mutants {
+		f, ok := rep.Files[mu.File]
+		if !ok {
+			src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(mu.File)))
+			if err != nil {
+				return nil, fmt.Errorf("stryker report: source of mutant %s: %w", mu.ID, err)
+			}
+			f = strykerFile{Language: "go", Source: string(src)}
+			sources[mu.File] = strings.Split(string(src), "\n")
+		}
+		f.Mutants = append(f.Mutants, strykerMutantOf(mu, sources[mu.File]))
+		rep.Files[mu.File] = f
+	}
+	if s := r.Scenarios; s != nil && len(s.Cases) > 0 {
+		rep.TestFiles = map[string]strykerTestFile{}
+		for _, c := range s.Cases {
+			tf := rep.TestFiles[c.File]
+			t := strykerTest{ID: c.ID, Name: c.ID}
+			if c.Protects != "" {
+				t.Name += " — " + oneLine(c.Protects)
+			}
+			if c.Line > 0 {
+				t.Location = &strykerStart{Start: strykerPos{Line: c.Line, Column: 1}}
+			}
+			tf.Tests = append(tf.Tests, t)
+			rep.TestFiles[c.File] = tf
+		}
+	}
+	for k, f := range rep.Files {
+		sort.SliceStable(f.Mutants, func(i, j int) bool { return f.Mutants[i].ID < f.Mutants[j].ID })
+		rep.Files[k] = f
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+func strykerMutantOf(mu mutants.MutantResult, src []string) strykerMutant {
+	sm := strykerMutant{
+		ID:           mu.ID,
+		MutatorName:  mutatorName(mu),
+		Status:       StrykerStatus(mu.Status),
+		StatusReason: strings.TrimSpace(mu.Detail),
+		KilledBy:     mu.KilledBy,
+		Description:  mu.Intent,
+		Replacement:  replacement(mu.Diff),
+	}
+	if mu.Status != mutants.StatusKilled {
+		sm.KilledBy = nil
+	}
+	line, col := mutantPos(mu)
+	if line < 1 || line > len(src) {
+		line = max(1, min(line, len(src)))
+	}
+	if col < 1 {
+		// The first non-blank column of the line.
+		text := ""
+		if line <= len(src) {
+			text = src[line-1]
+		}
+		col = len(text) - len(strings.TrimLeft(text, " \t")) + 1
+	}
+	endCol := col + 1
+	if line <= len(src) && len(src[line-1])+1 > col {
+		endCol = len(src[line-1]) + 1
+	}
+	sm.Location = strykerLocation{Start: strykerPos{line, col}, End: strykerPos{line, endCol}}
+	return sm
+}
+
+// mutatorName is the gremlins operator type ("CONDITIONALS_BOUNDARY") of an
+// operator mutant, "Catalog" for a semantic mutant, "Sanity" for the sanity mutant.
+func mutatorName(mu mutants.MutantResult) string {
+	switch mu.Source {
+	case mutants.SourceGremlins:
+		parts := strings.Split(mu.ID, ":")
+		if len(parts) >= 5 {
+			return parts[len(parts)-1]
+		}
+		return "Operator"
+	case mutants.SourceSanity:
+		return "Sanity"
+	}
+	return "Catalog"
+}
+
+// mutantPos finds where a mutant applies: the line and column in a gremlins
+// id ("gremlins:<file>:<line>:<col>:<type>"), else MutantResult.Line, else
+// the first changed line of the diff's first hunk. Column 0 means unknown.
+func mutantPos(mu mutants.MutantResult) (int, int) {
+	if mu.Source == mutants.SourceGremlins {
+		parts := strings.Split(mu.ID, ":")
+		if n := len(parts); n >= 5 {
+			l, e1 := strconv.Atoi(parts[n-3])
+			c, e2 := strconv.Atoi(parts[n-2])
+			if e1 == nil && e2 == nil && l > 0 && c > 0 {
+				return l, c
+			}
+		}
+	}
+	if mu.Line > 0 {
+		return mu.Line, 0
+	}
+	return diffLine(mu.Diff), 0
+}
+
+// diffLine returns the line, in the original file, of the first removed (or
+// else added) line of a unified diff; 1 when the diff has no hunk.
+func diffLine(diff string) int {
+	old := 0
+	inHunk := false
+	for _, ln := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(ln, "@@"):
+			// "@@ -a,b +c,d @@" or "@@ -a +c @@": a is the hunk's first line.
+			old = 0
+			if f := strings.Fields(ln); len(f) >= 2 {
+				spec, _, _ := strings.Cut(strings.TrimPrefix(f[1], "-"), ",")
+				old, _ = strconv.Atoi(spec)
+			}
+			inHunk = true
+		case !inHunk || strings.HasPrefix(ln, "---") || strings.HasPrefix(ln, "+++"):
+		case strings.HasPrefix(ln, "-"), strings.HasPrefix(ln, "+"):
+			return max(old, 1)
+		default:
+			old++
+		}
+	}
+	return 1
+}
+
+// replacement is the added lines of a unified diff, trimmed, one per line.
+func replacement(diff string) string {
+	var out []string
+	for _, ln := range strings.Split(diff, "\n") {
+		if strings.HasPrefix(ln, "+") && !strings.HasPrefix(ln, "+++") {
+			out = append(out, strings.TrimSpace(ln[1:]))
+		}
+	}
+	return strings.Join(out, "\n")
+}
