@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,6 +96,5 @@ func TestGeneratedRoundTrip(t *testing.T) {
 		if string(got) != string(want) {
 			rt.Fatalf("round trip differs:\n%s\nvs\n%s", got, want)
 		}
-		_ = fmt.Sprint()
 	})
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/waitsim/waitsim/sim"
-	"github.com/waitsim/waitsim/waittool"
 )
 
 // World builds the sim.World of a case.
@@ -162,6 +161,3 @@ func timeoutOf(args map[string]any) int64 {
 	}
 	return 0
 }
-
-// Tool description facts, for the description invariant.
-var _ = waittool.CallCapMs

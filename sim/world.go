@@ -123,17 +123,16 @@ type CallResult struct {
 
 // Result is the outcome of one world run.
 type Result struct {
-	World    string            `json:"world"`
-	Calls    []CallResult      `json:"calls"`
-	Requests []Request         `json:"requests"`
-	Events   []waittool.Event  `json:"-"`
-	Tools    []*mcp.Tool       `json:"-"`
-	Trace    []Entry           `json:"trace"`
-	Hash     string            `json:"hash"`
-	EndMs    int64             `json:"endMs"`
-	Err      string            `json:"error,omitempty"`
-	Timeline string            `json:"-"`
-	Calltab  map[uint64]string `json:"-"` // call id → "caller#index"
+	World    string           `json:"world"`
+	Calls    []CallResult     `json:"calls"`
+	Requests []Request        `json:"requests"`
+	Events   []waittool.Event `json:"-"`
+	Tools    []*mcp.Tool      `json:"-"`
+	Trace    []Entry          `json:"trace"`
+	Hash     string           `json:"hash"`
+	EndMs    int64            `json:"endMs"`
+	Err      string           `json:"error,omitempty"`
+	Timeline string           `json:"-"`
 }
 
 // Call returns the call with the given caller name and 1-based index, or nil.
@@ -214,7 +213,6 @@ type worldRun struct {
 	calls    []CallResult
 	events   []waittool.Event
 	sessions map[*mcp.ServerSession]string
-	callOf   map[uint64]string
 	pending  int // callers not finished
 }
 
@@ -229,7 +227,7 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 	if onKernel != nil {
 		onKernel(k)
 	}
-	wr := &worldRun{w: w, k: k, sessions: map[*mcp.ServerSession]string{}, callOf: map[uint64]string{}}
+	wr := &worldRun{w: w, k: k, sessions: map[*mcp.ServerSession]string{}}
 	res := &Result{World: w.Name}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -325,7 +323,6 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 	wr.mu.Lock()
 	res.Calls = append(res.Calls, wr.calls...)
 	res.Events = append(res.Events, wr.events...)
-	res.Calltab = wr.callOf
 	wr.mu.Unlock()
 	sort.SliceStable(res.Calls, func(i, j int) bool { return res.Calls[i].StartMs < res.Calls[j].StartMs })
 	res.EndMs = k.NowMs()
