@@ -32,6 +32,9 @@ type MutantResult struct {
 	Diff       string   `json:"diff"`             // unified diff of the mutant against the source
 	DurationMs int64    `json:"durationMs"`       // wall ms of build + test run
 	Detail     string   `json:"detail,omitempty"` // compiler or vet output, or why not applied
+	// Cached is true when the verdict came from the incremental cache
+	// (DurationMs is then the original run's).
+	Cached bool `json:"cached,omitempty"`
 }
 
 // Result is the whole of out/mutation.json.
@@ -41,6 +44,7 @@ type Result struct {
 	Mutants []MutantResult `json:"mutants"`
 	// Counts by status, and the mutation score: killed / (killed + survived +
 	// timed out), in percent, over catalog and operator mutants separately.
+	// The sanity mutant is not counted.
 	Counts        map[string]int `json:"counts"`
 	CatalogScore  float64        `json:"catalogScore"`
 	OperatorScore float64        `json:"operatorScore"`
@@ -48,4 +52,26 @@ type Result struct {
 	BaselineMs    int64          `json:"baselineMs"`
 	WallMs        int64          `json:"wallMs"`
 	Gate          string         `json:"gate"` // "pass" or why it failed
+
+	// Suite is the kill suite that ran (package and -test.run pattern).
+	Suite Suite `json:"suite"`
+	// Shard is "k/n" for one shard of a split campaign, "" for a whole or
+	// merged one. A shard's gate leaves out the operator threshold and the
+	// zero-mutants rule, which only the merge can judge.
+	Shard string `json:"shard,omitempty"`
+	// TimeoutMs is the test-run timeout of one mutant (from the baseline).
+	TimeoutMs int64 `json:"timeoutMs"`
+	// MedianMutantMs is the median wall ms of the mutants built and run
+	// in this campaign (cached ones left out).
+	MedianMutantMs int64 `json:"medianMutantMs"`
+	// SchemataMs is the wall ms spent building and checking the shared
+	// schemata test binary (not in any mutant's DurationMs); 0 when none.
+	SchemataMs int64 `json:"schemataMs,omitempty"`
+	// Gremlins is gremlins' own campaign, when measured.
+	Gremlins *GremlinsRun `json:"gremlins,omitempty"`
+	// Notes are things a reader should know: a suite fallback, stale
+	// equivalents, mutants not run.
+	Notes []string `json:"notes,omitempty"`
+	// ExitCode is the exit code of `waitsim mutate` for this result.
+	ExitCode int `json:"exitCode"`
 }

@@ -133,6 +133,17 @@ func checkReply(who string, r *ReplyExpect, s *CallSummary) []string {
 	if r.Outputs != nil && len(outs) != *r.Outputs {
 		fail("outputs for %d agents, want %d", len(outs), *r.Outputs)
 	}
+	if r.OutputMessages != nil {
+		n := 0
+		for _, o := range outs {
+			m, _ := o.(map[string]any)
+			msgs, _ := m["messages"].([]any)
+			n += len(msgs)
+		}
+		if n != *r.OutputMessages {
+			fail("outputs hold %d messages, want %d", n, *r.OutputMessages)
+		}
+	}
 	if r.OutputChars != nil {
 		if n := outputChars(outs); n != *r.OutputChars {
 			fail("outputs hold %d chars, want %d", n, *r.OutputChars)

@@ -139,6 +139,8 @@ type ReplyExpect struct {
 	Outputs            *int     `json:"outputs,omitempty" yaml:"outputs,omitempty" jsonschema:"how many agents' outputs the reply carries"`
 	// OutputChars is the total characters of all output messages.
 	OutputChars *int `json:"outputChars,omitempty" yaml:"outputChars,omitempty"`
+	// OutputMessages is the number of messages over all outputs.
+	OutputMessages *int `json:"outputMessages,omitempty" yaml:"outputMessages,omitempty"`
 }
 
 // posError is a YAML error at a line:column.

@@ -31,6 +31,7 @@ var Invariants = []Invariant{
 	{"outputs-unavailable-exact", "outputsUnavailable is set exactly when a list was read in time but no output read of the call ended by the deadline (SPEC §2 step 9)."},
 	{"agents-in-scope", "Every agent and output in a reply is inside the call's sessionIds scope (SPEC §2 step 7)."},
 	{"outputs-within-budget", "Outputs respect maxMessagesPerAgent, maxCharsPerMessage, maxCharsPerAgent and maxTotalChars (SPEC §2 step 8)."},
+	{"progress-reports-elapsed", "Each progress notification carries progress = the elapsed ms of the call and total = its capped ms, and progress grows (SPEC §2 step 11)."},
 	{"chain-terminates", "Following remainingMs terminates: each next call passes the last remainingMs, which shrinks, and the chain ends before the default bound of 50 calls (SPEC §2 step 9)."},
 	{"bridge-errors-are-fields", "A valid call never gets an error result or a protocol error: bridge errors are reply fields (SPEC §2 step 9)."},
 	{"description-states-cap", "The tool description and the timeoutMs description state the 30-second cap, remainingMs and the call-again instruction, in no other unit (SPEC §2 step 10)."},
@@ -206,6 +207,14 @@ func checkCall(v callView) []Violation {
 		}
 	}
 	vs = append(vs, checkBudget(who, v.cr.Args, rep)...)
+	last := -1.0
+	for _, n := range v.cr.ProgressNotes {
+		elapsed := float64(n.AtMs - v.sum.StartMs)
+		if n.Total != float64(v.capped) || n.Progress != elapsed || n.Progress <= last {
+			add("progress-reports-elapsed", "progress %.0f/%.0f received at %d ms, want %.0f/%d", n.Progress, n.Total, n.AtMs, elapsed, v.capped)
+		}
+		last = n.Progress
+	}
 	return vs
 }
 

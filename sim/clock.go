@@ -81,6 +81,9 @@ func (c *Clock) newTimer(d time.Duration, class int, fn func()) *clock.Timer {
 	if fn == nil {
 		g.ch = make(chan time.Time, 1)
 	}
+	// A timer due now needs no trip through the mock: it is due at once (and
+	// still released after the sim events of this instant).
+	g.fired = d <= 0
 	c.pending = append(c.pending, g)
 	c.mu.Unlock()
 	t := c.mock.AfterFunc(d, func() {
@@ -142,6 +145,18 @@ func (c *Clock) nextPending() (time.Time, bool) {
 		}
 	}
 	return best, ok
+}
+
+// unfiredBy reports whether a live timer due by t has not fired yet.
+func (c *Clock) unfiredBy(t time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, g := range c.pending {
+		if !g.fired && !g.at.After(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // advance moves the mock to t (t ≥ now), firing every timer due by then into

@@ -34,7 +34,14 @@ var (
 	// ErrStuck: nothing is scheduled, yet the world has not finished (a
 	// goroutine waits for something that will never happen).
 	ErrStuck = errors.New("world stuck: no pending event")
+	// ErrStandstill: Kernel.StandstillLimit actions ran at one virtual instant
+	// (e.g. a poll loop that sleeps 0 ms): virtual time does not advance.
+	ErrStandstill = errors.New("virtual time stands still")
 )
+
+// ActionsPerInstantPerCaller sizes Kernel.StandstillLimit: a followed chain
+// of 50 calls that each reply at once takes a few hundred actions.
+const ActionsPerInstantPerCaller = 500
 
 type event struct {
 	at   time.Time
@@ -69,6 +76,9 @@ type Kernel struct {
 	// HorizonMs is the virtual time (ms since Epoch) past which Run fails with
 	// ErrHorizon.
 	HorizonMs int64
+	// StandstillLimit is how many actions may run at one virtual instant
+	// before Run fails with ErrStandstill.
+	StandstillLimit int
 
 	mu     sync.Mutex
 	events eventHeap
@@ -79,7 +89,7 @@ type Kernel struct {
 
 // NewKernel returns a kernel at Epoch with the given horizon in ms.
 func NewKernel(horizonMs int64) *Kernel {
-	k := &Kernel{Clock: NewClock(), HorizonMs: horizonMs}
+	k := &Kernel{Clock: NewClock(), HorizonMs: horizonMs, StandstillLimit: 2 * ActionsPerInstantPerCaller}
 	k.Trace = &Trace{k: k}
 	return k
 }
@@ -124,8 +134,11 @@ func (k *Kernel) popEvent() *event {
 
 // Run drives the world until finished returns true (checked at quiescence).
 // It must be called inside a synctest bubble, by the bubble's root goroutine.
-// It returns ErrHorizon or ErrStuck (wrapped with the virtual time) on failure.
+// It returns ErrHorizon, ErrStuck or ErrStandstill (wrapped with the virtual
+// time) on failure.
 func (k *Kernel) Run(finished func() bool) error {
+	var lastAt time.Time
+	atInstant := 0
 	for {
 		synctest.Wait()
 		if finished() {
@@ -147,7 +160,15 @@ func (k *Kernel) Run(finished func() bool) error {
 		if ms(t) > k.HorizonMs {
 			return fmt.Errorf("%w: next event at %d ms, horizon %d ms", ErrHorizon, ms(t), k.HorizonMs)
 		}
-		if okT && !tT.After(t) || t.After(now) {
+		if t.Equal(lastAt) {
+			atInstant++
+			if atInstant > k.StandstillLimit {
+				return fmt.Errorf("%w: %d actions at %d ms", ErrStandstill, atInstant, ms(t))
+			}
+		} else {
+			lastAt, atInstant = t, 0
+		}
+		if t.After(now) || k.Clock.unfiredBy(t) {
 			k.Clock.advance(t)
 			k.nowMs.Store(ms(t))
 			synctest.Wait()

@@ -176,12 +176,32 @@ func TestCallerTimeouts(t *testing.T) {
 	}
 }
 
-// TestKernelErrors: the virtual horizon and a stuck world are different failures.
+// TestKernelErrors: the virtual horizon, a world standing still and a stuck
+// world are different failures.
 func TestKernelErrors(t *testing.T) {
 	res := RunWorld(t, World{Name: "horizon", HorizonMs: 10000, Agents: runningC, Callers: []CallerSpec{mkCaller("A", nil)}})
 	if !strings.Contains(res.Err, ErrHorizon.Error()) {
 		t.Errorf("want a horizon error, got %q", res.Err)
 	}
+	synctest.Test(t, func(t *testing.T) {
+		// A loop that sleeps 0 ms never lets virtual time advance.
+		k := NewKernel(DefaultHorizonMs)
+		stop := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-k.Clock.After(0):
+				case <-stop:
+					return
+				}
+			}
+		}()
+		err := k.Run(func() bool { return false })
+		if !errors.Is(err, ErrStandstill) {
+			t.Errorf("want ErrStandstill, got %v", err)
+		}
+		close(stop)
+	})
 	synctest.Test(t, func(t *testing.T) {
 		k := NewKernel(DefaultHorizonMs)
 		block := make(chan struct{})

@@ -119,6 +119,16 @@ type CallResult struct {
 	Raw   map[string]any  `json:"raw,omitempty"`
 
 	Progress int `json:"progress,omitempty"` // progress notifications received
+	// ProgressNotes are those notifications, in the order received.
+	ProgressNotes []ProgressNote `json:"progressNotes,omitempty"`
+}
+
+// ProgressNote is one progress notification as a caller received it: at
+// virtual time AtMs, with the notification's progress and total values.
+type ProgressNote struct {
+	AtMs     int64   `json:"atMs"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total"`
 }
 
 // Result is the outcome of one world run.
@@ -224,6 +234,7 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 		horizon = DefaultHorizonMs
 	}
 	k := NewKernel(horizon)
+	k.StandstillLimit = (len(w.Callers) + 1) * ActionsPerInstantPerCaller
 	if onKernel != nil {
 		onKernel(k)
 	}
@@ -362,6 +373,7 @@ type caller struct {
 	token    string
 	resetCh  chan struct{}
 	progress int
+	notes    []ProgressNote
 }
 
 func (c *caller) actor() string { return "caller:" + c.spec.Name }
@@ -380,6 +392,7 @@ func (c *caller) onProgress(_ context.Context, req *mcp.ProgressNotificationClie
 		return
 	}
 	c.progress++
+	c.notes = append(c.notes, ProgressNote{AtMs: c.wr.k.NowMs(), Progress: req.Params.Progress, Total: req.Params.Total})
 	c.wr.k.Trace.SideAddf(c.actor(), "progress %.0f/%.0f ms", req.Params.Progress, req.Params.Total)
 	if c.spec.ResetOnProgress && c.resetCh != nil {
 		c.resetCh <- struct{}{}
@@ -443,6 +456,7 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	}
 	c.resetCh = reset
 	c.progress = 0
+	c.notes = nil
 	c.mu.Unlock()
 	k.Trace.Addf(c.actor(), "call %d: %s", index, argsText(args))
 
@@ -474,6 +488,7 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	c.mu.Lock()
 	c.resetCh = nil
 	cr.Progress = c.progress
+	cr.ProgressNotes = c.notes
 	c.mu.Unlock()
 	close(stop)
 	cr.EndMs = k.NowMs()

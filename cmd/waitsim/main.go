@@ -23,6 +23,7 @@ const usage = `usage:
 // commands maps a subcommand to its entry point, which returns the exit code.
 var commands = map[string]func(args []string) int{
 	"run":    runScenarios,
+	"mutate": runMutate,
 	"report": runReport,
 }
 

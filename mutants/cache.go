@@ -1,0 +1,116 @@
+package mutants
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+)
+
+// cacheVersion changes whenever the meaning of a cached verdict does.
+const cacheVersion = 1
+
+// cacheLimit bounds the number of verdicts kept.
+const cacheLimit = 5000
+
+// Verdict is one cached outcome of a mutant.
+type Verdict struct {
+	Status     string   `json:"status"`
+	KilledBy   []string `json:"killedBy,omitempty"`
+	Detail     string   `json:"detail,omitempty"`
+	DurationMs int64    `json:"durationMs"`
+	Seq        int64    `json:"seq"` // when it was last used; the oldest go first
+}
+
+// Cache is the incremental cache: verdicts by cache key. A key hashes
+// everything a verdict depends on (the go version and platform, the suite
+// and its -run pattern, every input file of the suite's test binary except
+// the mutated ones, and the mutated bytes), so a mutant whose inputs are
+// unchanged since its last verdict is not run again. Timed-out verdicts are
+// never cached (they depend on load). Safe for concurrent use.
+type Cache struct {
+	mu      sync.Mutex
+	path    string
+	seq     int64
+	Entries map[string]*Verdict `json:"entries"`
+	Version int                 `json:"version"`
+	Seq     int64               `json:"seq"`
+}
+
+// LoadCache reads the cache at path; a missing, unreadable or older-version
+// file is an empty cache.
+func LoadCache(path string) *Cache {
+	c := &Cache{path: path}
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, c)
+	}
+	if c.Version != cacheVersion || c.Entries == nil {
+		c.Entries = map[string]*Verdict{}
+		c.Seq = 0
+	}
+	c.Version = cacheVersion
+	c.Seq++
+	c.seq = c.Seq
+	return c
+}
+
+// Get returns the verdict stored under key.
+func (c *Cache) Get(key string) (Verdict, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.Entries[key]
+	if !ok {
+		return Verdict{}, false
+	}
+	v.Seq = c.seq
+	return *v, true
+}
+
+// Put stores r's verdict under key (timed-out verdicts are ignored).
+func (c *Cache) Put(key string, r MutantResult) {
+	if r.Status == StatusTimedOut || r.Status == "" || key == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Entries[key] = &Verdict{Status: r.Status, KilledBy: r.KilledBy, Detail: r.Detail, DurationMs: r.DurationMs, Seq: c.seq}
+}
+
+// Save writes the cache atomically (a temporary file renamed over it),
+// keeping the cacheLimit most recently used verdicts.
+func (c *Cache) Save() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.Entries) > cacheLimit {
+		keys := make([]string, 0, len(c.Entries))
+		for k := range c.Entries {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return c.Entries[keys[i]].Seq > c.Entries[keys[j]].Seq })
+		for _, k := range keys[cacheLimit:] {
+			delete(c.Entries, k)
+		}
+	}
+	b, err := json.MarshalIndent(c, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(c.path), ".mutation-cache-*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), c.path)
+}

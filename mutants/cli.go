@@ -1,0 +1,311 @@
+package mutants
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Main is `waitsim mutate`: it runs the gate (or, with the sub-command
+// "merge", joins shard results), writes the result JSON, prints a summary to
+// stdout and progress to stderr, and returns the exit code (see the Exit
+// constants). SIGINT and SIGTERM stop the run: children are killed, the
+// temporary directory removed, nothing is written, and the exit code is
+// 130 or 143. args excludes "mutate".
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var got os.Signal
+	done := make(chan struct{})
+	defer close(done)
+	sigSeen := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case s := <-sigs:
+			sigSeen <- s
+			cancel()
+		case <-done:
+		}
+	}()
+	code := Command(ctx, args, stdout, stderr)
+	select {
+	case got = <-sigSeen:
+	default:
+	}
+	if got != nil {
+		fmt.Fprintf(stderr, "waitsim mutate: interrupted by %v; the tree was not touched\n", got)
+		if got == syscall.SIGTERM {
+			return ExitTerminated
+		}
+		return ExitInterrupted
+	}
+	return code
+}
+
+// Command is Main without the signal handling: ctx's cancellation is the
+// interrupt.
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return mergeCommand(args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("waitsim mutate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg Config
+	var shard, only, out, cache, progressMode string
+	var noCache bool
+	fs.StringVar(&cfg.Root, "root", "", "module root (default: the directory of the nearest go.mod)")
+	fs.StringVar(&cfg.SuitePkg, "pkg", "./scenarios/", "the kill suite's package; ./scenarios/ without test files falls back to ./waittool/")
+	fs.StringVar(&cfg.SuiteRun, "run", "^TestTable$", "the kill suite's -test.run pattern (ignored on the fallback)")
+	fs.StringVar(&cfg.Target, "target", "./waittool/", "the package whose operator mutants gremlins enumerates")
+	fs.StringVar(&cfg.CatalogDir, "catalog", "mutants/catalog", "the semantic catalog's directory")
+	fs.StringVar(&cfg.Equivalents, "equivalents", "mutants/equivalent.yaml", "the committed list of equivalent operator mutants")
+	fs.StringVar(&cfg.GremlinsCfg, "config", ".gremlins.yaml", "gremlins' config: unleash.threshold.efficacy is the operator-score threshold")
+	fs.IntVar(&cfg.Workers, "workers", 0, "parallel mutants (default: the number of cores)")
+	fs.StringVar(&shard, "shard", "", "k/n: run shard k of n (join the shards with `waitsim mutate merge`)")
+	fs.StringVar(&cfg.DiffRef, "diff", "", "only mutants on lines changed since this git ref")
+	fs.StringVar(&cache, "cache", "out/mutation-cache.json", "incremental cache file")
+	fs.BoolVar(&noCache, "no-cache", false, "run every mutant, ignoring and not updating the cache")
+	fs.StringVar(&out, "out", "out/mutation.json", "the result JSON")
+	fs.Float64Var(&cfg.TimeoutFactor, "timeout-factor", 10, "a mutant's test run times out after this many baseline runs…")
+	fs.DurationVar(&cfg.TimeoutFloor, "timeout-floor", 5*time.Second, "…but never sooner than this (build time is not counted)")
+	fs.BoolVar(&cfg.NoOperators, "no-operators", false, "skip gremlins' operator mutants")
+	fs.BoolVar(&cfg.NoCatalog, "no-catalog", false, "skip the semantic catalog")
+	fs.BoolVar(&cfg.NoVet, "no-vet", false, "skip the go vet viability check")
+	fs.StringVar(&only, "only", "", "only mutants whose id matches this regexp")
+	fs.BoolVar(&cfg.MeasureGremlins, "measure-gremlins", false, "also run gremlins' own campaign on the target and record its per-mutant time")
+	fs.StringVar(&cfg.Mode, "mode", ModeSchemata, "schemata (mutants inside function bodies share one test binary) or overlay (one test binary per mutant)")
+	fs.StringVar(&progressMode, "progress", "auto", "auto, tty (one line with done/total and ETA), plain (a line per mutant) or off")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: waitsim mutate [flags]\n       waitsim mutate merge [-o out/mutation.json] SHARD.json...\n\nflags:\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nexit codes: 0 pass, 1 gate failed, 2 usage, 3 baseline failed or sanity mutant not killed,\n4 zero mutants tested, 5 runner error, 130/143 interrupted\n")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitPass
+		}
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "waitsim mutate: unexpected arguments %q\n", fs.Args())
+		return ExitUsage
+	}
+	var err error
+	if cfg.Root == "" {
+		if cfg.Root, err = findRoot(); err != nil {
+			fmt.Fprintln(stderr, "waitsim mutate:", err)
+			return ExitUsage
+		}
+	}
+	if cfg.Root, err = filepath.Abs(cfg.Root); err != nil {
+		fmt.Fprintln(stderr, "waitsim mutate:", err)
+		return ExitUsage
+	}
+	if shard != "" {
+		if cfg.Shard, err = ParseShard(shard); err != nil {
+			fmt.Fprintln(stderr, "waitsim mutate:", err)
+			return ExitUsage
+		}
+	}
+	if only != "" {
+		if cfg.Only, err = regexp.Compile(only); err != nil {
+			fmt.Fprintln(stderr, "waitsim mutate: --only:", err)
+			return ExitUsage
+		}
+	}
+	if cfg.SuitePkg != "./scenarios/" && !flagSet(fs, "run") {
+		cfg.SuiteRun = ""
+	}
+	if !noCache {
+		cfg.CacheFile = cache
+	}
+	switch progressMode {
+	case "auto":
+		cfg.Progress, cfg.TTY = stderr, isTerminal(stderr)
+	case "tty":
+		cfg.Progress, cfg.TTY = stderr, true
+	case "plain":
+		cfg.Progress = stderr
+	case "off":
+	default:
+		fmt.Fprintf(stderr, "waitsim mutate: --progress %q: want auto, tty, plain or off\n", progressMode)
+		return ExitUsage
+	}
+	if cfg.Mode != ModeSchemata && cfg.Mode != ModeOverlay {
+		fmt.Fprintf(stderr, "waitsim mutate: --mode %q: want schemata or overlay\n", cfg.Mode)
+		return ExitUsage
+	}
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ExitInterrupted
+		}
+		fmt.Fprintln(stderr, "waitsim mutate:", err)
+		if errors.Is(err, ErrUsage) {
+			return ExitUsage
+		}
+		return ExitError
+	}
+	return finishCommand(res, cfg.Root, out, stdout, stderr)
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+func mergeCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("waitsim mutate merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "out/mutation.json", "the merged result JSON")
+	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	var shards []*Result
+	for _, p := range fs.Args() {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			fmt.Fprintln(stderr, "waitsim mutate merge:", err)
+			return ExitUsage
+		}
+		var r Result
+		if err := json.Unmarshal(b, &r); err != nil {
+			fmt.Fprintf(stderr, "waitsim mutate merge: %s: %v\n", p, err)
+			return ExitUsage
+		}
+		shards = append(shards, &r)
+	}
+	res, err := Merge(shards)
+	if err != nil {
+		fmt.Fprintln(stderr, "waitsim mutate merge:", err)
+		return ExitUsage
+	}
+	root, _ := os.Getwd()
+	return finishCommand(res, root, *out, stdout, stderr)
+}
+
+// finishCommand writes res to out (relative to root) and prints the summary.
+func finishCommand(res *Result, root, out string, stdout, stderr io.Writer) int {
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(root, out)
+	}
+	if err := WriteResult(out, res); err != nil {
+		fmt.Fprintln(stderr, "waitsim mutate:", err)
+		return ExitError
+	}
+	Summary(stdout, res)
+	fmt.Fprintf(stdout, "result: %s\n", relTo(root, out))
+	return res.ExitCode
+}
+
+// WriteResult writes res as indented JSON to path, atomically (a temporary
+// file in the same directory renamed over it).
+func WriteResult(path string, res *Result) error {
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".mutation-*.json")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// Summary prints the campaign for a human: every mutant that was not killed,
+// the counts, scores, costs and the gate's verdict.
+func Summary(w io.Writer, res *Result) {
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "note: %s\n", firstLine(n))
+	}
+	for _, m := range res.Mutants {
+		if m.Status == StatusKilled {
+			continue
+		}
+		fmt.Fprintf(w, "%-23s %-8s %s — %s\n", orNotRun(m.Status), m.Source, m.ID, m.Intent)
+		if m.Detail != "" && m.Status != StatusSurvived {
+			fmt.Fprintf(w, "    %s\n", firstLine(m.Detail))
+		}
+	}
+	keys := make([]string, 0, len(res.Counts))
+	for k := range res.Counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, res.Counts[k]))
+	}
+	shard := ""
+	if res.Shard != "" {
+		shard = " (shard " + res.Shard + ")"
+	}
+	fmt.Fprintf(w, "mutants%s: %s\n", shard, strings.Join(parts, ", "))
+	fmt.Fprintf(w, "scores: catalog %.1f%%, operator %.1f%% (threshold %.1f%%); suite %s %s\n",
+		res.CatalogScore, res.OperatorScore, res.Threshold, res.Suite.Pkg, res.Suite.Run)
+	fmt.Fprintf(w, "time: %.1fs wall, baseline run %d ms, mutant timeout %d ms, median %d ms per mutant\n",
+		float64(res.WallMs)/1000, res.BaselineMs, res.TimeoutMs, res.MedianMutantMs)
+	if g := res.Gremlins; g != nil {
+		fmt.Fprintf(w, "gremlins' own campaign: %.1fs wall, %d mutants tested, %.0f ms per mutant\n", float64(g.WallMs)/1000, g.Tested, g.PerMutantMs)
+		for _, d := range g.Disagreements {
+			fmt.Fprintf(w, "    %s\n", d)
+		}
+	}
+	fmt.Fprintf(w, "gate: %s (exit %d)\n", res.Gate, res.ExitCode)
+}
+
+func findRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod here or above")
+		}
+		dir = parent
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("CI") == ""
+}

@@ -1,0 +1,273 @@
+package mutants
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// command prepares a child process: in dir, with the runner's environment,
+// in its own process group that is killed as a whole when ctx ends.
+func (r *runner) command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = r.env
+	setGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+// overlayFile writes the overlay JSON of `go build -overlay` mapping each
+// root-relative path of files to a copy of its mutated bytes under dir.
+func (r *runner) overlayFile(dir string, files map[string][]byte) (string, error) {
+	replace := map[string]string{}
+	for rel, b := range files {
+		dst := filepath.Join(dir, "src", filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			return "", err
+		}
+		replace[filepath.Join(r.cfg.Root, filepath.FromSlash(rel))] = dst
+	}
+	j, err := json.Marshal(map[string]any{"Replace": replace})
+	if err != nil {
+		return "", err
+	}
+	ov := filepath.Join(dir, "overlay.json")
+	return ov, os.WriteFile(ov, j, 0o644)
+}
+
+// build compiles the suite's test binary to bin, through overlay when not
+// "". A compile error (or one of the vet checks `go test` runs) is returned
+// as errNotViable with the compiler's output.
+func (r *runner) build(ctx context.Context, overlay, bin string) error {
+	args := []string{"test", "-c", "-o", bin}
+	if overlay != "" {
+		args = append(args, "-overlay="+overlay)
+	}
+	args = append(args, r.suite.Pkg)
+	out, err := r.command(ctx, r.cfg.Root, "go", args...).CombinedOutput()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &notViable{what: "does not compile", out: r.cleanOutput(string(out))}
+	}
+	return nil
+}
+
+// vet runs `go vet` (its default analyzers, as `make vet` does) on the
+// packages of the overlaid files.
+func (r *runner) vet(ctx context.Context, overlay string, files map[string][]byte) error {
+	dirs := map[string]bool{}
+	for rel := range files {
+		dirs["./"+filepath.ToSlash(filepath.Dir(filepath.FromSlash(rel)))+"/"] = true
+	}
+	args := []string{"vet", "-overlay=" + overlay}
+	for d := range dirs {
+		args = append(args, d)
+	}
+	sort.Strings(args[2:])
+	out, err := r.command(ctx, r.cfg.Root, "go", args...).CombinedOutput()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &notViable{what: "fails vet", out: r.cleanOutput(string(out))}
+	}
+	return nil
+}
+
+// notViable is a mutant that does not compile or fails vet.
+type notViable struct{ what, out string }
+
+func (e *notViable) Error() string { return e.what + ":\n" + e.out }
+
+// runReport is what one run of the suite's test binary showed.
+type runReport struct {
+	exit     int           // the binary's exit code (0 pass, 1 fail, 2 panic or -test.timeout)
+	timedOut bool          // the runner's timeout fired, or the binary's own -test.timeout
+	failed   []string      // leaf tests that failed, in order of failure
+	passed   int           // tests (and subtests) that passed
+	output   string        // the first failure's output, trimmed
+	wall     time.Duration // wall time of the run
+}
+
+// runSuite runs the suite's test binary bin through test2json, in the suite
+// package's directory (as `go test` does), with the suite's -test.run
+// pattern and env added to its environment, killing it after timeout (0: no
+// limit). A kill by the parent ctx
+// returns ctx's error.
+func (r *runner) runSuite(ctx context.Context, bin string, timeout time.Duration, env ...string) (runReport, error) {
+	rctx, cancel := ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		rctx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	args := []string{"-t", "-p", r.suite.Pkg, bin, "-test.v=test2json", "-test.paniconexit0"}
+	if r.suite.Run != "" {
+		args = append(args, "-test.run", r.suite.Run)
+	}
+	if timeout > 0 {
+		// A backstop: the binary panics on its own if it ever outlives us.
+		args = append(args, "-test.timeout", (2*timeout + 10*time.Second).String())
+	}
+	cmd := r.command(rctx, r.suite.Dir, r.test2json, args...)
+	if len(env) > 0 {
+		cmd.Env = append(append([]string{}, cmd.Env...), env...)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return runReport{}, err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &limitWriter{w: &stderr, n: 8 << 10}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return runReport{}, err
+	}
+	rep := parseEvents(stdout)
+	err = cmd.Wait()
+	rep.wall = time.Since(start)
+	if ctx.Err() != nil {
+		return rep, ctx.Err()
+	}
+	if rctx.Err() != nil {
+		rep.timedOut = true
+		return rep, nil
+	}
+	rep.exit = exitCode(err)
+	if err != nil && rep.exit < 0 {
+		return rep, fmt.Errorf("test binary: %v: %s", err, stderr.String())
+	}
+	// The binary's own -test.timeout, or the sim's wall-clock watchdog
+	// (a world that hangs on the wall clock), is a timeout too.
+	if all := rep.output + stderr.String(); rep.exit != 0 && (strings.Contains(all, "panic: test timed out after") || strings.Contains(all, "wall-clock watchdog")) {
+		rep.timedOut = true
+	}
+	if rep.output == "" && rep.exit != 0 {
+		rep.output = tail(stderr.String(), 1500)
+	}
+	return rep, nil
+}
+
+// testEvent is one line of test2json output (cmd/test2json).
+type testEvent struct {
+	Action string
+	Test   string
+	Output string
+}
+
+// parseEvents reads test2json events: the tests that failed (only leaves: a
+// parent that failed because a subtest failed is dropped), how many passed,
+// and the output of the first test that failed.
+func parseEvents(rd io.Reader) runReport {
+	var rep runReport
+	var failed []string
+	outputs := map[string]*strings.Builder{}
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var ev testEvent
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		switch ev.Action {
+		case "output":
+			b := outputs[ev.Test]
+			if b == nil {
+				b = &strings.Builder{}
+				outputs[ev.Test] = b
+			}
+			if b.Len() < 16<<10 {
+				b.WriteString(ev.Output)
+			}
+		case "pass":
+			if ev.Test != "" {
+				rep.passed++
+			}
+			delete(outputs, ev.Test)
+		case "fail":
+			if ev.Test != "" {
+				failed = append(failed, ev.Test)
+			}
+		}
+	}
+	for _, t := range failed {
+		leaf := true
+		for _, u := range failed {
+			if strings.HasPrefix(u, t+"/") {
+				leaf = false
+				break
+			}
+		}
+		if leaf {
+			rep.failed = append(rep.failed, t)
+		}
+	}
+	if len(rep.failed) > 0 {
+		if b := outputs[rep.failed[0]]; b != nil {
+			rep.output = tail(b.String(), 1500)
+		}
+	} else if b := outputs[""]; b != nil {
+		rep.output = tail(b.String(), 1500)
+	}
+	return rep
+}
+
+// exitCode is the exit code of a finished command's error: 0 for nil, -1 if
+// the command did not exit normally (not started, killed by a signal).
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// cleanOutput shortens compiler output: temporary overlay paths become the
+// paths they stand for.
+func (r *runner) cleanOutput(s string) string {
+	s = r.srcRe.ReplaceAllString(s, "")
+	s = strings.ReplaceAll(s, r.tmp+string(filepath.Separator), "$TMP/")
+	return tail(s, 3000)
+}
+
+// tail keeps the last n bytes of s.
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// limitWriter keeps the first n bytes written to it.
+type limitWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.n -= k
+		_, _ = l.w.Write(p[:k])
+	}
+	return len(p), nil
+}

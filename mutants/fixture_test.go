@@ -1,0 +1,132 @@
+package mutants
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// fixtureConfig is a campaign on testdata/fixture: its own module, suite
+// ./calc/ (all tests), catalog testdata/fixture/catalog, no operators.
+func fixtureConfig(t *testing.T, mode string) Config {
+	t.Helper()
+	root, err := filepath.Abs("testdata/fixture")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{Root: root, SuitePkg: "./calc/", Target: "./calc/", CatalogDir: "catalog",
+		Equivalents: "none.yaml", GremlinsCfg: "none.yaml", NoOperators: true, Workers: 2,
+		TimeoutFloor: 3 * time.Second, Mode: mode}
+}
+
+func byID(res *Result) map[string]MutantResult {
+	out := map[string]MutantResult{}
+	for _, m := range res.Mutants {
+		out[m.ID] = m
+	}
+	return out
+}
+
+// TestClassification runs every status of the field through both build
+// modes: the same verdicts whether mutants share a schemata binary or are
+// built one by one.
+func TestClassification(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	want := map[string]string{
+		"sanity":           StatusKilled,
+		"add-subtracts":    StatusKilled,
+		"clamp-panics":     StatusKilled,
+		"limit-changes":    StatusKilled,
+		"label-changes":    StatusSurvived,
+		"does-not-compile": StatusNotViable,
+		"fails-vet":        StatusNotViable,
+		"sum-loops":        StatusTimedOut,
+		"source-moved":     StatusNoApply,
+	}
+	for _, mode := range []string{ModeSchemata, ModeOverlay} {
+		t.Run(mode, func(t *testing.T) {
+			res, err := Run(context.Background(), fixtureConfig(t, mode))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := byID(res)
+			for id, st := range want {
+				if got[id].Status != st {
+					t.Errorf("%s: status %q, want %q (detail %q)", id, got[id].Status, st, got[id].Detail)
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("%d mutants, want %d", len(got), len(want))
+			}
+			if kb := got["add-subtracts"].KilledBy; !slices.Equal(kb, []string{"TestAdd"}) {
+				t.Errorf("add-subtracts killed by %q, want [TestAdd]", kb)
+			}
+			if kb := got["limit-changes"].KilledBy; !slices.Equal(kb, []string{"TestClamp/v#01"}) {
+				t.Errorf("limit-changes killed by %q, want the leaf subtest only", kb)
+			}
+			if kb := got["clamp-panics"].KilledBy; !slices.Contains(kb, "TestClamp/v#01") {
+				t.Errorf("clamp-panics killed by %q, want TestClamp/v#01", kb)
+			}
+			if d := got["add-subtracts"].Diff; d == "" || got["add-subtracts"].Line != 12 {
+				t.Errorf("add-subtracts: line %d, diff %q", got["add-subtracts"].Line, d)
+			}
+			if res.ExitCode != ExitGateFailed {
+				t.Errorf("exit %d (%s), want %d", res.ExitCode, res.Gate, ExitGateFailed)
+			}
+			if mode == ModeSchemata && res.SchemataMs == 0 {
+				t.Error("schemata mode built no schemata binary")
+			}
+		})
+	}
+}
+
+// TestBaselineFails: a suite that fails unmutated stops the campaign.
+func TestBaselineFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	cfg := fixtureConfig(t, ModeSchemata)
+	cfg.SuiteRun = "^TestNone$"
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != ExitUntrusted || len(res.Mutants) != 0 {
+		t.Fatalf("exit %d, gate %q, %d mutants; want %d and none run", res.ExitCode, res.Gate, len(res.Mutants), ExitUntrusted)
+	}
+}
+
+// TestIncrementalCache: a second run with the same inputs reuses every
+// verdict except the timed-out one, and gives the same statuses.
+func TestIncrementalCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	cfg := fixtureConfig(t, ModeSchemata)
+	cfg.CacheFile = filepath.Join(t.TempDir(), "cache.json")
+	cfg.Only = mustRegexp(t, "add-subtracts|label-changes|does-not-compile")
+	first, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := byID(first), byID(second)
+	for id, m := range b {
+		if !m.Cached {
+			t.Errorf("%s was run again, want its cached verdict", id)
+		}
+		if a[id].Cached {
+			t.Errorf("%s cached on the first run", id)
+		}
+		if m.Status != a[id].Status || !slices.Equal(m.KilledBy, a[id].KilledBy) {
+			t.Errorf("%s: %s %v, first run %s %v", id, m.Status, m.KilledBy, a[id].Status, a[id].KilledBy)
+		}
+	}
+}

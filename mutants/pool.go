@@ -1,0 +1,278 @@
+package mutants
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// runAll runs the mutants in cfg.Workers workers. The sanity mutant is
+// first in the queue; once it is known not to be killed, nothing more is
+// started (nothing a campaign finds is worth anything then) and the mutants
+// not run are left without a status. Mutants with the same cache key
+// (gremlins lists some token swaps under two types) run once and share the
+// verdict; cached verdicts are reused without building anything.
+func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
+	prog := newProgress(r.cfg.Progress, r.cfg.TTY, len(muts))
+	defer prog.finish()
+	groups := map[string][]*mutant{}
+	var queue, cached []*mutant
+	for _, m := range muts {
+		if m.res.Status != "" { // decided at collection (no-longer-applies, not materializable)
+			prog.done(m.res)
+			continue
+		}
+		if g, ok := groups[m.key]; ok {
+			groups[m.key] = append(g, m)
+			continue
+		}
+		groups[m.key] = []*mutant{m}
+		if r.cache != nil {
+			if v, ok := r.cache.Get(m.key); ok {
+				m.res.Status, m.res.KilledBy, m.res.Detail, m.res.DurationMs, m.res.Cached = v.Status, v.KilledBy, v.Detail, v.DurationMs, true
+				cached = append(cached, m)
+				continue
+			}
+		}
+		queue = append(queue, m)
+	}
+	finish := func(m *mutant) {
+		for _, o := range groups[m.key][1:] {
+			o.res.Status, o.res.KilledBy, o.res.Cached = m.res.Status, m.res.KilledBy, m.res.Cached
+			o.res.Detail = "the same mutated source as " + m.res.ID
+			r.equivalence(o)
+			prog.done(o.res)
+		}
+		r.equivalence(m)
+		prog.done(m.res)
+	}
+	for _, m := range cached {
+		finish(m)
+	}
+	queue, err := r.prepare(ctx, queue, finish)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	feed, stopFeed := context.WithCancel(ctx)
+	defer stopFeed()
+	jobs := make(chan *mutant)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for w := 0; w < r.cfg.Workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			dir := filepath.Join(r.tmp, fmt.Sprintf("w%d", w))
+			for m := range jobs {
+				err := r.runOne(ctx, dir, m)
+				mu.Lock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = err
+					}
+					m.res.Status = ""
+					mu.Unlock()
+					cancel()
+					continue
+				}
+				if r.cache != nil && m.res.Status != StatusTimedOut {
+					r.cache.Put(m.key, m.res)
+				}
+				finish(m)
+				mu.Unlock()
+				if m.res.Source == SourceSanity && m.res.Status != StatusKilled {
+					stopFeed()
+				}
+			}
+		}(w)
+	}
+	go func() {
+		defer close(jobs)
+		for _, m := range queue {
+			select {
+			case jobs <- m:
+			case <-feed.Done():
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err() // the parent's cancellation (our own cancel only follows firstErr)
+	}
+	return firstErr
+}
+
+// prepare type-checks the queued mutants in process (those that do not
+// type-check are not viable and need no build) and, in schemata mode, builds
+// the schemata binary of the rest and checks that it passes with no mutant
+// switched on. It returns the mutants still to run.
+func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*mutant)) ([]*mutant, error) {
+	tc, err := r.newTypeChecker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rest []*mutant
+	for _, m := range queue {
+		if tc.covers(m.files) {
+			start := time.Now()
+			if err := tc.check(r.cfg.Root, m.files); err != nil {
+				m.res.Status = StatusNotViable
+				m.res.Detail = "does not type-check:\n" + err.Error()
+				m.res.DurationMs = time.Since(start).Milliseconds()
+				if r.cache != nil {
+					r.cache.Put(m.key, m.res)
+				}
+				finish(m)
+				continue
+			}
+		}
+		rest = append(rest, m)
+	}
+	if r.cfg.Mode != ModeSchemata || len(rest) == 0 {
+		return rest, nil
+	}
+	start := time.Now()
+	files, nums, err := schemata(rest, func(p string) ([]byte, error) { return os.ReadFile(r.cfg.abs(p)) })
+	if err != nil {
+		return nil, err
+	}
+	if len(nums) == 0 {
+		return rest, nil
+	}
+	dir := filepath.Join(r.tmp, "schemata")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	ov, err := r.overlayFile(dir, files)
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(dir, "suite.test")
+	err = r.build(ctx, ov, bin)
+	var nv *notViable
+	if errors.As(err, &nv) {
+		r.notes = append(r.notes, "the schemata binary did not build; every mutant was built on its own: "+firstLine(r.srcRe.ReplaceAllString(nv.out, "")))
+		return rest, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rep, err := r.runSuite(ctx, bin, r.timeout)
+	if err != nil {
+		return nil, err
+	}
+	if rep.exit != 0 || rep.timedOut {
+		r.notes = append(r.notes, "the schemata binary failed with no mutant switched on; every mutant was built on its own")
+		return rest, nil
+	}
+	r.schemaBin = bin
+	r.schemaMs = time.Since(start).Milliseconds()
+	for i, m := range rest {
+		m.switchN = nums[i]
+	}
+	return rest, nil
+}
+
+// equivalence turns a survivor listed in the equivalents into StatusEquivalent.
+func (r *runner) equivalence(m *mutant) {
+	if m.equiv == nil {
+		return
+	}
+	switch m.res.Status {
+	case StatusSurvived:
+		m.res.Status = StatusEquivalent
+		m.res.Detail = "equivalent: " + m.equiv.Reason
+	case StatusKilled:
+		m.res.Detail = strings.TrimSpace(m.res.Detail + " (listed as equivalent in " + r.cfg.Equivalents + " but killed: remove the entry)")
+	}
+}
+
+// runOne runs one mutant in the worker directory dir — from the schemata
+// binary when it has a switch there, else built on its own through an
+// overlay — and sets its status, killedBy, detail and duration. A mutant
+// that is not killed is also vetted (go vet's default analyzers, as `make
+// vet` runs them): one that fails vet is not viable rather than a survivor.
+// (`go test -c` itself already runs go test's vet checks.) The error is the
+// runner's own failure (or ctx's).
+func (r *runner) runOne(ctx context.Context, dir string, m *mutant) error {
+	start := time.Now()
+	defer func() { m.res.DurationMs += time.Since(start).Milliseconds() }()
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ov, err := r.overlayFile(dir, m.files)
+	if err != nil {
+		return err
+	}
+	bin, env := r.schemaBin, []string{fmt.Sprintf("%s=%d", schemaEnv, m.switchN)}
+	if m.switchN == 0 {
+		bin, env = filepath.Join(dir, "suite.test"), nil
+		err = r.build(ctx, ov, bin)
+		var nv *notViable
+		if errors.As(err, &nv) {
+			m.res.Status = StatusNotViable
+			m.res.Detail = r.srcRe.ReplaceAllString(nv.Error(), "")
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	rep, err := r.runSuite(ctx, bin, r.timeout, env...)
+	if err != nil {
+		return err
+	}
+	classify(&m.res, rep, r.timeout)
+	if m.res.Status != StatusKilled && !r.cfg.NoVet {
+		err := r.vet(ctx, ov, m.files)
+		var nv *notViable
+		if errors.As(err, &nv) {
+			m.res.Status = StatusNotViable
+			m.res.KilledBy = nil
+			m.res.Detail = r.srcRe.ReplaceAllString(nv.Error(), "")
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// classify sets a mutant's status from one run of the suite: timed out
+// (the runner's timeout, or the binary's own -test.timeout panic), survived
+// (exit 0), or killed (any failure: exit 1 for failed tests, 2 for a panic),
+// with the leaf tests that failed as killedBy.
+func classify(res *MutantResult, rep runReport, timeout time.Duration) {
+	switch {
+	case rep.timedOut:
+		res.Status = StatusTimedOut
+		res.Detail = fmt.Sprintf("the suite ran past its timeout of %v", timeout)
+		res.KilledBy = nil
+	case rep.exit == 0:
+		res.Status = StatusSurvived
+	default:
+		res.Status = StatusKilled
+		res.KilledBy = rep.failed
+		if len(rep.failed) == 0 {
+			res.Detail = fmt.Sprintf("the test binary exited %d outside any test", rep.exit)
+		} else if rep.exit == 2 {
+			res.Detail = "the suite panicked"
+		}
+		if rep.output != "" {
+			res.Detail = strings.TrimSpace(res.Detail + "\n" + tail(rep.output, 600))
+		}
+	}
+}

@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package mutants
+
+import "syscall"
+
+// setDeathSignal is a no-op where the kernel has no parent-death signal.
+func setDeathSignal(*syscall.SysProcAttr) {}

@@ -1,0 +1,709 @@
+package mutants
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config is one mutation campaign. Paths are relative to Root unless
+// absolute; package patterns are "./dir/" relative to Root.
+type Config struct {
+	Root     string // module root (the directory of go.mod); required
+	SuitePkg string // the kill suite's package, default "./scenarios/"
+	SuiteRun string // its -test.run pattern, default "^TestTable$"
+	// Target is the package under mutation: the one gremlins enumerates
+	// operator mutants in. Default "./waittool/".
+	Target      string
+	CatalogDir  string // default "mutants/catalog"
+	Equivalents string // default "mutants/equivalent.yaml"
+	GremlinsCfg string // default ".gremlins.yaml": the operator-score threshold
+	Workers     int    // parallel mutants, default runtime.NumCPU()
+	Shard       Shard  // the zero Shard is the whole campaign
+	DiffRef     string // when set, only mutants on lines changed since this git ref
+	CacheFile   string // incremental cache; "" disables it
+	// TimeoutFactor and TimeoutFloor set a mutant's test-run timeout:
+	// max(TimeoutFloor, TimeoutFactor × the baseline run's wall time). Build
+	// time is never counted. Defaults 10 and 5 s.
+	TimeoutFactor float64
+	TimeoutFloor  time.Duration
+	NoCatalog     bool           // skip the semantic catalog
+	NoOperators   bool           // skip gremlins' operator mutants
+	NoVet         bool           // skip the go vet viability check
+	Only          *regexp.Regexp // when set, only mutants whose id matches
+	// MeasureGremlins also runs gremlins' own campaign on Target after the
+	// gate's, for the per-mutant comparison in Result.Gremlins.
+	MeasureGremlins bool
+	// Progress receives progress lines (nil: none); TTY makes it one line
+	// rewritten in place with done/total and ETA.
+	Progress io.Writer
+	TTY      bool
+	// Mode is ModeSchemata (default) or ModeOverlay.
+	Mode string
+}
+
+// Build modes. In ModeOverlay every mutant's test binary is built on its
+// own through `go test -c -overlay`. In ModeSchemata (the default) the
+// mutants whose changes lie inside function bodies share one test binary,
+// each behind a switch (see schemata.go), and only the others are built on
+// their own; verdicts are the same, the cost far lower.
+const (
+	ModeSchemata = "schemata"
+	ModeOverlay  = "overlay"
+)
+
+// Suite is the kill suite a campaign runs: a package, its directory and a
+// -test.run pattern. Note says why it differs from the configured one.
+type Suite struct {
+	Pkg  string `json:"pkg"`
+	Run  string `json:"run"`
+	Dir  string `json:"-"`
+	Note string `json:"note,omitempty"`
+}
+
+func (c *Config) defaults() {
+	if c.SuitePkg == "" {
+		c.SuitePkg = "./scenarios/"
+		if c.SuiteRun == "" {
+			c.SuiteRun = "^TestTable$"
+		}
+	}
+	if c.Target == "" {
+		c.Target = "./waittool/"
+	}
+	if c.CatalogDir == "" {
+		c.CatalogDir = "mutants/catalog"
+	}
+	if c.Equivalents == "" {
+		c.Equivalents = "mutants/equivalent.yaml"
+	}
+	if c.GremlinsCfg == "" {
+		c.GremlinsCfg = ".gremlins.yaml"
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.NumCPU()
+	}
+	if c.TimeoutFactor <= 0 {
+		c.TimeoutFactor = 10
+	}
+	if c.TimeoutFloor <= 0 {
+		c.TimeoutFloor = 5 * time.Second
+	}
+	if c.Mode == "" {
+		c.Mode = ModeSchemata
+	}
+}
+
+func (c *Config) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.Root, filepath.FromSlash(p))
+}
+
+// runner is one campaign in progress.
+type runner struct {
+	cfg       Config
+	tmp       string // private temporary directory, removed at the end
+	env       []string
+	goflags   string
+	test2json string
+	suite     Suite
+	timeout   time.Duration
+	inputs    map[string]string // root-relative path → sha256 of the suite's inputs
+	salt      string            // go version, platform, suite: part of every cache key
+	cache     *Cache
+	srcRe     *regexp.Regexp
+	schemaBin string   // the schemata test binary, when built
+	schemaMs  int64    // wall ms to build and check it
+	notes     []string // notes gathered while running
+}
+
+// mutant is one mutant to run, with its overlay (root-relative path →
+// mutated bytes) and its cache key.
+type mutant struct {
+	res     MutantResult
+	files   map[string][]byte
+	lines   []int // lines of res.File it touches, for --diff
+	key     string
+	equiv   *Equivalent
+	catPath string
+	switchN int // its switch in the schemata binary; 0: built on its own
+}
+
+// ErrUsage wraps configuration errors (exit code ExitUsage).
+var ErrUsage = errors.New("usage")
+
+// Run runs one campaign: baseline, sanity mutant, then every selected
+// catalog and operator mutant through `go test -overlay`, in cfg.Workers
+// parallel workers. It never writes the module's tree: mutated files, test
+// binaries and gremlins' copies live in a private temporary directory that
+// is removed on return, also when ctx is cancelled (an interrupt). The
+// Result carries the gate's verdict and exit code (see Evaluate); the error
+// is for failures of the runner itself (ctx's error on interrupt).
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg.defaults()
+	start := time.Now()
+	tmp, err := os.MkdirTemp("", "waitsim-mutate-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	r := &runner{cfg: cfg, tmp: tmp}
+	r.srcRe = regexp.MustCompile(regexp.QuoteMeta(tmp+string(filepath.Separator)) + `w\d+` + regexp.QuoteMeta(string(filepath.Separator)) + `src` + regexp.QuoteMeta(string(filepath.Separator)))
+	if err := r.setup(ctx); err != nil {
+		return nil, err
+	}
+	res := &Result{Version: ResultVersion, Suite: r.suite, Shard: cfg.Shard.String(), Commit: r.commit(ctx)}
+	if r.suite.Note != "" {
+		res.Notes = append(res.Notes, r.suite.Note)
+	}
+	th, err := LoadThresholds(cfg.abs(cfg.GremlinsCfg))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	res.Threshold = th.OperatorScore
+
+	// Phase 1, concurrently: the baseline, gremlins' enumeration, the hash
+	// of the suite's inputs.
+	var wg sync.WaitGroup
+	var baseErr, enumErr, inErr error
+	var base runReport
+	var sites []OperatorSite
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		base, baseErr = r.baseline(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		if !cfg.NoOperators {
+			var b []byte
+			b, _, _, enumErr = r.runGremlins(ctx, true)
+			if enumErr == nil {
+				sites, _, enumErr = ParseGremlinsOutput(b, cfg.Target)
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		inErr = r.hashInputs(ctx)
+	}()
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	res.BaselineMs = base.wall.Milliseconds()
+	if baseErr != nil {
+		var nv *notViable
+		if errors.As(baseErr, &nv) {
+			res.Gate = "baseline failed: the unmutated suite " + nv.what
+			res.Notes = append(res.Notes, nv.out)
+			res.ExitCode = ExitUntrusted
+			res.WallMs = time.Since(start).Milliseconds()
+			return res, nil
+		}
+		return nil, baseErr
+	}
+	if msg := baselineProblem(base); msg != "" {
+		res.Gate = "baseline failed: " + msg
+		if base.output != "" {
+			res.Notes = append(res.Notes, base.output)
+		}
+		res.ExitCode = ExitUntrusted
+		res.WallMs = time.Since(start).Milliseconds()
+		return res, nil
+	}
+	if enumErr != nil {
+		return nil, fmt.Errorf("gremlins enumeration: %w", enumErr)
+	}
+	if inErr != nil {
+		return nil, inErr
+	}
+	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.wall)*cfg.TimeoutFactor))
+	res.TimeoutMs = r.timeout.Milliseconds()
+
+	// Phase 2: the mutants.
+	muts, notes, err := r.collect(ctx, sites)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = append(res.Notes, notes...)
+	if cfg.CacheFile != "" {
+		r.cache = LoadCache(cfg.abs(cfg.CacheFile))
+	}
+	if err := r.runAll(ctx, muts); err != nil {
+		return nil, err
+	}
+	notRun := 0
+	for _, m := range muts {
+		if m.res.Status == "" && m.res.Source != SourceSanity {
+			notRun++
+			continue
+		}
+		res.Mutants = append(res.Mutants, m.res)
+	}
+	res.Notes = append(res.Notes, r.notes...)
+	res.SchemataMs = r.schemaMs
+	if notRun > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d mutant(s) not run: the sanity mutant was not killed", notRun))
+	}
+	if r.cache != nil {
+		if err := r.cache.Save(); err != nil {
+			res.Notes = append(res.Notes, "cache not saved: "+err.Error())
+		}
+	}
+	before := r.inputs
+	if err := r.hashInputs(ctx); err != nil {
+		return nil, err
+	}
+	if changed := changedInputs(before, r.inputs); len(changed) > 0 {
+		return nil, fmt.Errorf("the suite's inputs changed during the run (%s): its verdicts may mix two versions of the code; run again", strings.Join(first(changed, 5), ", "))
+	}
+	res.WallMs = time.Since(start).Milliseconds()
+	if cfg.MeasureGremlins && !cfg.NoOperators {
+		g, err := r.measureGremlins(ctx, res)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			res.Notes = append(res.Notes, "gremlins measurement failed: "+err.Error())
+		}
+		res.Gremlins = g
+	}
+	Evaluate(res)
+	return res, nil
+}
+
+// setup finds the go command's settings, test2json and the suite.
+func (r *runner) setup(ctx context.Context) error {
+	gotmp := filepath.Join(r.tmp, "gotmp")
+	if err := os.MkdirAll(gotmp, 0o755); err != nil {
+		return err
+	}
+	r.env = append(os.Environ(), "GOTMPDIR="+gotmp, "GOWORK=off")
+	out, err := r.command(ctx, r.cfg.Root, "go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS").Output()
+	if err != nil {
+		return fmt.Errorf("go env: %w", err)
+	}
+	env := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	for len(env) < 4 {
+		env = append(env, "")
+	}
+	r.goflags = env[3]
+	out, err = r.command(ctx, r.cfg.Root, "go", "tool", "-n", "test2json").Output()
+	if err != nil {
+		return fmt.Errorf("go tool -n test2json: %w", err)
+	}
+	r.test2json = strings.TrimSpace(string(out))
+	s, err := ResolveSuite(r.cfg.Root, r.cfg.SuitePkg, r.cfg.SuiteRun)
+	if err != nil {
+		return err
+	}
+	r.suite = s
+	r.salt = strings.Join([]string{"waitsim-mutants-v1", env[0], env[1], env[2], env[3], s.Pkg, s.Run, fmt.Sprint(!r.cfg.NoVet)}, "\x00")
+	return nil
+}
+
+// ResolveSuite turns the configured suite into a runnable one: when pkg is
+// the default "./scenarios/" and that directory has no test files yet, it
+// falls back to "./waittool/" (all its tests) and says so in Note.
+func ResolveSuite(root, pkg, run string) (Suite, error) {
+	dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(pkg, "./")))
+	if hasTests(dir) {
+		return Suite{Pkg: pkg, Run: run, Dir: dir}, nil
+	}
+	if path := filepath.ToSlash(filepath.Clean(strings.TrimPrefix(pkg, "./"))); path == "scenarios" {
+		fb := filepath.Join(root, "waittool")
+		if hasTests(fb) {
+			return Suite{Pkg: "./waittool/", Dir: fb,
+				Note: "suite: ./scenarios/ has no test files yet; falling back to the Go tests of ./waittool/"}, nil
+		}
+	}
+	return Suite{}, fmt.Errorf("%w: suite %s has no test files", ErrUsage, pkg)
+}
+
+func hasTests(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	return len(m) > 0
+}
+
+// baseline builds and runs the unmutated suite.
+func (r *runner) baseline(ctx context.Context) (runReport, error) {
+	dir := filepath.Join(r.tmp, "baseline")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return runReport{}, err
+	}
+	bin := filepath.Join(dir, "suite.test")
+	if err := r.build(ctx, "", bin); err != nil {
+		return runReport{}, err
+	}
+	return r.runSuite(ctx, bin, 0)
+}
+
+// baselineProblem says why a baseline run cannot serve, or "".
+func baselineProblem(b runReport) string {
+	switch {
+	case b.exit != 0 && len(b.failed) > 0:
+		return fmt.Sprintf("the unmutated suite fails (%s); fix the suite or the code before mutating", strings.Join(first(b.failed, 5), ", "))
+	case b.exit != 0:
+		return fmt.Sprintf("the unmutated suite's test binary exited %d", b.exit)
+	case b.passed == 0:
+		return "the suite ran no test (check -run)"
+	}
+	return ""
+}
+
+func first(xs []string, n int) []string {
+	if len(xs) > n {
+		return append(append([]string{}, xs[:n]...), fmt.Sprintf("… %d more", len(xs)-n))
+	}
+	return xs
+}
+
+// commit is the HEAD commit, or "" outside git (read-only).
+func (r *runner) commit(ctx context.Context) string {
+	out, err := r.command(ctx, r.cfg.Root, "git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// collect builds the list of mutants: the sanity mutant first, then the
+// catalog and the operator sites, filtered by Only, the shard and --diff.
+func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, []string, error) {
+	var notes []string
+	var muts []*mutant
+	read := map[string][]byte{}
+	source := func(rel string) ([]byte, error) {
+		if b, ok := read[rel]; ok {
+			return b, nil
+		}
+		b, err := os.ReadFile(r.cfg.abs(rel))
+		if err == nil {
+			read[rel] = b
+		}
+		return b, err
+	}
+	if !r.cfg.NoCatalog {
+		cat, err := LoadCatalog(r.cfg.Root, r.cfg.CatalogDir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
+		}
+		for _, e := range cat {
+			m := &mutant{res: MutantResult{ID: e.ID, Source: SourceCatalog, Intent: e.Intent, File: e.File}, catPath: e.Path}
+			src, err := source(e.File)
+			if err != nil {
+				m.res.Status = StatusNoApply
+				m.res.Detail = fmt.Sprintf("catalog mutant %s (%s): target file %s: %v", e.ID, e.Path, e.File, err)
+				muts = append(muts, m)
+				continue
+			}
+			out, ap, err := ApplyPatch(src, e.Patch)
+			if err != nil {
+				m.res.Status = StatusNoApply
+				m.res.Detail = fmt.Sprintf("catalog mutant %s (%s) no longer applies to %s: %v", e.ID, e.Path, e.File, err)
+				m.res.Diff = e.Patch
+				muts = append(muts, m)
+				continue
+			}
+			m.files = map[string][]byte{e.File: out}
+			m.lines = ap.Lines
+			if len(ap.Lines) > 0 {
+				m.res.Line = ap.Lines[0]
+			}
+			if ap.Offset != 0 {
+				m.res.Detail = fmt.Sprintf("patch applied at offset %+d lines", ap.Offset)
+			}
+			m.res.Diff = UnifiedDiff(e.File, src, out)
+			muts = append(muts, m)
+		}
+	}
+	if !r.cfg.NoOperators {
+		eq, err := LoadEquivalents(r.cfg.abs(r.cfg.Equivalents))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+		for _, s := range sites {
+			id := s.ID()
+			m := &mutant{res: MutantResult{ID: id, Source: SourceGremlins, File: s.File, Line: s.Line}, lines: []int{s.Line}}
+			src, err := source(s.File)
+			if err == nil {
+				var out []byte
+				var desc string
+				out, desc, err = MutateOperator(s.File, src, s.Line, s.Col, s.Type)
+				if err == nil {
+					m.files = map[string][]byte{s.File: out}
+					m.res.Intent = fmt.Sprintf("%s: %s", strings.ToLower(strings.ReplaceAll(s.Type, "_", " ")), desc)
+					m.res.Diff = UnifiedDiff(s.File, src, out)
+				}
+			}
+			if err != nil {
+				m.res.Status = StatusNotViable
+				m.res.Detail = "cannot materialize gremlins' mutant: " + err.Error()
+			}
+			if e, ok := eq[id]; ok {
+				if line := sourceLine(src, s.Line); line == strings.TrimSpace(e.Source) {
+					m.equiv = &e
+				} else {
+					notes = append(notes, fmt.Sprintf("%s: stale equivalent entry (line %d now reads %q, the entry was judged on %q); running it", id, s.Line, line, e.Source))
+				}
+			}
+			muts = append(muts, m)
+		}
+		for id := range eq {
+			if !hasID(muts, id) {
+				notes = append(notes, fmt.Sprintf("%s: equivalent entry matches no operator mutant any more; remove it", id))
+			}
+		}
+	}
+	sort.SliceStable(muts, func(i, j int) bool { return muts[i].res.ID < muts[j].res.ID })
+	muts, err := r.filter(ctx, muts)
+	if err != nil {
+		return nil, nil, err
+	}
+	san, err := r.sanity()
+	if err != nil {
+		return nil, nil, err
+	}
+	muts = append([]*mutant{san}, muts...)
+	for _, m := range muts {
+		if m.files != nil {
+			m.key = r.key(m.files)
+		}
+	}
+	sort.Strings(notes)
+	return muts, notes, nil
+}
+
+func hasID(muts []*mutant, id string) bool {
+	for _, m := range muts {
+		if m.res.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func sourceLine(src []byte, line int) string {
+	ls := splitLines(src)
+	if line < 1 || line > len(ls) {
+		return ""
+	}
+	return strings.TrimSpace(ls[line-1])
+}
+
+// filter applies Only, --diff and the shard, in that order.
+func (r *runner) filter(ctx context.Context, muts []*mutant) ([]*mutant, error) {
+	keep := muts[:0:0]
+	for _, m := range muts {
+		if r.cfg.Only == nil || r.cfg.Only.MatchString(m.res.ID) {
+			keep = append(keep, m)
+		}
+	}
+	if r.cfg.DiffRef != "" {
+		ch, err := ChangedLines(ctx, r.cfg.Root, r.cfg.DiffRef)
+		if err != nil {
+			return nil, err
+		}
+		sel := keep[:0:0]
+		for _, m := range keep {
+			if ch.Touches(m.res.File, m.lines) || (m.catPath != "" && ch.Touches(m.catPath, nil)) {
+				sel = append(sel, m)
+			}
+		}
+		keep = sel
+	}
+	if r.cfg.Shard.N > 1 {
+		sel := keep[:0:0]
+		for i, m := range keep {
+			if r.cfg.Shard.Has(i) {
+				sel = append(sel, m)
+			}
+		}
+		keep = sel
+	}
+	return keep, nil
+}
+
+// sanity builds the sanity mutant: every function of the target package's
+// non-test files starts with `if true { panic(...) }`. It compiles and
+// passes vet, and every test that reaches the package fails, so it must be
+// killed: the proof that the overlay reaches the suite (issue 5).
+func (r *runner) sanity() (*mutant, error) {
+	dir := r.cfg.abs(strings.TrimPrefix(r.cfg.Target, "./"))
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	m := &mutant{res: MutantResult{ID: "sanity", Source: SourceSanity,
+		Intent: "every function of " + r.cfg.Target + " panics: the suite must fail, or the overlay does not reach it"}, files: map[string][]byte{}}
+	var diffs []string
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		out, err := panicEverywhere(name, src)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(out, src) {
+			continue
+		}
+		rel := relTo(r.cfg.Root, name)
+		m.files[rel] = out
+		if m.res.File == "" {
+			m.res.File = rel
+		}
+		diffs = append(diffs, UnifiedDiff(rel, src, out))
+	}
+	if len(m.files) == 0 {
+		return nil, fmt.Errorf("%w: target %s has no function to break", ErrUsage, r.cfg.Target)
+	}
+	m.res.Diff = strings.Join(diffs, "")
+	return m, nil
+}
+
+// panicEverywhere inserts a panic at the start of every function body of src.
+func panicEverywhere(name string, src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	var offs []int
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+			offs = append(offs, fset.Position(fd.Body.Lbrace).Offset+1)
+		}
+	}
+	const stmt = ` if true { panic("waitsim: sanity mutant") };`
+	out := make([]byte, 0, len(src)+len(offs)*len(stmt))
+	prev := 0
+	for _, o := range offs {
+		out = append(out, src[prev:o]...)
+		out = append(out, stmt...)
+		prev = o
+	}
+	return append(out, src[prev:]...), nil
+}
+
+// key is a mutant's cache key: the salt, the hash of every input of the
+// suite except the overlaid files, and the overlaid files' mutated bytes.
+func (r *runner) key(files map[string][]byte) string {
+	h := sha256.New()
+	h.Write([]byte(r.salt))
+	paths := make([]string, 0, len(r.inputs))
+	for p := range r.inputs {
+		if _, over := files[p]; !over {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fmt.Fprintf(h, "\x00in %s %s", p, r.inputs[p])
+	}
+	over := make([]string, 0, len(files))
+	for p := range files {
+		over = append(over, p)
+	}
+	sort.Strings(over)
+	for _, p := range over {
+		s := sha256.Sum256(files[p])
+		fmt.Fprintf(h, "\x00mut %s %x", p, s)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// hashInputs hashes every file the suite's verdict can depend on: go.mod,
+// go.sum, and every file under the directories of the module's own
+// packages that the suite's test binary imports (so data files such as the
+// scenario YAML count too).
+func (r *runner) hashInputs(ctx context.Context) error {
+	out, err := r.command(ctx, r.cfg.Root, "go", "list", "-deps", "-test",
+		"-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", r.suite.Pkg).Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("go list %s: %v", r.suite.Pkg, err)
+	}
+	r.inputs = map[string]string{}
+	add := func(p string) error {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		s := sha256.Sum256(b)
+		r.inputs[relTo(r.cfg.Root, p)] = hex.EncodeToString(s[:])
+		return nil
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if err := add(filepath.Join(r.cfg.Root, f)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	seen := map[string]bool{}
+	for _, dir := range strings.Fields(string(out)) {
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "out") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				return add(p)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// changedInputs lists the paths whose hashes differ between two input sets.
+func changedInputs(a, b map[string]string) []string {
+	var out []string
+	for p, h := range a {
+		if b[p] != h {
+			out = append(out, p)
+		}
+	}
+	for p := range b {
+		if _, ok := a[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

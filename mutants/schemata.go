@@ -1,0 +1,321 @@
+package mutants
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Mutant schemata. Building one test binary per mutant costs seconds (the
+// binary links the MCP SDK), running it a fraction of one. So mutants whose
+// changes lie inside function bodies are compiled together into ONE test
+// binary, each behind a switch read from the environment: every changed
+// function F gets, at the start of its body, on the same line,
+//
+//	switch waitsimMutant { case 7: return F__wsm7(args…) }
+//
+// and the mutated copy of F, renamed F__wsm7, is appended to the same file
+// (so it sees the same imports). Running the binary with WAITSIM_MUTANT=7
+// runs mutant 7; without it, the original code. Mutants that change
+// anything else (a constant, a declaration, an import, a signature), or
+// whose function calls recover() directly, are built on their own through
+// an overlay. The switch adds nothing to a mutant's behaviour but one
+// integer comparison per call.
+
+// schemaEnv is the environment variable that selects a mutant of a schemata
+// binary; SwitchVar is the package variable it sets.
+const (
+	schemaEnv  = "WAITSIM_MUTANT"
+	switchVar  = "waitsimMutant"
+	copySuffix = "__wsm"
+)
+
+// funcEdit is one function changed by a mutant: its index among the file's
+// top-level declarations and the mutated declaration's text (from the func
+// keyword to the closing brace).
+type funcEdit struct {
+	decl    int
+	mutated string
+}
+
+// funcEdits returns the functions that mutated changes in orig, when those
+// changes are confined to function bodies: same declarations in the same
+// order, same text outside the changed functions, same signatures, and no
+// direct recover() in a changed function. ok is false otherwise.
+func funcEdits(orig, mutated []byte) (edits []funcEdit, ok bool) {
+	fo, err1 := parser.ParseFile(token.NewFileSet(), "o.go", orig, parser.SkipObjectResolution)
+	fm, err2 := parser.ParseFile(token.NewFileSet(), "m.go", mutated, parser.SkipObjectResolution)
+	if err1 != nil || err2 != nil || len(fo.Decls) != len(fm.Decls) {
+		return nil, false
+	}
+	off := func(f *ast.File, p token.Pos) int { return int(p - f.FileStart) }
+	var rebuilt bytes.Buffer
+	prev := 0
+	for i := range fo.Decls {
+		do, okO := fo.Decls[i].(*ast.FuncDecl)
+		dm, okM := fm.Decls[i].(*ast.FuncDecl)
+		if !okO || !okM {
+			continue
+		}
+		so, eo := off(fo, do.Pos()), off(fo, do.End())
+		sm, em := off(fm, dm.Pos()), off(fm, dm.End())
+		if string(orig[so:eo]) == string(mutated[sm:em]) {
+			continue
+		}
+		if do.Body == nil || dm.Body == nil || do.Name.Name != dm.Name.Name ||
+			string(orig[so:off(fo, do.Body.Lbrace)]) != string(mutated[sm:off(fm, dm.Body.Lbrace)]) ||
+			callsRecover(dm.Body) {
+			return nil, false
+		}
+		edits = append(edits, funcEdit{decl: i, mutated: string(mutated[sm:em])})
+		rebuilt.Write(mutated[prev:sm])
+		rebuilt.Write(orig[so:eo])
+		prev = em
+	}
+	rebuilt.Write(mutated[prev:])
+	if len(edits) == 0 || !bytes.Equal(rebuilt.Bytes(), orig) {
+		return nil, false
+	}
+	return edits, true
+}
+
+// callsRecover reports whether body calls recover() outside function
+// literals: such a call only works when made directly by a deferred
+// function, which the switch would break.
+func callsRecover(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "recover" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// schemaMutant is one mutant of a schemata file: its switch number and its
+// edits of the file.
+type schemaMutant struct {
+	n     int
+	edits []funcEdit
+}
+
+// schemataFile returns orig with the switch prologue in every function some
+// mutant changes and the mutated copies appended. Parameters and receivers
+// that are unnamed or blank are named (_wsp0, _wsr) so that the prologue can
+// pass them on; nothing else of orig moves, so line numbers stay.
+func schemataFile(orig []byte, muts []schemaMutant) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "o.go", orig, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	off := func(p token.Pos) int { return int(p - f.FileStart) }
+	type splice struct {
+		at, end int
+		text    string
+	}
+	var splices []splice
+	byDecl := map[int][]int{} // decl index → switch numbers, in order
+	var copies strings.Builder
+	for _, m := range muts {
+		for _, e := range m.edits {
+			fd, ok := f.Decls[e.decl].(*ast.FuncDecl)
+			if !ok {
+				return nil, fmt.Errorf("declaration %d is not a function", e.decl)
+			}
+			byDecl[e.decl] = append(byDecl[e.decl], m.n)
+			// Rename the copy: its name is the first occurrence of
+			// "Name" after the receiver in the mutated text.
+			text := e.mutated
+			nameAt := off(fd.Name.Pos()) - off(fd.Pos())
+			if !strings.HasPrefix(text[nameAt:], fd.Name.Name) {
+				return nil, fmt.Errorf("cannot find the name of %s in its mutated copy", fd.Name.Name)
+			}
+			fmt.Fprintf(&copies, "\n\n%s%s%s%d%s", text[:nameAt], fd.Name.Name, copySuffix, m.n, text[nameAt+len(fd.Name.Name):])
+		}
+	}
+	decls := make([]int, 0, len(byDecl))
+	for d := range byDecl {
+		decls = append(decls, d)
+	}
+	sort.Ints(decls)
+	for _, d := range decls {
+		fd := f.Decls[d].(*ast.FuncDecl)
+		var args []string
+		recv := ""
+		if fd.Recv != nil && len(fd.Recv.List) == 1 {
+			r := fd.Recv.List[0]
+			if len(r.Names) == 0 {
+				splices = append(splices, splice{at: off(r.Type.Pos()), end: off(r.Type.Pos()), text: "_wsr "})
+				recv = "_wsr."
+			} else if r.Names[0].Name == "_" {
+				splices = append(splices, splice{at: off(r.Names[0].Pos()), end: off(r.Names[0].End()), text: "_wsr"})
+				recv = "_wsr."
+			} else {
+				recv = r.Names[0].Name + "."
+			}
+		}
+		i := 0
+		variadic := false
+		for _, p := range fd.Type.Params.List {
+			if _, ok := p.Type.(*ast.Ellipsis); ok {
+				variadic = true
+			}
+			if len(p.Names) == 0 {
+				name := fmt.Sprintf("_wsp%d", i)
+				splices = append(splices, splice{at: off(p.Type.Pos()), end: off(p.Type.Pos()), text: name + " "})
+				args = append(args, name)
+				i++
+				continue
+			}
+			for _, n := range p.Names {
+				name := n.Name
+				if name == "_" {
+					name = fmt.Sprintf("_wsp%d", i)
+					splices = append(splices, splice{at: off(n.Pos()), end: off(n.End()), text: name})
+				}
+				args = append(args, name)
+				i++
+			}
+		}
+		if variadic && len(args) > 0 {
+			args[len(args)-1] += "..."
+		}
+		targs := ""
+		if fd.Type.TypeParams != nil {
+			var tps []string
+			for _, tp := range fd.Type.TypeParams.List {
+				for _, n := range tp.Names {
+					tps = append(tps, n.Name)
+				}
+			}
+			targs = "[" + strings.Join(tps, ", ") + "]"
+		}
+		results := fd.Type.Results != nil && len(fd.Type.Results.List) > 0
+		var sw strings.Builder
+		fmt.Fprintf(&sw, " switch %s {", switchVar)
+		for _, n := range byDecl[d] {
+			call := fmt.Sprintf("%s%s%s%d%s(%s)", recv, fd.Name.Name, copySuffix, n, targs, strings.Join(args, ", "))
+			if results {
+				fmt.Fprintf(&sw, " case %d: return %s;", n, call)
+			} else {
+				fmt.Fprintf(&sw, " case %d: %s; return;", n, call)
+			}
+		}
+		sw.WriteString(" };")
+		at := off(fd.Body.Lbrace) + 1
+		splices = append(splices, splice{at: at, end: at, text: sw.String()})
+	}
+	sort.SliceStable(splices, func(i, j int) bool { return splices[i].at < splices[j].at })
+	var out bytes.Buffer
+	prev := 0
+	for _, s := range splices {
+		out.Write(orig[prev:s.at])
+		out.WriteString(s.text)
+		prev = s.end
+	}
+	out.Write(orig[prev:])
+	if !bytes.HasSuffix(out.Bytes(), []byte("\n")) {
+		out.WriteByte('\n')
+	}
+	out.WriteString(copies.String())
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// switchFile is the added file that declares the switch variable.
+func switchFile(pkg string) []byte {
+	return []byte(fmt.Sprintf(`// Code generated by waitsim mutate (mutant schemata); DO NOT EDIT.
+
+package %s
+
+import (
+	"os"
+	"strconv"
+)
+
+// %s selects the mutant to run (%s); 0 runs the original code.
+var %s, _ = strconv.Atoi(os.Getenv(%q))
+`, pkg, switchVar, schemaEnv, switchVar, schemaEnv))
+}
+
+// schemata assembles the overlay of a schemata binary for the mutants that
+// fit (numbered from 1 in order), and returns it with the number given to
+// each fitting mutant (by index into muts). orig reads an original file.
+func schemata(muts []*mutant, orig func(string) ([]byte, error)) (files map[string][]byte, nums map[int]int, err error) {
+	perFile := map[string][]schemaMutant{}
+	nums = map[int]int{}
+	dirs := map[string]bool{}
+	n := 0
+	for i, m := range muts {
+		if m.files == nil || m.res.Status != "" {
+			continue
+		}
+		edits := map[string][]funcEdit{}
+		fits := true
+		for p, b := range m.files {
+			o, err := orig(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			e, ok := funcEdits(o, b)
+			if !ok {
+				fits = false
+				break
+			}
+			edits[p] = e
+		}
+		if !fits {
+			continue
+		}
+		n++
+		nums[i] = n
+		for p, e := range edits {
+			perFile[p] = append(perFile[p], schemaMutant{n: n, edits: e})
+			dirs[path.Dir(p)] = true
+		}
+	}
+	if n == 0 {
+		return nil, nums, nil
+	}
+	files = map[string][]byte{}
+	for p, ms := range perFile {
+		o, err := orig(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := schemataFile(o, ms)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", p, err)
+		}
+		files[p] = b
+	}
+	for d := range dirs {
+		// The package name of any original file of the directory.
+		var pkg string
+		for p := range perFile {
+			if path.Dir(p) == d {
+				o, _ := orig(p)
+				f, err := parser.ParseFile(token.NewFileSet(), p, o, parser.PackageClauseOnly)
+				if err != nil {
+					return nil, nil, err
+				}
+				pkg = f.Name.Name
+				break
+			}
+		}
+		files[path.Join(d, "zz_waitsim_mutant_switch.go")] = switchFile(pkg)
+	}
+	return files, nums, nil
+}

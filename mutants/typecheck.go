@@ -1,0 +1,116 @@
+package mutants
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// typeChecker type-checks mutated versions of the target package in
+// process, with go/types and the export data of its imports (`go list
+// -export`): a mutant that does not type-check is not viable without a
+// build. Not safe for concurrent use.
+type typeChecker struct {
+	fset    *token.FileSet
+	imp     types.Importer
+	pkgPath string
+	files   []string // root-relative paths of the package's compiled non-test files
+}
+
+// newTypeChecker lists the target package and the export data of its
+// dependencies (building them if needed, into the build cache).
+func (r *runner) newTypeChecker(ctx context.Context) (*typeChecker, error) {
+	out, err := r.command(ctx, r.cfg.Root, "go", "list", "-export", "-deps",
+		"-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \"\\t\"}}", r.cfg.Target).Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("go list -export %s: %v", r.cfg.Target, err)
+	}
+	exports := map[string]string{}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	tc := &typeChecker{fset: token.NewFileSet()}
+	for _, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) < 3 {
+			continue
+		}
+		exports[f[0]] = f[1]
+	}
+	// The last package of -deps is the target itself.
+	last := strings.Split(lines[len(lines)-1], "\t")
+	tc.pkgPath = last[0]
+	for _, name := range last[3:] {
+		if name != "" {
+			tc.files = append(tc.files, relTo(r.cfg.Root, filepath.Join(last[2], name)))
+		}
+	}
+	tc.imp = importer.ForCompiler(tc.fset, "gc", func(path string) (io.ReadCloser, error) {
+		p, ok := exports[path]
+		if !ok || p == "" {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(p)
+	})
+	return tc, nil
+}
+
+// covers reports whether every file of files is a compiled file of the
+// target package, which is all check can judge.
+func (tc *typeChecker) covers(files map[string][]byte) bool {
+	for p := range files {
+		found := false
+		for _, f := range tc.files {
+			if f == p {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// check type-checks the target package with files (root-relative path →
+// bytes) in place of the originals, reading the others from root. It
+// returns the first type errors, or nil.
+func (tc *typeChecker) check(root string, files map[string][]byte) error {
+	var asts []*ast.File
+	for _, rel := range tc.files {
+		src, ok := files[rel]
+		if !ok {
+			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+			if err != nil {
+				return err
+			}
+			src = b
+		}
+		f, err := parser.ParseFile(tc.fset, rel, src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		asts = append(asts, f)
+	}
+	var errs []string
+	conf := types.Config{Importer: tc.imp, Error: func(err error) {
+		if len(errs) < 5 {
+			errs = append(errs, err.Error())
+		}
+	}}
+	_, _ = conf.Check(tc.pkgPath, tc.fset, asts, nil)
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return nil
+}

@@ -1,0 +1,290 @@
+package mutants
+
+import (
+	"errors"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func mustRegexp(t *testing.T, s string) *regexp.Regexp {
+	t.Helper()
+	re, err := regexp.Compile(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return re
+}
+
+const fixtureSrc = "package p\n\nfunc A() int {\n\treturn 1 + 2\n}\n\nfunc B() int {\n\treturn 3\n}\n"
+
+const patchB = `--- a/p.go
++++ b/p.go
+@@ -7,3 +7,3 @@
+ func B() int {
+-	return 3
++	return 4
+ }
+`
+
+func TestApplyPatch(t *testing.T) {
+	out, ap, err := ApplyPatch([]byte(fixtureSrc), patchB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(fixtureSrc, "return 3", "return 4", 1); string(out) != want {
+		t.Fatalf("got %q, want %q", out, want)
+	}
+	if ap.Offset != 0 || len(ap.Lines) != 1 || ap.Lines[0] != 8 {
+		t.Fatalf("applied %+v, want line 8 at offset 0", ap)
+	}
+}
+
+// TestApplyPatchOffset: lines inserted above the hunk do not stop it.
+func TestApplyPatchOffset(t *testing.T) {
+	src := strings.Replace(fixtureSrc, "package p\n", "package p\n\n// one\n// two\n", 1)
+	out, ap, err := ApplyPatch([]byte(src), patchB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "return 4") || strings.Contains(string(out), "return 3") || ap.Offset != 3 || ap.Lines[0] != 11 {
+		t.Fatalf("got %q, applied %+v", out, ap)
+	}
+}
+
+// TestApplyPatchNoLongerApplies: the patch's own line changed.
+func TestApplyPatchNoLongerApplies(t *testing.T) {
+	src := strings.Replace(fixtureSrc, "return 3", "return 5", 1)
+	_, _, err := ApplyPatch([]byte(src), patchB)
+	if !errors.Is(err, ErrNoLongerApplies) || !strings.Contains(err.Error(), `"\treturn 3"`) {
+		t.Fatalf("err = %v, want ErrNoLongerApplies naming the line", err)
+	}
+	if _, _, err := ApplyPatch([]byte(fixtureSrc), "not a patch"); err == nil || errors.Is(err, ErrNoLongerApplies) {
+		t.Fatalf("a malformed patch: err = %v", err)
+	}
+}
+
+// TestUnifiedDiffRoundTrip: the diff a mutant reports applies to the source
+// and gives the mutant back.
+func TestUnifiedDiffRoundTrip(t *testing.T) {
+	mut := strings.Replace(fixtureSrc, "1 + 2", "1 - 2", 1)
+	d := UnifiedDiff("p.go", []byte(fixtureSrc), []byte(mut))
+	out, _, err := ApplyPatch([]byte(fixtureSrc), d)
+	if err != nil || string(out) != mut {
+		t.Fatalf("diff\n%s\napplied: %q, %v", d, out, err)
+	}
+	if UnifiedDiff("p.go", []byte(fixtureSrc), []byte(fixtureSrc)) != "" {
+		t.Fatal("a diff of equal files")
+	}
+}
+
+// TestCatalogApplies: every entry of the real catalog loads and applies to
+// the current waittool source (a moved source shows up here first).
+func TestCatalogApplies(t *testing.T) {
+	cat, err := LoadCatalog("..", "mutants/catalog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cat) < 28 {
+		t.Fatalf("%d catalog entries, want at least the 28 of SPEC §5", len(cat))
+	}
+	for _, e := range cat {
+		src, err := os.ReadFile("../" + e.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _, err := ApplyPatch(src, e.Patch)
+		if err != nil {
+			t.Errorf("%s: %v", e.ID, err)
+			continue
+		}
+		if string(out) == string(src) {
+			t.Errorf("%s changes nothing", e.ID)
+		}
+	}
+}
+
+func TestMutateOperator(t *testing.T) {
+	out, desc, err := MutateOperator("p.go", []byte(fixtureSrc), 4, 11, "ARITHMETIC_BASE")
+	if err != nil || !strings.Contains(string(out), "return 1 - 2") || desc != "+ → -" {
+		t.Fatalf("%q %q %v", out, desc, err)
+	}
+	if _, _, err := MutateOperator("p.go", []byte(fixtureSrc), 4, 10, "ARITHMETIC_BASE"); err == nil {
+		t.Fatal("no token at 4:10, want an error")
+	}
+	if _, _, err := MutateOperator("p.go", []byte(fixtureSrc), 4, 11, "CONDITIONALS_NEGATION"); err == nil {
+		t.Fatal("CONDITIONALS_NEGATION does not apply to +, want an error")
+	}
+}
+
+func TestParseGremlinsOutput(t *testing.T) {
+	j := `{"go_module":"m","files":[{"file_name":"tool.go","mutations":[{"type":"CONDITIONALS_NEGATION","status":"RUNNABLE","line":25,"column":16},{"type":"ARITHMETIC_BASE","status":"NOT COVERED","line":3,"column":2}]}]}`
+	sites, st, err := ParseGremlinsOutput([]byte(j), "./waittool/")
+	if err != nil || len(sites) != 2 {
+		t.Fatal(sites, err)
+	}
+	if id := sites[0].ID(); id != "gremlins:waittool/tool.go:3:2:ARITHMETIC_BASE" || sites[0].Covered || st[id] != "NOT COVERED" {
+		t.Fatalf("%s %+v %v", id, sites[0], st)
+	}
+}
+
+// TestFuncEdits: only changes confined to function bodies go to the
+// schemata binary.
+func TestFuncEdits(t *testing.T) {
+	body := strings.Replace(fixtureSrc, "return 3", "return 4", 1)
+	if e, ok := funcEdits([]byte(fixtureSrc), []byte(body)); !ok || len(e) != 1 || e[0].decl != 1 {
+		t.Fatalf("a body change: %v %v", e, ok)
+	}
+	for name, mut := range map[string]string{
+		"signature": strings.Replace(fixtureSrc, "func B() int", "func B() int64", 1),
+		"new decl":  fixtureSrc + "\nvar X = 1\n",
+		"recover":   strings.Replace(fixtureSrc, "return 3", "recover()\n\treturn 3", 1),
+		"package":   strings.Replace(fixtureSrc, "\n\nfunc A", "\n\nconst C = 1\n\nfunc A", 1),
+	} {
+		if _, ok := funcEdits([]byte(fixtureSrc), []byte(mut)); ok {
+			t.Errorf("%s: accepted for the schemata binary", name)
+		}
+	}
+}
+
+func TestSchemataFile(t *testing.T) {
+	src := "package p\n\nfunc (T) M(_ int, s ...string) (n int) {\n\treturn len(s)\n}\n\nfunc G[X any](x X) {\n\t_ = x\n}\n"
+	mut := strings.Replace(src, "return len(s)", "return len(s) + 1", 1)
+	mut = strings.Replace(mut, "_ = x", "_, _ = x, x", 1)
+	e, ok := funcEdits([]byte(src), []byte(mut))
+	if !ok || len(e) != 2 {
+		t.Fatalf("edits %v %v", e, ok)
+	}
+	out, err := schemataFile([]byte(src), []schemaMutant{{n: 7, edits: e}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"func (_wsr T) M(_wsp0 int, s ...string) (n int) { switch waitsimMutant { case 7: return _wsr.M__wsm7(_wsp0, s...); };",
+		"func G[X any](x X) { switch waitsimMutant { case 7: G__wsm7[X](x); return; };",
+		"func (T) M__wsm7(_ int, s ...string) (n int) {\n\treturn len(s) + 1\n}",
+		"func G__wsm7[X any](x X) {\n\t_, _ = x, x\n}",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	orig, _, _ := strings.Cut(string(out), "\n\nfunc (T) M__wsm7")
+	if strings.Count(orig, "\n") != strings.Count(src, "\n") {
+		t.Errorf("the original functions moved to other lines:\n%s", out)
+	}
+}
+
+func TestParseEvents(t *testing.T) {
+	in := strings.Join([]string{
+		`{"Action":"run","Test":"TestTable"}`,
+		`{"Action":"output","Test":"TestTable/a","Output":"boom\n"}`,
+		`{"Action":"fail","Test":"TestTable/a"}`,
+		`{"Action":"pass","Test":"TestTable/b"}`,
+		`{"Action":"fail","Test":"TestTable"}`,
+		`not json`,
+		`{"Action":"fail"}`,
+	}, "\n")
+	rep := parseEvents(strings.NewReader(in))
+	if len(rep.failed) != 1 || rep.failed[0] != "TestTable/a" || rep.passed != 1 || !strings.Contains(rep.output, "boom") {
+		t.Fatalf("%+v", rep)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for _, c := range []struct {
+		rep  runReport
+		want string
+	}{
+		{runReport{exit: 0}, StatusSurvived},
+		{runReport{exit: 1, failed: []string{"T/a"}}, StatusKilled},
+		{runReport{exit: 2, failed: []string{"T/a"}}, StatusKilled},
+		{runReport{exit: 2, timedOut: true}, StatusTimedOut},
+	} {
+		var m MutantResult
+		classify(&m, c.rep, 0)
+		if m.Status != c.want {
+			t.Errorf("%+v: %s, want %s", c.rep, m.Status, c.want)
+		}
+	}
+}
+
+func TestShardSplitMerge(t *testing.T) {
+	if _, err := ParseShard("3/2"); err == nil {
+		t.Fatal("3/2 accepted")
+	}
+	const n, total = 3, 10
+	seen := map[int]int{}
+	var shards []*Result
+	for k := 1; k <= n; k++ {
+		s, err := ParseShard(strings.Join([]string{string(rune('0' + k)), "3"}, "/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := &Result{Version: ResultVersion, Shard: s.String(), Threshold: 50,
+			Mutants: []MutantResult{{ID: "sanity", Source: SourceSanity, Status: StatusKilled}}}
+		for i := 0; i < total; i++ {
+			if s.Has(i) {
+				seen[i]++
+				st := StatusKilled
+				if i == 4 {
+					st = StatusSurvived
+				}
+				res.Mutants = append(res.Mutants, MutantResult{ID: string(rune('a' + i)), Source: SourceGremlins, Status: st})
+			}
+		}
+		Evaluate(res)
+		shards = append(shards, res)
+	}
+	for i := 0; i < total; i++ {
+		if seen[i] != 1 {
+			t.Fatalf("mutant %d in %d shards", i, seen[i])
+		}
+	}
+	m, err := Merge(shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Mutants) != total+1 || m.Counts[StatusKilled] != 9 || m.OperatorScore != 90 || m.ExitCode != ExitPass || m.Shard != "" {
+		t.Fatalf("merged: %d mutants, counts %v, score %v, exit %d (%s)", len(m.Mutants), m.Counts, m.OperatorScore, m.ExitCode, m.Gate)
+	}
+	if _, err := Merge(shards[:2]); err == nil || !strings.Contains(err.Error(), "3/3 is missing") {
+		t.Fatalf("a missing shard: %v", err)
+	}
+	if _, err := Merge([]*Result{shards[0], shards[0], shards[1]}); err == nil {
+		t.Fatal("a shard given twice was merged")
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	mk := func(ms ...MutantResult) *Result {
+		r := &Result{Threshold: 80, Mutants: append([]MutantResult{{ID: "sanity", Source: SourceSanity, Status: StatusKilled}}, ms...)}
+		Evaluate(r)
+		return r
+	}
+	cat := func(st string) MutantResult { return MutantResult{ID: "c-" + st, Source: SourceCatalog, Status: st} }
+	op := func(id, st string) MutantResult { return MutantResult{ID: id, Source: SourceGremlins, Status: st} }
+	for _, c := range []struct {
+		name string
+		res  *Result
+		exit int
+	}{
+		{"all killed", mk(cat(StatusKilled), op("a", StatusKilled)), ExitPass},
+		{"catalog survived", mk(cat(StatusSurvived)), ExitGateFailed},
+		{"catalog timed out", mk(cat(StatusTimedOut)), ExitGateFailed},
+		{"catalog no longer applies", mk(cat(StatusKilled), cat(StatusNoApply)), ExitGateFailed},
+		{"operator score below", mk(op("a", StatusKilled), op("b", StatusSurvived)), ExitGateFailed},
+		{"operator score at threshold", mk(op("a", StatusKilled), op("b", StatusKilled), op("c", StatusKilled), op("d", StatusKilled), op("e", StatusSurvived)), ExitPass},
+		{"not viable and equivalent do not count", mk(op("a", StatusKilled), op("b", StatusNotViable), op("c", StatusEquivalent)), ExitPass},
+		{"nothing tested", mk(op("b", StatusNotViable)), ExitNothingTested},
+		{"sanity survived", &Result{Mutants: []MutantResult{{ID: "sanity", Source: SourceSanity, Status: StatusSurvived}, cat(StatusKilled)}}, ExitUntrusted},
+	} {
+		if c.name == "sanity survived" {
+			Evaluate(c.res)
+		}
+		if c.res.ExitCode != c.exit {
+			t.Errorf("%s: exit %d (%s), want %d", c.name, c.res.ExitCode, c.res.Gate, c.exit)
+		}
+	}
+}
