@@ -46,7 +46,8 @@ func checkExpect(c *Case, res *sim.Result, sums []CallSummary) []string {
 		}
 		s, cr := findCall(res, sums, caller, index)
 		if s == nil {
-			if e.Calls == nil || *e.Calls >= index {
+			// An expectation that only counts the calls needs no call to look at.
+			if (e != Expect{Caller: e.Caller, Calls: e.Calls}) {
 				fail("no such call was made")
 			}
 			continue

@@ -176,8 +176,8 @@ func (s *Step) UnmarshalYAML(n ast.Node) error {
 	switch v := n.(type) {
 	case *ast.IntegerNode:
 		ms, err := strconv.ParseInt(strings.ReplaceAll(v.GetToken().Value, "_", ""), 10, 64)
-		if err != nil || ms < 0 {
-			return nodeErr(n, "step", "latency must be an integer ≥ 0 ms, got %s", v.GetToken().Value)
+		if err != nil || ms < 0 || ms > MaxMs {
+			return nodeErr(n, "step", "latency must be an integer from 0 to %d ms, got %s", MaxMs, v.GetToken().Value)
 		}
 		*s = Step{LatencyMs: ms}
 		return nil
@@ -198,8 +198,8 @@ func (s *Step) UnmarshalYAML(n ast.Node) error {
 					return nodeErr(kv.Value, "latencyMs", "want an integer ≥ 0 (ms)")
 				}
 				ms, err := strconv.ParseInt(strings.ReplaceAll(iv.GetToken().Value, "_", ""), 10, 64)
-				if err != nil || ms < 0 {
-					return nodeErr(kv.Value, "latencyMs", "latency must be ≥ 0 ms, got %s", iv.GetToken().Value)
+				if err != nil || ms < 0 || ms > MaxMs {
+					return nodeErr(kv.Value, "latencyMs", "latency must be from 0 to %d ms, got %s", MaxMs, iv.GetToken().Value)
 				}
 				s.LatencyMs = ms
 			case "error":

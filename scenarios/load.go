@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -197,17 +198,55 @@ func lineOf(file string, n int) string {
 	return lines[n-1]
 }
 
-// parseFile parses src into its single document body.
+// parseFile parses src into its single document body. Anchors and aliases
+// are refused: they are not needed, and expanding them can make a small file
+// huge.
 func parseFile(src []byte) (ast.Node, error) {
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		return nil, err
 	}
-	if len(f.Docs) != 1 || f.Docs[0].Body == nil {
-		return nil, fmt.Errorf("want exactly one YAML document, got %d", len(f.Docs))
+	var docs []*ast.DocumentNode
+	for _, d := range f.Docs {
+		if d.Body != nil {
+			docs = append(docs, d)
+		}
 	}
-	return f.Docs[0].Body, nil
+	switch {
+	case len(docs) == 0:
+		return nil, &posError{line: 1, col: 1, field: "file", msg: "holds no scenario (empty, or only comments)"}
+	case len(docs) > 1:
+		return nil, nodeErr(docs[1].Body, "file", "holds %d YAML documents; want one (a scenario or a list of scenarios)", len(docs))
+	}
+	var bad error
+	ast.Walk(visitFunc(func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.AliasNode, *ast.AnchorNode:
+			if bad == nil {
+				bad = nodeErr(n, "yaml", "anchors and aliases (&name, *name) are not supported in scenario files; use a matrix to share values")
+			}
+			return false
+		}
+		return bad == nil
+	}), docs[0].Body)
+	if bad != nil {
+		return nil, bad
+	}
+	return docs[0].Body, nil
 }
+
+// visitFunc adapts a function to ast.Visitor.
+type visitFunc func(ast.Node) bool
+
+func (f visitFunc) Visit(n ast.Node) ast.Visitor {
+	if f(n) {
+		return f
+	}
+	return nil
+}
+
+// MaxCasesPerScenario bounds a matrix's expansion.
+const MaxCasesPerScenario = 1000
 
 // scenarioCount is 1 for a file holding one scenario (a mapping), or the
 // length of the list of scenarios it holds.
@@ -300,6 +339,12 @@ func loadScenario(file string, src []byte, i int, protects string) ([]Case, []st
 			problems = append(problems, yamlProblem(file, err))
 			break
 		}
+		if errs := typeCheck(n, reflect.TypeFor[Scenario](), ""); len(errs) > 0 {
+			for _, e := range errs {
+				problems = append(problems, yamlProblem(file, e))
+			}
+			break
+		}
 		var sc Scenario
 		if err := yaml.NodeToValue(n, &sc, yaml.Strict()); err != nil {
 			problems = append(problems, yamlProblem(file, err))
@@ -361,6 +406,9 @@ func matrixCombos(n ast.Node) ([][]Param, error) {
 			if !ok || len(vals) == 0 {
 				return nil, nodeErr(locate(m, name), "matrix."+name, "want a non-empty list of values")
 			}
+			if len(combos)*len(vals) > MaxCasesPerScenario {
+				return nil, nodeErr(m, "matrix", "expands to more than %d cases", MaxCasesPerScenario)
+			}
 			var next [][]Param
 			for _, c := range combos {
 				for _, val := range vals {
@@ -371,6 +419,9 @@ func matrixCombos(n ast.Node) ([][]Param, error) {
 		}
 		return combos, nil
 	case []any: // rows
+		if len(mv) > MaxCasesPerScenario {
+			return nil, nodeErr(m, "matrix", "has %d rows, more than %d", len(mv), MaxCasesPerScenario)
+		}
 		var combos [][]Param
 		var keys []string
 		for i, row := range mv {
@@ -560,6 +611,9 @@ func validate(sc *Scenario, n ast.Node) []error {
 			}
 			delete(ids, c.ID)
 		case "state":
+			if child(locate(n, "changes", i), "state") == nil && n != nil {
+				bad(f+".state", []any{"changes", i}, "op state needs the new state")
+			}
 			if !ids[c.ID] {
 				bad(f+".id", []any{"changes", i, "id"}, "%q is not in the run at %d ms", c.ID, c.AtMs)
 			}

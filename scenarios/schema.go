@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/waitsim/waitsim/waittool"
@@ -24,10 +25,10 @@ func JSONSchema() ([]byte, error) {
 	step := &jsonschema.Schema{
 		Description: `a bridge request's behaviour: latency in ms, "stall", or {latencyMs, error, stall, reject}`,
 		OneOf: []*jsonschema.Schema{
-			{Type: "integer", Minimum: f64(0), Description: "latency in ms"},
+			{Type: "integer", Minimum: f64(0), Maximum: f64(float64(MaxMs)), Description: "latency in ms"},
 			{Type: "string", Enum: []any{"stall"}, Description: "never completes by itself"},
 			{Type: "object", AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}, Properties: map[string]*jsonschema.Schema{
-				"latencyMs": {Type: "integer", Minimum: f64(0)},
+				"latencyMs": {Type: "integer", Minimum: f64(0), Maximum: f64(float64(MaxMs))},
 				"error":     {Type: "string", MinLength: new(int(1)), Description: "completes with this error after latencyMs"},
 				"stall":     {Type: "boolean"},
 				"reject":    {Type: "boolean", Description: "rejected at once, without entering the queue"},
@@ -35,7 +36,7 @@ func JSONSchema() ([]byte, error) {
 		},
 	}
 	limit := &jsonschema.Schema{OneOf: []*jsonschema.Schema{
-		{Type: "integer", Minimum: f64(1)},
+		{Type: "integer", Minimum: f64(1), Maximum: f64(float64(MaxMs))},
 		{Type: "string", Enum: []any{"none"}},
 	}}
 	want := &jsonschema.Schema{
@@ -70,6 +71,8 @@ func JSONSchema() ([]byte, error) {
 	if err := json.Unmarshal(b, &tree); err != nil {
 		return nil, err
 	}
+	constrain(tree, "")
+	tree["properties"].(map[string]any)["callers"].(map[string]any)["minItems"] = 1
 	allowPlaceholders(tree)
 	top := map[string]any{
 		"$schema":     "https://json-schema.org/draft/2020-12/schema",
@@ -87,6 +90,50 @@ func JSONSchema() ([]byte, error) {
 		return nil, err
 	}
 	return append(out, '\n'), nil
+}
+
+// constrain adds the field rules of rules.go to the generated schema s (the
+// schema of property key): integer bounds, the known states, the change ops.
+// Callers' args (the tool's own schema) are left as they are.
+func constrain(s map[string]any, key string) {
+	if key == "args" {
+		return
+	}
+	isInt := s["type"] == "integer"
+	if ts, ok := s["type"].([]any); ok && slices.Contains(ts, any("integer")) {
+		isInt = true
+	}
+	if isInt {
+		lo := 0
+		if slices.Contains(minOne, key) {
+			lo = 1
+		}
+		s["minimum"], s["maximum"] = lo, MaxMs
+	}
+	switch key {
+	case "state":
+		s["anyOf"] = []any{map[string]any{"enum": toAny(KnownStates)}, map[string]any{"pattern": "^other:.+$"}}
+	case "op":
+		s["enum"] = toAny(changeOps)
+	}
+	if props, ok := s["properties"].(map[string]any); ok {
+		for k, p := range props {
+			if pm, ok := p.(map[string]any); ok {
+				constrain(pm, k)
+			}
+		}
+	}
+	if items, ok := s["items"].(map[string]any); ok {
+		constrain(items, key)
+	}
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 var placeholderSchema = map[string]any{"type": "string", "pattern": `^.*\$\{[A-Za-z_][A-Za-z0-9_]*\}.*$`, "description": "a matrix placeholder"}

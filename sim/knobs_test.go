@@ -172,7 +172,7 @@ func TestCallerTimeouts(t *testing.T) {
 		}
 	}
 	if c := res.Call("Reset", 1); c.Progress != 30 {
-		t.Errorf("Reset got %d progress notifications, want 30", c.Progress)
+		t.Errorf("Reset got %d progress notifications, want 30\n%s", c.Progress, res.Timeline)
 	}
 }
 

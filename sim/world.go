@@ -223,7 +223,8 @@ type worldRun struct {
 	calls    []CallResult
 	events   []waittool.Event
 	sessions map[*mcp.ServerSession]string
-	pending  int // callers not finished
+	pending  int                       // callers not finished
+	progress map[string][]ProgressNote // progress notifications by token
 }
 
 // Run runs w and returns its result. It must be called inside a synctest
@@ -238,7 +239,7 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 	if onKernel != nil {
 		onKernel(k)
 	}
-	wr := &worldRun{w: w, k: k, sessions: map[*mcp.ServerSession]string{}}
+	wr := &worldRun{w: w, k: k, sessions: map[*mcp.ServerSession]string{}, progress: map[string][]ProgressNote{}}
 	res := &Result{World: w.Name}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -332,6 +333,11 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 		}
 	}
 	wr.mu.Lock()
+	for i := range wr.calls {
+		cr := &wr.calls[i]
+		cr.ProgressNotes = wr.progress[progressToken(cr.Caller, cr.Index)]
+		cr.Progress = len(cr.ProgressNotes)
+	}
 	res.Calls = append(res.Calls, wr.calls...)
 	res.Events = append(res.Events, wr.events...)
 	wr.mu.Unlock()
@@ -369,11 +375,9 @@ type caller struct {
 
 	lastID uint64 // the tool call id of this caller's latest call
 
-	mu       sync.Mutex
-	token    string
-	resetCh  chan struct{}
-	progress int
-	notes    []ProgressNote
+	mu      sync.Mutex
+	token   string
+	resetCh chan struct{}
 }
 
 func (c *caller) actor() string { return "caller:" + c.spec.Name }
@@ -385,16 +389,22 @@ func (c *caller) timeout() int64 {
 	return c.spec.RequestTimeoutMs
 }
 
+// onProgress receives a progress notification. It is recorded under its
+// token, and the world's results take them from there at the end: a
+// notification is not ordered with the reply it precedes (the SDK does not
+// promise it), so a count read when CallTool returns would vary run to run.
 func (c *caller) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if fmt.Sprint(req.Params.ProgressToken) != c.token {
+	token := fmt.Sprint(req.Params.ProgressToken)
+	if !strings.HasPrefix(token, c.spec.Name+"/") {
 		return
 	}
-	c.progress++
-	c.notes = append(c.notes, ProgressNote{AtMs: c.wr.k.NowMs(), Progress: req.Params.Progress, Total: req.Params.Total})
-	c.wr.k.Trace.SideAddf(c.actor(), "progress %.0f/%.0f ms", req.Params.Progress, req.Params.Total)
-	if c.spec.ResetOnProgress && c.resetCh != nil {
+	c.wr.mu.Lock()
+	c.wr.progress[token] = append(c.wr.progress[token], ProgressNote{AtMs: c.wr.k.NowMs(), Progress: req.Params.Progress, Total: req.Params.Total})
+	c.wr.mu.Unlock()
+	c.wr.k.Trace.SideAddf(c.actor(), "progress %.0f/%.0f ms (%s)", req.Params.Progress, req.Params.Total, token)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if token == c.token && c.spec.ResetOnProgress && c.resetCh != nil {
 		c.resetCh <- struct{}{}
 	}
 }
@@ -428,6 +438,9 @@ func (c *caller) run(ctx context.Context) {
 	c.wr.k.Trace.Addf(c.actor(), "chain stopped after %d calls (maxCalls)", maxCalls)
 }
 
+// progressToken is the progress token of a caller's index-th call.
+func progressToken(caller string, index int) string { return fmt.Sprintf("%s/%d", caller, index) }
+
 func argsText(args map[string]any) string {
 	keys := make([]string, 0, len(args))
 	for k := range args {
@@ -451,12 +464,10 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	c.mu.Lock()
 	c.token = ""
 	if c.spec.Progress || c.spec.ResetOnProgress {
-		c.token = fmt.Sprintf("%s/%d", c.spec.Name, index)
+		c.token = progressToken(c.spec.Name, index)
 		params.SetProgressToken(c.token)
 	}
 	c.resetCh = reset
-	c.progress = 0
-	c.notes = nil
 	c.mu.Unlock()
 	k.Trace.Addf(c.actor(), "call %d: %s", index, argsText(args))
 
@@ -487,8 +498,6 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	res, err := c.cs.CallTool(callCtx, params)
 	c.mu.Lock()
 	c.resetCh = nil
-	cr.Progress = c.progress
-	cr.ProgressNotes = c.notes
 	c.mu.Unlock()
 	close(stop)
 	cr.EndMs = k.NowMs()
