@@ -36,7 +36,7 @@ func TestLoadRejects(t *testing.T) {
 		{"quoted-int", "# protects: x\nname: a\ncallers:\n  - name: A\nexpect:\n  - {resolvesAtMs: \"21000\"}\n", []string{"bad.yaml:6:", "expect[0].resolvesAtMs: want an integer"}},
 		{"call-zero", "# protects: x\nname: a\ncallers:\n  - name: A\nexpect:\n  - {call: 0}\n", []string{"bad.yaml:6:", "expect[0].call: want an integer from 1"}},
 		{"overflow-ms", "# protects: x\nname: a\ncallers:\n  - name: A\n    requestTimeoutMs: 18446744073710\n", []string{"bad.yaml:5:", "callers[0].requestTimeoutMs", "1000000000000"}},
-		{"overflow-latency", "# protects: x\nname: a\nbridge:\n  list: [18446744073710]\ncallers:\n  - name: A\n", []string{"bad.yaml:4:", "step", "1000000000000"}},
+		{"overflow-latency", "# protects: x\nname: a\nbridge:\n  list: [18446744073710]\ncallers:\n  - name: A\n", []string{"bad.yaml:4:", "bridge.list[0]", "1000000000000"}},
 		{"unknown-state", "# protects: x\nname: a\nagents:\n  - {id: a, state: runnin}\ncallers:\n  - name: A\n", []string{"bad.yaml:4:", "agents[0].state", "runnin"}},
 		{"missing-state", "# protects: x\nname: a\nagents:\n  - {id: a}\ncallers:\n  - name: A\n", []string{"bad.yaml:4:", "agents[0].state: required field is missing"}},
 		{"nested-unknown", "# protects: x\nname: a\nbridge:\n  lsit: [0]\ncallers:\n  - name: A\n", []string{"bad.yaml:4:3: bridge.lsit: unknown field"}},
@@ -45,7 +45,7 @@ func TestLoadRejects(t *testing.T) {
 		{"two-documents", "# protects: x\nname: a\ncallers: [{name: A}]\n---\nname: b\n", []string{"bad.yaml:5:", "2 YAML documents"}},
 		{"huge-matrix", "# protects: x\nname: a\ndescription: ${a}${b}${c}${d}\ncallers:\n  - name: A\nmatrix:\n  a: [1,2,3,4,5,6,7,8,9,10]\n  b: [1,2,3,4,5,6,7,8,9,10]\n  c: [1,2,3,4,5,6,7,8,9,10]\n  d: [1,2,3,4,5,6,7,8,9,10]\n", []string{"bad.yaml:7:", "more than 1000 cases"}},
 		{"missing-name", "# protects: x\ncallers:\n  - name: A\n", []string{"bad.yaml:", "name"}},
-		{"negative-latency", "# protects: x\nname: a\nbridge:\n  list: [0, -5]\ncallers:\n  - name: A\n", []string{"bad.yaml:4:13:", "step", "from 0"}},
+		{"negative-latency", "# protects: x\nname: a\nbridge:\n  list: [0, -5]\ncallers:\n  - name: A\n", []string{"bad.yaml:4:13: bridge.list[1]:", "from 0"}},
 		{"negative-latency-map", "# protects: x\nname: a\nbridge:\n  read: [{latencyMs: -1}]\ncallers:\n  - name: A\n", []string{"bad.yaml:4:", "latencyMs"}},
 		{"poll-out-of-schema", "# protects: x\nname: a\ncallers:\n  - name: A\n    args: {pollIntervalMs: 100}\n", []string{"bad.yaml:5:28:", "callers[0].args.pollIntervalMs", "250"}},
 		{"invalid-args-but-valid", "# protects: x\nname: a\ncallers:\n  - name: A\n    invalidArgs: true\n    args: {timeoutMs: 5000}\n", []string{"bad.yaml:5:", "invalidArgs"}},
@@ -233,5 +233,18 @@ func TestReadmeInvariants(t *testing.T) {
 		if !strings.Contains(string(b), "| `"+inv.ID+"` | "+inv.Rule+" |") {
 			t.Errorf("README.md does not list invariant %s with its rule %q", inv.ID, inv.Rule)
 		}
+	}
+}
+
+// TestRepro: the repro line names the file when it is not in the table.
+func TestRepro(t *testing.T) {
+	if got := Repro("boundary[timeoutMs=30500]", "scenarios/table/oracle-boundary.yaml"); got != `go test ./scenarios/ -count=1 -run '^TestTable$/^boundary\[timeoutMs=30500\]$'` {
+		t.Errorf("table case: %s", got)
+	}
+	if got := Repro("x", "extra/x.yaml"); got != `go test ./scenarios/ -count=1 -run '^TestTable$/^x$' -args -waitsim.paths=../extra/x.yaml` {
+		t.Errorf("module case: %s", got)
+	}
+	if got := Repro("x", "/tmp/x.yaml"); !strings.HasSuffix(got, " -args -waitsim.paths=/tmp/x.yaml") {
+		t.Errorf("outside case: %s", got)
 	}
 }

@@ -62,8 +62,12 @@ func typeCheck(n ast.Node, t reflect.Type, path string) []error {
 		key = key[:i]
 	}
 	switch t {
-	case typeStep, typeWant:
-		return nil // they check themselves, with positions
+	case typeStep:
+		var st Step
+		return withPath(st.UnmarshalYAML(n), path)
+	case typeWant:
+		var w Want
+		return withPath(w.UnmarshalYAML(n), path)
 	case typeLimit:
 		if iv, ok := n.(*ast.IntegerNode); ok {
 			if v, err := strconv.ParseInt(strings.ReplaceAll(iv.GetToken().Value, "_", ""), 0, 64); err != nil || v < 1 || v > MaxMs {
@@ -162,6 +166,21 @@ func typeCheck(n ast.Node, t reflect.Type, path string) []error {
 		}
 	}
 	return nil
+}
+
+// withPath names a self-checking value's error by its path in the file.
+func withPath(err error, path string) []error {
+	if err == nil {
+		return nil
+	}
+	if pe, ok := err.(*posError); ok {
+		if pe.field == "step" || pe.field == "value" {
+			pe.field = path
+		} else {
+			pe.field = path + "." + pe.field
+		}
+	}
+	return []error{err}
 }
 
 func join(path, key string) string {

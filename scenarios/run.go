@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -74,9 +75,21 @@ func steps(in []Step) []sim.Step {
 
 var reproEscape = regexp.MustCompile(`[\[\]().*+?^$|{}\\]`)
 
-// Repro is the one command line that re-runs just case id.
-func Repro(id string) string {
-	return fmt.Sprintf("go test ./scenarios/ -count=1 -run '^TestTable$/^%s$'", reproEscape.ReplaceAllString(id, `\$0`))
+// DefaultTable is the table TestTable runs without -waitsim.paths, relative
+// to the module root.
+const DefaultTable = "scenarios/table/"
+
+// Repro is the one command line, run from the module root, that re-runs just
+// case id from file (a path relative to the module root, or absolute).
+func Repro(id, file string) string {
+	line := fmt.Sprintf("go test ./scenarios/ -count=1 -run '^TestTable$/^%s$'", reproEscape.ReplaceAllString(id, `\$0`))
+	if strings.HasPrefix(filepath.ToSlash(file), DefaultTable) {
+		return line
+	}
+	if !filepath.IsAbs(file) {
+		file = filepath.Join("..", file) // go test runs in scenarios/
+	}
+	return line + " -args -waitsim.paths=" + file
 }
 
 // Run runs the case in a synctest bubble under t and checks its expectations
@@ -95,7 +108,7 @@ func (c *Case) Run(t *testing.T) CaseResult {
 func Summarize(c *Case, res *sim.Result) CaseResult {
 	out := CaseResult{ID: c.ID, File: c.File, Line: c.Line, Protects: c.Protects, Verdict: VerdictPass,
 		Requests: len(res.Requests), EndMs: res.EndMs, TraceHash: res.Hash, Timeline: res.Timeline,
-		Trace: res.Trace, BridgeReqs: res.Requests, Repro: Repro(c.ID)}
+		Trace: res.Trace, BridgeReqs: res.Requests, Repro: Repro(c.ID, c.File)}
 	for _, e := range res.Events {
 		out.ToolEvents = append(out.ToolEvents, ToolEvent{CallID: e.Call.ID, Kind: string(e.Kind),
 			AtMs: e.At.Sub(sim.Epoch).Milliseconds(), Detail: e.Detail, CostMs: e.CostMs,

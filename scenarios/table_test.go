@@ -29,12 +29,33 @@ var firstHash = struct {
 	m map[string][]sim.Entry
 }{m: map[string][]sim.Entry{}}
 
+// moduleRelative returns file relative to the module root (the parent of
+// this package's directory, where go test runs), or absolute when outside it.
+func moduleRelative(file string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return file
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		return abs
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
 // TestTable runs the scenario table: every case's expectations and every
 // invariant. Subtests are named by case id.
 func TestTable(t *testing.T) {
 	cases, err := Load(paths())
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := range cases {
+		cases[i].File = moduleRelative(cases[i].File)
 	}
 	var mu sync.Mutex
 	run := RunResult{Version: ResultVersion}

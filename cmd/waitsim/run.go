@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/waitsim/waitsim/scenarios"
 )
@@ -37,7 +39,23 @@ func runScenarios(args []string) int {
 		fmt.Fprintln(fs.Output(), "usage: waitsim run [--json] [--check-determinism N] [paths…]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	// Flags may come before or after the paths.
+	var paths []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		paths = append(paths, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if *repeat < 0 {
+		fmt.Fprintln(os.Stderr, "waitsim: --check-determinism wants a number of runs ≥ 1 (0: no check)")
 		return 2
 	}
 	root, err := moduleRoot()
@@ -45,7 +63,6 @@ func runScenarios(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return 2
 	}
-	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = []string{filepath.Join(root, "scenarios", "table")}
 	}
@@ -91,9 +108,22 @@ func runScenarios(args []string) int {
 	runErr := cmd.Run()
 	b, err := os.ReadFile(outFile)
 	if err != nil {
-		// The table did not run: file errors or a build failure. Show why.
-		io.Copy(os.Stderr, &buf)
-		fmt.Fprintln(os.Stderr, "waitsim: the scenario table did not run")
+		// The table did not run: file errors or a build failure. Show why:
+		// the problems alone when the files are at fault, else all of it.
+		out := buf.String()
+		if i := strings.Index(out, "problem(s) in the scenario files:"); i >= 0 {
+			var lines []string
+			for _, l := range strings.Split(out[i:], "\n")[1:] {
+				if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "---") {
+					break
+				}
+				lines = append(lines, "  "+printable(l))
+			}
+			fmt.Fprintf(os.Stderr, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
+		} else {
+			io.Copy(os.Stderr, &buf)
+			fmt.Fprintln(os.Stderr, "waitsim: the scenario table did not run")
+		}
 		return 2
 	}
 	var res scenarios.RunResult
@@ -102,6 +132,9 @@ func runScenarios(args []string) int {
 		return 2
 	}
 	scenarios.PrintTable(os.Stdout, res)
+	if *repeat > 0 && res.Failed+res.Errors == 0 {
+		fmt.Printf("determinism: every trace identical over %d run(s) at each of GOMAXPROCS 1, 2 and 4\n", max(*repeat, 1))
+	}
 	if *asJSON {
 		fmt.Printf("results: %s\n", outFile)
 	}
@@ -109,4 +142,15 @@ func runScenarios(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// printable replaces control and other non-printing characters (e.g. from a
+// binary file quoted in an error) so they cannot garble a terminal.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsGraphic(r) || r == ' ' {
+			return r
+		}
+		return '\uFFFD'
+	}, s)
 }
