@@ -173,7 +173,7 @@ func missingSide(base, head bool) string {
 func runHeadline(r *Run) (string, string) {
 	var parts []string
 	icon := "✅"
-	if s := r.Scenarios; s != nil {
+	if s := r.Scenarios; s != nil && len(s.Cases) > 0 {
 		bad := s.Failed + s.Errors
 		if bad > 0 {
 			icon = "❌"
@@ -181,6 +181,9 @@ func runHeadline(r *Run) (string, string) {
 		} else {
 			parts = append(parts, fmt.Sprintf("all %d scenarios pass", len(s.Cases)))
 		}
+	} else {
+		icon = "❌"
+		parts = append(parts, "no scenario results")
 	}
 	if m := r.Mutation; m != nil {
 		if m.Gate != "pass" {
@@ -188,6 +191,8 @@ func runHeadline(r *Run) (string, string) {
 		}
 		parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
 			pct(m.CatalogScore), pct(m.OperatorScore), oneLine(m.Gate)))
+	} else {
+		parts = append(parts, "no mutation results")
 	}
 	return icon, strings.Join(parts, " · ")
 }

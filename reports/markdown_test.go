@@ -154,3 +154,11 @@ func TestCodeSpansAndCells(t *testing.T) {
 		t.Errorf("cell: %s", got)
 	}
 }
+
+// TestHeadlineEmptyRun: a run without results says so, never "all 0 pass".
+func TestHeadlineEmptyRun(t *testing.T) {
+	icon, line := runHeadline(&Run{Version: RunVersion})
+	if icon != "❌" || !strings.Contains(line, "no scenario results") || !strings.Contains(line, "no mutation results") {
+		t.Fatalf("headline %s %q", icon, line)
+	}
+}

@@ -188,7 +188,7 @@ func gitCommit(dir string) string {
 		return ""
 	}
 	c := strings.TrimSpace(string(out))
-	st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
+	st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=normal").Output()
 	if err == nil && len(strings.TrimSpace(string(st))) > 0 {
 		c += "-dirty"
 	}
