@@ -61,6 +61,7 @@ type want struct {
 	done      bool
 	remaining *int // nil: must be absent
 	lists     int  // -1: not checked
+	reads     int  // output reads issued; -1: not checked (0 is checked)
 	agents    int
 	absent    []string
 	present   []string
@@ -95,6 +96,11 @@ func check(t *testing.T, res *sim.Result, w want) {
 			fail("%d lists, want %d", n, w.lists)
 		}
 	}
+	if w.reads >= 0 {
+		if n := count(res, "read", c.CallID); n != w.reads {
+			fail("%d output reads issued, want %d", n, w.reads)
+		}
+	}
 	if len(c.Reply.Agents) != w.agents {
 		fail("%d agents, want %d", len(c.Reply.Agents), w.agents)
 	}
@@ -121,39 +127,63 @@ func TestOracle(t *testing.T) {
 	}{
 		{"list5000-poll250", sim.BridgeScript{List: lat(5000)}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 250},
-			want{at: 20750, remaining: ip(579250), lists: 4, agents: 1, absent: []string{"outputsUnavailable", "agentsUnavailable"}, present: []string{"outputs"}}},
+			want{reads: 1, at: 20750, remaining: ip(579250), lists: 4, agents: 1, absent: []string{"outputsUnavailable", "agentsUnavailable"}, present: []string{"outputs"}}},
 		{"fast-then-stall", sim.BridgeScript{List: lat(0, 0, 0, 45000)}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 250},
-			want{at: 30000, remaining: ip(570000), lists: 4, agents: 1, present: []string{"outputsUnavailable"}, absent: []string{"agentsUnavailable"}}},
+			want{reads: 0, at: 30000, remaining: ip(570000), lists: 4, agents: 1, present: []string{"outputsUnavailable"}, absent: []string{"agentsUnavailable"}}},
 		{"list40000", sim.BridgeScript{List: lat(40000), TimeoutMs: -1}, running("c"),
 			map[string]any{"timeoutMs": 600000},
-			want{at: 30000, remaining: ip(570000), lists: 1, agents: 0, present: []string{"agentsUnavailable"}, absent: []string{"outputsUnavailable"}}},
+			want{reads: 0, at: 30000, remaining: ip(570000), lists: 1, agents: 0, present: []string{"agentsUnavailable"}, absent: []string{"outputsUnavailable"}}},
 		{"read20000", sim.BridgeScript{Read: lat(20000)}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000},
-			want{at: 30000, remaining: ip(570000), lists: 31, agents: 1, present: []string{"outputsUnavailable"}}},
+			want{reads: 1, at: 30000, remaining: ip(570000), lists: 31, agents: 1, present: []string{"outputsUnavailable"}}},
 		{"completed-read5000", sim.BridgeScript{Read: lat(5000)}, []sim.AgentSpec{{ID: "c", State: "completed", Messages: []string{"done"}}},
 			map[string]any{"timeoutMs": 600000},
-			want{at: 5000, done: true, lists: 1, agents: 1, absent: []string{"remainingMs", "outputsUnavailable"}}},
+			want{reads: 1, at: 5000, done: true, lists: 1, agents: 1, absent: []string{"remainingMs", "outputsUnavailable"}}},
 		{"instant-poll1000", sim.BridgeScript{}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000},
-			want{at: 30000, remaining: ip(570000), lists: 31, agents: 1}},
-		{"timeout30000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30000}, want{at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
-		{"timeout30001", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30001}, want{at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
-		{"timeout30500", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30500}, want{at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
-		{"timeout31000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 31000}, want{at: 30000, remaining: ip(1000), lists: 31, agents: 1}},
-		{"timeout100000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 100000}, want{at: 30000, remaining: ip(70000), lists: 31, agents: 1}},
+			want{reads: 1, at: 30000, remaining: ip(570000), lists: 31, agents: 1}},
+		{"timeout30000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30000}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout30001", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30001}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout30500", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30500}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout31000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 31000}, want{reads: 1, at: 30000, remaining: ip(1000), lists: 31, agents: 1}},
+		{"timeout100000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 100000}, want{reads: 1, at: 30000, remaining: ip(70000), lists: 31, agents: 1}},
 		// Not oracle rows, but the same class: a short wait is not capped.
-		{"timeout5000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 5000}, want{at: 5000, lists: 6, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout5000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 5000}, want{reads: 1, at: 5000, lists: 6, agents: 1, absent: []string{"remainingMs"}}},
+		// A list landing at the deadline: in time, but no final read can be
+		// predicted to fit, so none is issued (SPEC §2 step 4).
+		{"list30000", sim.BridgeScript{List: lat(30000), TimeoutMs: -1}, running("c"),
+			map[string]any{"timeoutMs": 600000},
+			want{reads: 0, at: 30000, remaining: ip(570000), lists: 1, agents: 1, present: []string{"outputsUnavailable"}}},
+		// One 8 s list sets the reserve for the rest of the call: the cost is
+		// the longest read, not the last (SPEC §2 step 2).
+		{"reserve-longest", sim.BridgeScript{List: lat(0, 8000, 0)}, running("c"),
+			map[string]any{"timeoutMs": 600000},
+			want{reads: 1, at: 14000, remaining: ip(586000), lists: 7, agents: 1}},
 		// A 5 ms bridge must keep its outputs at the cap (the last sleep stops at deadline − 2·cost).
 		{"bridge5ms", sim.BridgeScript{List: lat(5), Read: lat(5)}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000},
-			want{at: 30000, remaining: ip(570000), lists: -1, agents: 1, absent: []string{"outputsUnavailable"}}},
+			want{reads: 1, at: 30000, remaining: ip(570000), lists: -1, agents: 1, absent: []string{"outputsUnavailable"}}},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
 			res := run(t, sim.World{Name: r.name, Bridge: r.bridge, Agents: r.agents, Callers: one(r.args)})
 			check(t, res, r.want)
 		})
+	}
+}
+
+// TestActiveStates: "", created, prompt_sent, running and waiting are active
+// (the wait goes on to the cap); other states are terminal (SPEC §2).
+func TestActiveStates(t *testing.T) {
+	for state, active := range map[string]bool{"": true, "created": true, "prompt_sent": true, "running": true, "waiting": true,
+		"completed": false, "failed": false, "cancelled": false, "archived": false} {
+		res := run(t, sim.World{Name: "state-" + state, Agents: []sim.AgentSpec{{ID: "c", State: state}},
+			Callers: one(map[string]any{"timeoutMs": 600000})})
+		c := res.Call("A", 1)
+		if c.Reply.Done == active || (c.EndMs == 30000) != active {
+			t.Errorf("state %q: done %v at %d ms; active should be %v", state, c.Reply.Done, c.EndMs, active)
+		}
 	}
 }
 
