@@ -4,21 +4,31 @@ GO ?= go
 N ?= 2000
 SEED ?= 0
 
-.PHONY: all gate test deps fmt-check vet race determinism scenarios mutate fuzz bench golden report report-check clean
+.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism scenarios mutate fuzz bench golden report report-check clean
+
+# The command is built once and run directly, so its exit codes (README.md)
+# reach make's "Error N" line unchanged (go run turns every failure into 1).
+WAITSIM := out/bin/waitsim
 
 ## all / gate: the main job — the scenario table, then the mutation gate.
 all: gate
-gate: deps scenarios mutate
+gate: scenarios mutate
 
-## deps: Go modules, and the published Stryker report schema the reports
-## tests validate against (npm registry).
+## deps: the Go modules (go.mod pins every one, gremlins included).
 deps:
 	$(GO) mod download
+
+## schema-deps: the published Stryker report schema the reports tests
+## validate against (npm registry).
+schema-deps:
 	npm install --prefix out/deps --no-audit --no-fund --silent mutation-testing-report-schema@3.8.4
+
+bin: deps
+	$(GO) build -o $(WAITSIM) ./cmd/waitsim
 
 ## test: gofmt check, go vet, the race-enabled suite, then the table again at
 ## GOMAXPROCS 1, 2 and 4 without -race (golden traces must match in both builds).
-test: deps fmt-check vet race determinism
+test: deps schema-deps fmt-check vet race determinism
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -34,26 +44,26 @@ determinism:
 	$(GO) test -count=1 -cpu 1,2,4 -run '^(TestTable|TestGolden)$$' ./scenarios/
 
 ## scenarios: run the YAML scenario table and print its result table.
-scenarios:
-	$(GO) run ./cmd/waitsim run --json
+scenarios: bin
+	$(WAITSIM) run --json
 
 ## mutate: the mutation gate (exit codes in README.md).
-mutate:
-	$(GO) run ./cmd/waitsim mutate
+mutate: bin
+	$(WAITSIM) mutate
 
 ## report: render out/report/ from out/scenarios.json and out/mutation.json;
 ## with BASE=<git ref>, build and run the base in a git worktree and compare.
-report:
+report: bin
 ifdef BASE
-	$(GO) run ./cmd/waitsim report --base-ref $(BASE)
+	$(WAITSIM) report --base-ref $(BASE)
 else
-	$(GO) run ./cmd/waitsim report
+	$(WAITSIM) report
 endif
 
 ## report-check: render the HTML report of the fixtures in headless Chromium
 ## and write a screenshot (needs Debian's chromium).
-report-check:
-	$(GO) run ./cmd/waitsim report --base reports/testdata/base.json --head reports/testdata/head.json --out out/report-check || [ $$? -eq 1 ]
+report-check: bin
+	$(WAITSIM) report --base reports/testdata/base.json --head reports/testdata/head.json --out out/report-check || [ $$? -eq 1 ]
 	bash reports/check_html.sh out/report-check/report.html
 
 ## fuzz: N random worlds against the invariants (SEED=0: a random seed).

@@ -39,6 +39,12 @@ func PrintTable(w io.Writer, res RunResult) {
 		if n := len(c.Calls); n > 0 {
 			keys = replyKeys(c.Calls[n-1])
 		}
+		if c.Error != "" {
+			keys = append(keys, "error: "+c.Error)
+		}
+		if len(at) == 0 {
+			at = []string{"-"}
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", strings.ToUpper(c.Verdict), c.ID, strings.Join(at, ", "), strings.Join(keys, " "))
 	}
 	tw.Flush()

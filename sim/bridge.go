@@ -43,7 +43,8 @@ type BridgeScript struct {
 	// dispatch. 0 means the reference's 30000; negative means no timeout.
 	TimeoutMs int64 `json:"timeoutMs,omitempty"`
 	// CacheMs: a request identical to one issued less than this long ago shares it.
-	// 0 means the reference's 250; negative disables sharing.
+	// 0 means the reference's 250; negative disables sharing. (In scenario
+	// YAML, where a field can be left out, cacheMs: 0 disables sharing.)
 	CacheMs int64 `json:"cacheMs,omitempty"`
 	// Congestion lists other requesters holding the slot.
 	Congestion []Hold `json:"congestion,omitempty"`

@@ -26,7 +26,7 @@ import (
 	"time"
 )
 
-// Errors returned by Kernel.Run. Both wrap the details of where the world was.
+// Errors returned by Kernel.Run, wrapped with where the world was.
 var (
 	// ErrHorizon: the next event lies beyond the virtual horizon (time running
 	// away, e.g. a loop that never ends).

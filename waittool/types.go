@@ -31,11 +31,11 @@ const (
 // Agent is one child agent of a run as the bridge lists it.
 // State is its lifecycle state; see Active.
 type Agent struct {
-	SessionID string `json:"sessionId"`
-	State     string `json:"state"`
+	SessionID string `json:"sessionId"` // the child's session id
+	State     string `json:"state"`     // its lifecycle state (see Active)
 }
 
-// Active reports whether an agent with lifecycle state s is still active
+// Active reports whether an agent with lifecycle state state is still active
 // (SPEC §2): the empty state, "created", "prompt_sent", "running" and "waiting"
 // are active; every other state ("completed", "failed", "cancelled", …) is terminal.
 func Active(state string) bool {
@@ -48,8 +48,8 @@ func Active(state string) bool {
 
 // AgentOutput is the output of one child agent: its messages, oldest first.
 type AgentOutput struct {
-	SessionID string   `json:"sessionId"`
-	Messages  []string `json:"messages"`
+	SessionID string   `json:"sessionId"` // the child's session id
+	Messages  []string `json:"messages"`  // its messages, oldest first
 }
 
 // Bridge is what the tool talks to (SPEC §3). Both reads take the context first
@@ -68,10 +68,10 @@ type Bridge interface {
 // their handlers started on one registered tool.
 // Session is the server session the call came in on.
 type CallInfo struct {
-	ID        uint64
-	Session   *mcp.ServerSession
-	StartedAt time.Time
-	Deadline  time.Time
+	ID        uint64             // 1, 2, … in handler start order
+	Session   *mcp.ServerSession // the session the call came in on (nil without one)
+	StartedAt time.Time          // SPEC §2 step 1: startedAt
+	Deadline  time.Time          // startedAt + min(timeoutMs, CallCapMs)
 }
 
 type callInfoKey struct{}
@@ -102,38 +102,38 @@ const (
 // Event is one observation of the tool at virtual time At. CostMs is the
 // read cost (SPEC §2 step 2) known at that moment.
 type Event struct {
-	Call   CallInfo
-	Kind   EventKind
-	At     time.Time
-	Detail string
-	CostMs int64
+	Call   CallInfo  // the call it belongs to
+	Kind   EventKind // what happened
+	At     time.Time // when, on the tool's clock
+	Detail string    // the kind's detail (see the EventKind constants)
+	CostMs int64     // the read cost in ms at that moment
 }
 
 // Input is the tool's input (SPEC §2 "Input"). Bounds and defaults live in the
 // published schema (InputSchema); the SDK applies defaults and rejects bad
 // input before the handler runs. Times in ms.
 type Input struct {
-	RunID               string   `json:"runId,omitempty"`
-	SessionIDs          []string `json:"sessionIds,omitempty"`
-	TimeoutMs           int      `json:"timeoutMs,omitempty"`
-	PollIntervalMs      int      `json:"pollIntervalMs,omitempty"`
-	MaxMessagesPerAgent int      `json:"maxMessagesPerAgent,omitempty"`
-	MaxCharsPerMessage  int      `json:"maxCharsPerMessage,omitempty"`
-	MaxCharsPerAgent    int      `json:"maxCharsPerAgent,omitempty"`
-	MaxTotalChars       int      `json:"maxTotalChars,omitempty"`
+	RunID               string   `json:"runId,omitempty"`               // the run; "" = the current one
+	SessionIDs          []string `json:"sessionIds,omitempty"`          // the scope (step 7); empty = all children
+	TimeoutMs           int      `json:"timeoutMs,omitempty"`           // total wanted across calls, 1000..600000, default 30000
+	PollIntervalMs      int      `json:"pollIntervalMs,omitempty"`      // 250..10000, default 1000
+	MaxMessagesPerAgent int      `json:"maxMessagesPerAgent,omitempty"` // 1..100, default 20
+	MaxCharsPerMessage  int      `json:"maxCharsPerMessage,omitempty"`  // 50..100000, default 4000
+	MaxCharsPerAgent    int      `json:"maxCharsPerAgent,omitempty"`    // 100..500000, default 20000
+	MaxTotalChars       int      `json:"maxTotalChars,omitempty"`       // 1000..2000000, default 100000
 }
 
 // Reply is the tool's structured result (SPEC §2 step 9). Optional fields are
 // omitted from the JSON when absent.
 type Reply struct {
-	OK                 bool          `json:"ok"`
-	Error              string        `json:"error,omitempty"`
-	Done               bool          `json:"done"`
-	Agents             []Agent       `json:"agents"`
-	Outputs            []AgentOutput `json:"outputs"`
-	RemainingMs        *int          `json:"remainingMs,omitempty"`
-	AgentsUnavailable  bool          `json:"agentsUnavailable,omitempty"`
-	OutputsUnavailable bool          `json:"outputsUnavailable,omitempty"`
-	BridgeError        string        `json:"bridgeError,omitempty"`
-	Truncated          bool          `json:"truncated,omitempty"`
+	OK                 bool          `json:"ok"`                           // false only without a bridge
+	Error              string        `json:"error,omitempty"`              // "orchestration_unavailable" when !OK
+	Done               bool          `json:"done"`                         // a list was read and no agent in it is active
+	Agents             []Agent       `json:"agents"`                       // the last good scoped list; [] when none was read
+	Outputs            []AgentOutput `json:"outputs"`                      // the bounded outputs; [] when not read
+	RemainingMs        *int          `json:"remainingMs,omitempty"`        // the next call's timeoutMs, when cut short
+	AgentsUnavailable  bool          `json:"agentsUnavailable,omitempty"`  // no list was read in time
+	OutputsUnavailable bool          `json:"outputsUnavailable,omitempty"` // listed, but the final read was not done in time
+	BridgeError        string        `json:"bridgeError,omitempty"`        // the last bridge error's message
+	Truncated          bool          `json:"truncated,omitempty"`          // a char budget cut something
 }

@@ -30,7 +30,7 @@ func moduleRoot() (string, error) {
 }
 
 // runScenarios implements `waitsim run`. Exit codes: 0 every case passed,
-// 1 a case failed or errored, 2 usage or file errors.
+// 1 a case failed or could not run, 2 usage or file errors (nothing ran).
 func runScenarios(args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "also write the results to out/scenarios.json")
@@ -38,6 +38,7 @@ func runScenarios(args []string) int {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: waitsim run [--json] [--check-determinism N] [paths…]")
 		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "exit codes: 0 every case passed, 1 a case failed or could not run, 2 usage or file errors (nothing ran)")
 	}
 	// Flags may come before or after the paths.
 	var paths []string
@@ -77,6 +78,10 @@ func runScenarios(args []string) int {
 			return 2
 		}
 		paths[i] = abs
+	}
+	if files, err := scenarios.Expand(paths); err != nil || len(files) == 0 {
+		fmt.Fprintf(os.Stderr, "waitsim: no scenario files (*.yaml, *.yml) under %s\n", strings.Join(paths, ", "))
+		return 2
 	}
 	outFile := filepath.Join(root, "out", "scenarios.json")
 	if !*asJSON {
