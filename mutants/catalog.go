@@ -32,8 +32,9 @@ type CatalogEntry struct {
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
-// LoadCatalog reads every *.yaml file of dir (root-relative paths are
-// reported relative to root), sorted by id. It rejects unknown fields, ids
+// LoadCatalog reads every *.yaml and *.yml file of dir (root-relative paths
+// are reported relative to root), sorted by id; dir must exist. Two files of
+// one id (x.yaml and x.yml) are an error. It rejects unknown fields, ids
 // that are not lower-case kebab-case, an intent that is empty or not one
 // line, a missing file or patch, and a patch that names another file than
 // file: all authoring errors, reported with the catalog file's path.
@@ -42,19 +43,31 @@ func LoadCatalog(root, dir string) ([]CatalogEntry, error) {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(root, dir)
 	}
-	names, err := filepath.Glob(filepath.Join(abs, "*.yaml"))
-	if err != nil {
+	if err := checkDir(abs); err != nil {
 		return nil, err
 	}
-	sort.Strings(names)
+	var names []string
+	for _, pat := range []string{"*.yaml", "*.yml"} {
+		m, err := filepath.Glob(filepath.Join(abs, pat))
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, m...)
+	}
 	var out []CatalogEntry
+	seen := map[string]string{}
 	for _, name := range names {
 		e, err := loadEntry(root, name)
 		if err != nil {
 			return nil, err
 		}
+		if other, dup := seen[e.ID]; dup {
+			return nil, fmt.Errorf("%s and %s: two catalog files of one id %q", other, e.Path, e.ID)
+		}
+		seen[e.ID] = e.Path
 		out = append(out, e)
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
 
@@ -68,7 +81,7 @@ func loadEntry(root, name string) (CatalogEntry, error) {
 	if err := yaml.UnmarshalWithOptions(b, &e, yaml.DisallowUnknownField()); err != nil {
 		return CatalogEntry{}, fmt.Errorf("%s: %v", rel, err)
 	}
-	e.ID = strings.TrimSuffix(filepath.Base(name), ".yaml")
+	e.ID = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".yaml"), ".yml")
 	e.Path = rel
 	e.Intent = strings.TrimSpace(e.Intent)
 	switch {
@@ -133,12 +146,13 @@ type Thresholds struct {
 	OperatorScore float64
 }
 
-// LoadThresholds reads .gremlins.yaml; a missing file or key is 0 (no
-// threshold).
+// LoadThresholds reads .gremlins.yaml. A missing file, a missing
+// unleash.threshold.efficacy, or one that is not a number in 0..100 is an
+// error naming the file: a wrong path must not switch the gate off.
 func LoadThresholds(path string) (Thresholds, error) {
 	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		return Thresholds{}, nil
+		return Thresholds{}, fmt.Errorf("config %s does not exist (it sets unleash.threshold.efficacy, the operator-score threshold)", path)
 	}
 	if err != nil {
 		return Thresholds{}, err
@@ -146,14 +160,21 @@ func LoadThresholds(path string) (Thresholds, error) {
 	var cfg struct {
 		Unleash struct {
 			Threshold struct {
-				Efficacy float64 `yaml:"efficacy"`
+				Efficacy *float64 `yaml:"efficacy"`
 			} `yaml:"threshold"`
 		} `yaml:"unleash"`
 	}
 	if err := yaml.Unmarshal(b, &cfg); err != nil {
 		return Thresholds{}, fmt.Errorf("%s: %v", path, err)
 	}
-	return Thresholds{OperatorScore: cfg.Unleash.Threshold.Efficacy}, nil
+	e := cfg.Unleash.Threshold.Efficacy
+	switch {
+	case e == nil:
+		return Thresholds{}, fmt.Errorf("%s: no unleash.threshold.efficacy (the operator-score threshold, 0..100)", path)
+	case !(*e >= 0 && *e <= 100):
+		return Thresholds{}, fmt.Errorf("%s: unleash.threshold.efficacy %v is not in 0..100", path, *e)
+	}
+	return Thresholds{OperatorScore: *e}, nil
 }
 
 func relTo(root, p string) string {

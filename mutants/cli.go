@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -47,11 +48,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	default:
 	}
 	if got != nil {
-		fmt.Fprintf(stderr, "waitsim mutate: interrupted by %v; the tree was not touched\n", got)
+		name, code := "SIGINT", ExitInterrupted
 		if got == syscall.SIGTERM {
-			return ExitTerminated
+			name, code = "SIGTERM", ExitTerminated
 		}
-		return ExitInterrupted
+		fmt.Fprintf(stderr, "waitsim mutate: interrupted (%s); the tree was not touched, nothing was written\n", name)
+		return code
 	}
 	return code
 }
@@ -74,14 +76,14 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.CatalogDir, "catalog", "mutants/catalog", "the semantic catalog's directory")
 	fs.StringVar(&cfg.Equivalents, "equivalents", "mutants/equivalent.yaml", "the committed list of equivalent operator mutants")
 	fs.StringVar(&cfg.GremlinsCfg, "config", ".gremlins.yaml", "gremlins' config: unleash.threshold.efficacy is the operator-score threshold")
-	fs.IntVar(&cfg.Workers, "workers", 0, "parallel mutants (default: the number of cores)")
-	fs.StringVar(&shard, "shard", "", "k/n: run shard k of n (join the shards with `waitsim mutate merge`)")
+	fs.IntVar(&cfg.Workers, "workers", 0, "parallel mutants, ≥ 1; 0 means the number of cores")
+	fs.StringVar(&shard, "shard", "", "run shard `k/n` of the campaign (join the shards' results with: waitsim mutate merge)")
 	fs.StringVar(&cfg.DiffRef, "diff", "", "only mutants on lines changed since this git ref")
 	fs.StringVar(&cache, "cache", "out/mutation-cache.json", "incremental cache file")
 	fs.BoolVar(&noCache, "no-cache", false, "run every mutant, ignoring and not updating the cache")
 	fs.StringVar(&out, "out", "out/mutation.json", "the result JSON")
-	fs.Float64Var(&cfg.TimeoutFactor, "timeout-factor", 10, "a mutant's test run times out after this many baseline runs…")
-	fs.DurationVar(&cfg.TimeoutFloor, "timeout-floor", 5*time.Second, "…but never sooner than this (build time is not counted)")
+	fs.Float64Var(&cfg.TimeoutFactor, "timeout-factor", 10, "a mutant's test run times out after this many baseline runs (> 0)…")
+	fs.DurationVar(&cfg.TimeoutFloor, "timeout-floor", 5*time.Second, "…but never sooner than this (> 0; build time is not counted)")
 	fs.BoolVar(&cfg.NoOperators, "no-operators", false, "skip gremlins' operator mutants")
 	fs.BoolVar(&cfg.NoCatalog, "no-catalog", false, "skip the semantic catalog")
 	fs.BoolVar(&cfg.NoVet, "no-vet", false, "skip the go vet viability check")
@@ -92,7 +94,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: waitsim mutate [flags]\n       waitsim mutate merge [-o out/mutation.json] SHARD.json...\n\nflags:\n")
 		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nexit codes: 0 pass, 1 gate failed, 2 usage, 3 baseline failed or sanity mutant not killed,\n4 zero mutants tested, 5 runner error, 130/143 interrupted\n")
+		fmt.Fprint(stderr, exitCodesHelp)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -102,6 +104,17 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "waitsim mutate: unexpected arguments %q\n", fs.Args())
+		return ExitUsage
+	}
+	switch {
+	case cfg.Workers < 0:
+		fmt.Fprintf(stderr, "waitsim mutate: --workers %d: want ≥ 1, or 0 for the number of cores\n", cfg.Workers)
+		return ExitUsage
+	case !(cfg.TimeoutFactor > 0) || math.IsInf(cfg.TimeoutFactor, 0):
+		fmt.Fprintf(stderr, "waitsim mutate: --timeout-factor %v: want a number > 0\n", cfg.TimeoutFactor)
+		return ExitUsage
+	case cfg.TimeoutFloor <= 0:
+		fmt.Fprintf(stderr, "waitsim mutate: --timeout-floor %v: want a duration > 0\n", cfg.TimeoutFloor)
 		return ExitUsage
 	}
 	var err error
@@ -173,11 +186,32 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
+const exitCodesHelp = `
+exit codes: 0 pass, 1 gate failed, 2 usage or configuration error (also: merge of an
+incomplete or inconsistent set of shards), 3 baseline failed or sanity mutant not killed
+(in any shard), 4 zero mutants tested, 5 runner error, 130/143 interrupted (SIGINT/SIGTERM)
+`
+
 func mergeCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("waitsim mutate merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "out/mutation.json", "the merged result JSON")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: waitsim mutate merge [-o out/mutation.json] SHARD.json...\n\n"+
+			"joins the results of shards 1/n … n/n (waitsim mutate --shard k/n) of one campaign and judges\n"+
+			"the whole: every shard once, run with the same options on the same commit.\n\nflags:\n")
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, exitCodesHelp)
+	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitPass
+		}
+		return ExitUsage
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "waitsim mutate merge: no shard results given")
+		fs.Usage()
 		return ExitUsage
 	}
 	var shards []*Result
@@ -194,7 +228,7 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		shards = append(shards, &r)
 	}
-	res, err := Merge(shards)
+	res, err := Merge(shards, fs.Args()...)
 	if err != nil {
 		fmt.Fprintln(stderr, "waitsim mutate merge:", err)
 		return ExitUsage
@@ -231,7 +265,10 @@ func WriteResult(path string, res *Result) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(append(b, '\n'))
+	err = f.Chmod(0o644)
+	if err == nil {
+		_, err = f.Write(append(b, '\n'))
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -243,18 +280,33 @@ func WriteResult(path string, res *Result) error {
 }
 
 // Summary prints the campaign for a human: every mutant that was not killed,
-// the counts, scores, costs and the gate's verdict.
+// the counts, scores, costs and the gate's verdict; for a failed baseline,
+// the failing cases and the command that reproduces them.
 func Summary(w io.Writer, res *Result) {
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "note: %s\n", firstLine(n))
+	}
+	if b := res.Baseline; b != nil {
+		fmt.Fprintf(w, "%s\n", res.Gate)
+		if len(b.Failed) > 0 {
+			fmt.Fprintf(w, "failing cases: %s\n", strings.Join(first(b.Failed, 10), ", "))
+		} else if l := firstLines(b.Output, 3); l != "" {
+			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(l, "\n", "\n    "))
+		}
+		fmt.Fprintf(w, "repro: %s\n", b.Repro)
+		fmt.Fprintf(w, "mutants: none run\n")
+		fmt.Fprintf(w, "gate: %s (exit %d)\n", res.Gate, res.ExitCode)
+		return
 	}
 	for _, m := range res.Mutants {
 		if m.Status == StatusKilled {
 			continue
 		}
 		fmt.Fprintf(w, "%-23s %-8s %s — %s\n", orNotRun(m.Status), m.Source, m.ID, m.Intent)
-		if m.Detail != "" && m.Status != StatusSurvived {
-			fmt.Fprintf(w, "    %s\n", firstLine(m.Detail))
+		if m.Status != StatusSurvived {
+			if l := firstLines(m.Detail, 3); l != "" {
+				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(l, "\n", "\n    "))
+			}
 		}
 	}
 	keys := make([]string, 0, len(res.Counts))
@@ -266,13 +318,19 @@ func Summary(w io.Writer, res *Result) {
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%s %d", k, res.Counts[k]))
 	}
+	if len(parts) == 0 {
+		parts = []string{"none"}
+	}
 	shard := ""
 	if res.Shard != "" {
 		shard = " (shard " + res.Shard + ")"
 	}
 	fmt.Fprintf(w, "mutants%s: %s\n", shard, strings.Join(parts, ", "))
-	fmt.Fprintf(w, "scores: catalog %.1f%%, operator %.1f%% (threshold %.1f%%); suite %s %s\n",
-		res.CatalogScore, res.OperatorScore, res.Threshold, res.Suite.Pkg, res.Suite.Run)
+	if res.DiffRef != "" && len(res.Counts) == 0 {
+		fmt.Fprintf(w, "no mutants on lines changed since %s\n", res.DiffRef)
+	}
+	fmt.Fprintf(w, "scores: catalog %s, operator %s (threshold %.1f%%); suite %s %s\n",
+		pctOrNA(res.CatalogScore, res.CatalogScored), pctOrNA(res.OperatorScore, res.OperatorScored), res.Threshold, res.Suite.Pkg, res.Suite.Run)
 	fmt.Fprintf(w, "time: %.1fs wall, baseline run %d ms, mutant timeout %d ms, median %d ms per mutant\n",
 		float64(res.WallMs)/1000, res.BaselineMs, res.TimeoutMs, res.MedianMutantMs)
 	if g := res.Gremlins; g != nil {
@@ -282,6 +340,34 @@ func Summary(w io.Writer, res *Result) {
 		}
 	}
 	fmt.Fprintf(w, "gate: %s (exit %d)\n", res.Gate, res.ExitCode)
+}
+
+// pctOrNA is "n/a" when nothing was scored, else the score in percent.
+func pctOrNA(score float64, scored int) string {
+	if scored == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%% of %d", score, scored)
+}
+
+// firstLines is the first n non-blank lines of s, trimmed, with a colon
+// header joined to the line after it ("does not type-check: x.go:3: …").
+func firstLines(s string, n int) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if k := len(out); k > 0 && strings.HasSuffix(out[k-1], ":") {
+			out[k-1] += " " + l
+			continue
+		}
+		if len(out) == n {
+			break
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }
 
 func findRoot() (string, error) {

@@ -17,7 +17,7 @@ func fixtureConfig(t *testing.T, mode string) Config {
 		t.Fatal(err)
 	}
 	return Config{Root: root, SuitePkg: "./calc/", Target: "./calc/", CatalogDir: "catalog",
-		Equivalents: "none.yaml", GremlinsCfg: "none.yaml", NoOperators: true, Workers: 2,
+		Equivalents: "none.yaml", GremlinsCfg: "gremlins.yaml", NoOperators: true, Workers: 2,
 		TimeoutFloor: 3 * time.Second, Mode: mode}
 }
 

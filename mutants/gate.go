@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"sort"
@@ -27,8 +29,10 @@ const (
 // ExitNothingTested; any catalog mutant survived, timed out, not viable or
 // no longer applying, or (whole campaigns only) an operator score below
 // Threshold → ExitGateFailed. Scores are killed / (killed + survived + timed
-// out) in percent (100 when nothing was scored); the gate passes a score
-// equal to its threshold.
+// out) in percent for operator mutants, killed / all catalog mutants for
+// the catalog (100 when nothing was scored: see CatalogScored and
+// OperatorScored); the gate passes a score equal to its threshold. With
+// --diff (DiffRef set), no mutant at all on the changed lines passes.
 func Evaluate(res *Result) {
 	res.Counts = map[string]int{}
 	var catK, catN, opK, opN int
@@ -55,11 +59,9 @@ func Evaluate(res *Result) {
 		killed := m.Status == StatusKilled
 		switch m.Source {
 		case SourceCatalog:
-			if scored {
-				catN++
-				if killed {
-					catK++
-				}
+			catN++
+			if killed {
+				catK++
 			}
 			if m.Status != StatusKilled {
 				catBad = append(catBad, m.ID+" ("+m.Status+")")
@@ -73,10 +75,10 @@ func Evaluate(res *Result) {
 			}
 		}
 	}
-	res.CatalogScore = score(catK, catN)
-	res.OperatorScore = score(opK, opN)
+	res.CatalogScore, res.CatalogScored = score(catK, catN), catN
+	res.OperatorScore, res.OperatorScored = score(opK, opN), opN
 	res.MedianMutantMs = median(durs)
-	if res.ExitCode == ExitUntrusted && strings.HasPrefix(res.Gate, "baseline failed") {
+	if res.ExitCode == ExitUntrusted && (res.Baseline != nil || strings.HasPrefix(res.Gate, "baseline failed")) {
 		return
 	}
 	res.ExitCode = ExitPass
@@ -84,6 +86,9 @@ func Evaluate(res *Result) {
 	case sanity != nil && sanity.Status != StatusKilled:
 		res.Gate = fmt.Sprintf("the sanity mutant was %s, not killed: the overlay does not reach the suite %s, so no verdict can be trusted", orNotRun(sanity.Status), res.Suite.Pkg)
 		res.ExitCode = ExitUntrusted
+		return
+	case tested == 0 && res.Shard == "" && res.DiffRef != "" && len(res.Counts) == 0:
+		res.Gate = "pass: no mutants on lines changed since " + res.DiffRef
 		return
 	case tested == 0 && res.Shard == "":
 		res.Gate = "zero mutants were tested"
@@ -132,43 +137,69 @@ func median(xs []int64) int64 {
 
 // Merge joins the results of the shards 1/n … n/n of one campaign into the
 // result of the whole, and evaluates it (the operator threshold and the
-// zero-mutants rule apply here). The shards must all be present once, agree
-// on n, suite, commit and threshold, and not overlap. A shard whose baseline
-// failed makes the merge fail the same way; the sanity mutant is kept killed
-// only if every shard killed it.
-func Merge(shards []*Result) (*Result, error) {
+// zero-mutants rule apply here). names are the shards' file names, for the
+// errors (default "result i"). The shards must all be present once, agree on
+// n, version, options, suite, commit, threshold and campaign, and each must
+// hold exactly its share of the campaign's mutants; otherwise the error
+// wraps ErrUsage and names the shard. A shard whose baseline failed, or
+// whose sanity mutant was not killed, makes the merged result ExitUntrusted
+// (also when every shard failed so). The sanity mutant is kept killed only
+// if every shard killed it.
+func Merge(shards []*Result, names ...string) (*Result, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("%w: merge: no shard results", ErrUsage)
 	}
-	var n int
-	seen := map[int]bool{}
-	out := &Result{Version: ResultVersion, Commit: shards[0].Commit, Suite: shards[0].Suite, Threshold: shards[0].Threshold}
-	ids := map[string]bool{}
-	notes := map[string]bool{}
-	var sanity *MutantResult
+	name := func(i int) string {
+		if i < len(names) && names[i] != "" {
+			return names[i]
+		}
+		return fmt.Sprintf("result %d", i+1)
+	}
+	fail := func(format string, args ...any) (*Result, error) {
+		return nil, fmt.Errorf("%w: merge: "+format, append([]any{ErrUsage}, args...)...)
+	}
+	ref := shards[0]
+	parsed := make([]Shard, len(shards))
+	byK := map[int]int{}
 	for i, s := range shards {
 		sh, err := ParseShard(s.Shard)
 		if err != nil {
-			return nil, fmt.Errorf("%w: merge: result %d is not a shard (%q)", ErrUsage, i+1, s.Shard)
+			return fail("%s is not a shard result (shard %q): run it with --shard k/n", name(i), s.Shard)
 		}
-		if n == 0 {
-			n = sh.N
-		}
+		parsed[i] = sh
 		switch {
 		case s.Version != ResultVersion:
-			return nil, fmt.Errorf("%w: merge: shard %s has result version %d, want %d", ErrUsage, s.Shard, s.Version, ResultVersion)
-		case sh.N != n:
-			return nil, fmt.Errorf("%w: merge: shard %s does not split into %d", ErrUsage, s.Shard, n)
-		case seen[sh.K]:
-			return nil, fmt.Errorf("%w: merge: shard %s given twice", ErrUsage, s.Shard)
-		case s.Suite.Pkg != out.Suite.Pkg || s.Suite.Run != out.Suite.Run:
-			return nil, fmt.Errorf("%w: merge: shard %s ran suite %s %q, shard %s ran %s %q", ErrUsage, s.Shard, s.Suite.Pkg, s.Suite.Run, shards[0].Shard, out.Suite.Pkg, out.Suite.Run)
-		case s.Commit != out.Commit:
-			return nil, fmt.Errorf("%w: merge: shard %s is of commit %s, shard %s of %s", ErrUsage, s.Shard, s.Commit, shards[0].Shard, out.Commit)
-		case s.Threshold != out.Threshold:
-			return nil, fmt.Errorf("%w: merge: shards disagree on the operator threshold", ErrUsage)
+			return fail("%s has result version %d, want %d", name(i), s.Version, ResultVersion)
+		case sh.N != parsed[0].N:
+			return fail("%s is shard %s, %s is shard %s: the shards split the campaign differently", name(i), s.Shard, name(0), ref.Shard)
+		case s.Options != ref.Options:
+			return fail("%s ran with options %q, %s with %q: every shard must run with the same options", name(i), s.Options, name(0), ref.Options)
+		case s.Suite.Pkg != ref.Suite.Pkg || s.Suite.Run != ref.Suite.Run:
+			return fail("%s ran suite %s %q, %s ran %s %q", name(i), s.Suite.Pkg, s.Suite.Run, name(0), ref.Suite.Pkg, ref.Suite.Run)
+		case s.Commit != ref.Commit:
+			return fail("%s is of commit %q, %s of %q: every shard must run on the same commit", name(i), s.Commit, name(0), ref.Commit)
+		case s.Threshold != ref.Threshold:
+			return fail("%s has operator threshold %.1f%%, %s %.1f%%", name(i), s.Threshold, name(0), ref.Threshold)
 		}
-		seen[sh.K] = true
+		if j, dup := byK[sh.K]; dup {
+			return fail("%s and %s are both shard %s", name(j), name(i), s.Shard)
+		}
+		byK[sh.K] = i
+	}
+	n := parsed[0].N
+	for k := 1; k <= n; k++ {
+		if _, ok := byK[k]; !ok {
+			return fail("shard %d/%d is missing (given: %s)", k, n, strings.Join(namesOf(len(shards), name), ", "))
+		}
+	}
+	out := &Result{Version: ResultVersion, Commit: ref.Commit, Suite: ref.Suite, Threshold: ref.Threshold, Options: ref.Options, DiffRef: ref.DiffRef}
+	var untrusted []string
+	var camp *Campaign
+	campFrom := 0
+	owner := map[string]int{}
+	notes := map[string]bool{}
+	var sanity *MutantResult
+	for i, s := range shards {
 		out.BaselineMs = max(out.BaselineMs, s.BaselineMs)
 		out.WallMs = max(out.WallMs, s.WallMs)
 		out.TimeoutMs = max(out.TimeoutMs, s.TimeoutMs)
@@ -181,10 +212,22 @@ func Merge(shards []*Result) (*Result, error) {
 				out.Notes = append(out.Notes, note)
 			}
 		}
-		if s.ExitCode == ExitUntrusted && strings.HasPrefix(s.Gate, "baseline failed") {
-			out.Gate = fmt.Sprintf("shard %s: %s", s.Shard, s.Gate)
-			out.ExitCode = ExitUntrusted
+		if s.ExitCode == ExitUntrusted {
+			untrusted = append(untrusted, fmt.Sprintf("%s (shard %s): %s", name(i), s.Shard, s.Gate))
+			if out.Baseline == nil {
+				out.Baseline = s.Baseline
+			}
+			continue
 		}
+		if s.Campaign == nil {
+			return fail("%s (shard %s) records no campaign: it was written by an older waitsim; run it again", name(i), s.Shard)
+		}
+		if camp == nil {
+			camp, campFrom = s.Campaign, i
+		} else if *s.Campaign != *camp {
+			return fail("%s selected %d mutants (ids %.12s), %s selected %d (ids %.12s): the shards are of different campaigns", name(i), s.Campaign.Total, s.Campaign.IDsHash, name(campFrom), camp.Total, camp.IDsHash)
+		}
+		count := 0
 		for _, m := range s.Mutants {
 			if m.Source == SourceSanity {
 				if sanity == nil || m.Status != StatusKilled {
@@ -193,22 +236,66 @@ func Merge(shards []*Result) (*Result, error) {
 				}
 				continue
 			}
-			if ids[m.ID] {
-				return nil, fmt.Errorf("%w: merge: mutant %s is in two shards", ErrUsage, m.ID)
+			count++
+			if j, dup := owner[m.ID]; dup {
+				return fail("mutant %s is in both %s and %s", m.ID, name(j), name(i))
 			}
-			ids[m.ID] = true
+			owner[m.ID] = i
 			out.Mutants = append(out.Mutants, m)
 		}
-	}
-	for k := 1; k <= n; k++ {
-		if !seen[k] {
-			return nil, fmt.Errorf("%w: merge: shard %d/%d is missing", ErrUsage, k, n)
+		if want := shareOf(camp.Total, parsed[i]); count != want {
+			return fail("%s (shard %s) holds %d mutants, its share of the campaign's %d is %d: was it run with --only, or interrupted?", name(i), s.Shard, count, camp.Total, want)
 		}
 	}
 	sort.SliceStable(out.Mutants, func(i, j int) bool { return out.Mutants[i].ID < out.Mutants[j].ID })
+	if len(untrusted) == 0 {
+		ids := make([]string, len(out.Mutants))
+		for i, m := range out.Mutants {
+			ids[i] = m.ID
+			if k := parsed[owner[m.ID]].K; !(Shard{K: k, N: n}).Has(i) {
+				return fail("%s (shard %s) holds mutant %s, which is not in its share of the campaign", name(owner[m.ID]), shards[owner[m.ID]].Shard, m.ID)
+			}
+		}
+		if camp != nil && idsHash(ids) != camp.IDsHash {
+			return fail("the shards' mutants are not the campaign's their results record")
+		}
+		out.Campaign = camp
+	}
 	if sanity != nil {
 		out.Mutants = append([]MutantResult{*sanity}, out.Mutants...)
 	}
 	Evaluate(out)
+	if len(untrusted) > 0 {
+		out.Gate = strings.Join(untrusted, "; ")
+		out.ExitCode = ExitUntrusted
+	}
 	return out, nil
+}
+
+func namesOf(n int, name func(int) string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = name(i)
+	}
+	return out
+}
+
+// shareOf is how many of total mutants fall in shard s.
+func shareOf(total int, s Shard) int {
+	n := 0
+	for i := 0; i < total; i++ {
+		if s.Has(i) {
+			n++
+		}
+	}
+	return n
+}
+
+// idsHash is Campaign.IDsHash of ids (sorted).
+func idsHash(ids []string) string {
+	h := sha256.New()
+	for _, id := range ids {
+		h.Write([]byte(id + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

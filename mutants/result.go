@@ -48,10 +48,16 @@ type Result struct {
 	Counts        map[string]int `json:"counts"`
 	CatalogScore  float64        `json:"catalogScore"`
 	OperatorScore float64        `json:"operatorScore"`
-	Threshold     float64        `json:"operatorThreshold"`
-	BaselineMs    int64          `json:"baselineMs"`
-	WallMs        int64          `json:"wallMs"`
-	Gate          string         `json:"gate"` // "pass" or why it failed
+	// CatalogScored and OperatorScored are the scores' denominators: when
+	// one is 0 nothing was scored and the score is printed "n/a" (its
+	// number is then 100). Every catalog mutant is scored: one that is not
+	// viable or no longer applies counts against the catalog score.
+	CatalogScored  int     `json:"catalogScored"`
+	OperatorScored int     `json:"operatorScored"`
+	Threshold      float64 `json:"operatorThreshold"`
+	BaselineMs     int64   `json:"baselineMs"`
+	WallMs         int64   `json:"wallMs"`
+	Gate           string  `json:"gate"` // "pass" or why it failed
 
 	// Suite is the kill suite that ran (package and -test.run pattern).
 	Suite Suite `json:"suite"`
@@ -59,6 +65,18 @@ type Result struct {
 	// merged one. A shard's gate leaves out the operator threshold and the
 	// zero-mutants rule, which only the merge can judge.
 	Shard string `json:"shard,omitempty"`
+	// Options are the run's options that decide its mutant set or its
+	// verdicts (target, catalog, equivalents, config, --no-*, --only,
+	// --diff, timeouts), canonically; merge refuses shards that differ.
+	Options string `json:"options,omitempty"`
+	// DiffRef is --diff's ref, when given.
+	DiffRef string `json:"diffRef,omitempty"`
+	// Campaign describes the whole campaign's selection (before sharding),
+	// so that merge can check each shard holds exactly its share. nil when
+	// the run stopped before selecting mutants (a failed baseline).
+	Campaign *Campaign `json:"campaign,omitempty"`
+	// Baseline is why the baseline failed, when it did.
+	Baseline *BaselineFailure `json:"baselineFailure,omitempty"`
 	// TimeoutMs is the test-run timeout of one mutant (from the baseline).
 	TimeoutMs int64 `json:"timeoutMs"`
 	// MedianMutantMs is the median wall ms of the mutants built and run
@@ -74,4 +92,19 @@ type Result struct {
 	Notes []string `json:"notes,omitempty"`
 	// ExitCode is the exit code of `waitsim mutate` for this result.
 	ExitCode int `json:"exitCode"`
+}
+
+// Campaign is the selection of a whole campaign: how many mutants (the
+// sanity mutant left out) and the sha256 of their ids, sorted, one a line.
+type Campaign struct {
+	Total   int    `json:"total"`
+	IDsHash string `json:"idsHash"`
+}
+
+// BaselineFailure says why the unmutated suite could not serve: the failing
+// cases (test names), the command that reproduces it, and its output.
+type BaselineFailure struct {
+	Failed []string `json:"failed,omitempty"`
+	Repro  string   `json:"repro"`
+	Output string   `json:"output,omitempty"`
 }

@@ -11,6 +11,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -109,6 +110,49 @@ func (c *Config) defaults() {
 	}
 }
 
+// validate rejects settings that cannot mean anything (ErrUsage): a
+// negative Workers (0 is the core count), a TimeoutFactor or TimeoutFloor
+// below zero (0 is the default).
+func (c *Config) validate() error {
+	switch {
+	case c.Root == "":
+		return fmt.Errorf("%w: no module root", ErrUsage)
+	case c.Workers < 0:
+		return fmt.Errorf("%w: --workers %d: want ≥ 1, or 0 for the number of cores", ErrUsage, c.Workers)
+	case c.TimeoutFactor < 0 || math.IsNaN(c.TimeoutFactor) || math.IsInf(c.TimeoutFactor, 0):
+		return fmt.Errorf("%w: --timeout-factor %v: want a number > 0", ErrUsage, c.TimeoutFactor)
+	case c.TimeoutFloor < 0:
+		return fmt.Errorf("%w: --timeout-floor %v: want a duration > 0", ErrUsage, c.TimeoutFloor)
+	}
+	return nil
+}
+
+// options is Result.Options: the settings that decide the mutant set or
+// the verdicts, canonically (Workers, Mode and progress do not).
+func (c *Config) options() string {
+	only := ""
+	if c.Only != nil {
+		only = c.Only.String()
+	}
+	return fmt.Sprintf("target=%s catalog=%s equivalents=%s config=%s no-catalog=%t no-operators=%t no-vet=%t only=%q diff=%q timeout-factor=%g timeout-floor=%s",
+		c.Target, filepath.ToSlash(c.CatalogDir), filepath.ToSlash(c.Equivalents), filepath.ToSlash(c.GremlinsCfg), c.NoCatalog, c.NoOperators, c.NoVet, only, c.DiffRef, c.TimeoutFactor, c.TimeoutFloor)
+}
+
+// checkDir is nil when p is a directory, else an error naming p.
+func checkDir(p string) error {
+	st, err := os.Stat(p)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return fmt.Errorf("directory %s does not exist", p)
+		}
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", p)
+	}
+	return nil
+}
+
 func (c *Config) abs(p string) string {
 	if filepath.IsAbs(p) {
 		return p
@@ -132,6 +176,7 @@ type runner struct {
 	schemaBin string   // the schemata test binary, when built
 	schemaMs  int64    // wall ms to build and check it
 	notes     []string // notes gathered while running
+	campaign  *Campaign
 }
 
 // mutant is one mutant to run, with its overlay (root-relative path →
@@ -157,7 +202,19 @@ var ErrUsage = errors.New("usage")
 // Result carries the gate's verdict and exit code (see Evaluate); the error
 // is for failures of the runner itself (ctx's error on interrupt).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
 	cfg.defaults()
+	th, err := LoadThresholds(cfg.abs(cfg.GremlinsCfg))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	if !cfg.NoCatalog {
+		if err := checkDir(cfg.abs(cfg.CatalogDir)); err != nil {
+			return nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
+		}
+	}
 	start := time.Now()
 	tmp, err := os.MkdirTemp("", "waitsim-mutate-")
 	if err != nil {
@@ -169,13 +226,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := r.setup(ctx); err != nil {
 		return nil, err
 	}
-	res := &Result{Version: ResultVersion, Suite: r.suite, Shard: cfg.Shard.String(), Commit: r.commit(ctx)}
+	res := &Result{Version: ResultVersion, Suite: r.suite, Shard: cfg.Shard.String(), Commit: r.commit(ctx),
+		Options: cfg.options(), DiffRef: cfg.DiffRef}
 	if r.suite.Note != "" {
 		res.Notes = append(res.Notes, r.suite.Note)
-	}
-	th, err := LoadThresholds(cfg.abs(cfg.GremlinsCfg))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	res.Threshold = th.OperatorScore
 
@@ -213,7 +267,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		var nv *notViable
 		if errors.As(baseErr, &nv) {
 			res.Gate = "baseline failed: the unmutated suite " + nv.what
-			res.Notes = append(res.Notes, nv.out)
+			res.Baseline = &BaselineFailure{Repro: r.repro(), Output: nv.out}
 			res.ExitCode = ExitUntrusted
 			res.WallMs = time.Since(start).Milliseconds()
 			return res, nil
@@ -222,9 +276,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if msg := baselineProblem(base); msg != "" {
 		res.Gate = "baseline failed: " + msg
-		if base.output != "" {
-			res.Notes = append(res.Notes, base.output)
-		}
+		res.Baseline = &BaselineFailure{Failed: base.failed, Repro: r.repro(), Output: base.output}
 		res.ExitCode = ExitUntrusted
 		res.WallMs = time.Since(start).Milliseconds()
 		return res, nil
@@ -243,6 +295,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.Campaign = r.campaign
 	res.Notes = append(res.Notes, notes...)
 	if cfg.CacheFile != "" {
 		r.cache = LoadCache(cfg.abs(cfg.CacheFile))
@@ -376,13 +429,29 @@ func first(xs []string, n int) []string {
 	return xs
 }
 
-// commit is the HEAD commit, or "" outside git (read-only).
+// commit is the HEAD commit, with "-dirty" when the work tree has changes
+// or untracked files that git does not ignore; "" outside git. Read-only:
+// git status takes no optional lock (it does not refresh the index).
 func (r *runner) commit(ctx context.Context) string {
 	out, err := r.command(ctx, r.cfg.Root, "git", "rev-parse", "HEAD").Output()
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	c := strings.TrimSpace(string(out))
+	st, err := r.command(ctx, r.cfg.Root, "git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=normal").Output()
+	if err == nil && len(bytes.TrimSpace(st)) > 0 {
+		c += "-dirty"
+	}
+	return c
+}
+
+// repro is the command that runs the kill suite by hand.
+func (r *runner) repro() string {
+	cmd := "go test " + r.suite.Pkg
+	if r.suite.Run != "" {
+		cmd += " -run '" + r.suite.Run + "'"
+	}
+	return cmd
 }
 
 // collect builds the list of mutants: the sanity mutant first, then the
@@ -419,6 +488,13 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 			if err != nil {
 				m.res.Status = StatusNoApply
 				m.res.Detail = fmt.Sprintf("catalog mutant %s (%s) no longer applies to %s: %v", e.ID, e.Path, e.File, err)
+				m.res.Diff = e.Patch
+				muts = append(muts, m)
+				continue
+			}
+			if bytes.Equal(out, src) {
+				m.res.Status = StatusNoApply
+				m.res.Detail = fmt.Sprintf("catalog mutant %s (%s) changes nothing: its patch gives %s back unchanged", e.ID, e.Path, e.File)
 				m.res.Diff = e.Patch
 				muts = append(muts, m)
 				continue
@@ -530,6 +606,11 @@ func (r *runner) filter(ctx context.Context, muts []*mutant) ([]*mutant, error) 
 		}
 		keep = sel
 	}
+	ids := make([]string, len(keep))
+	for i, m := range keep {
+		ids[i] = m.res.ID
+	}
+	r.campaign = &Campaign{Total: len(keep), IDsHash: idsHash(ids)}
 	if r.cfg.Shard.N > 1 {
 		sel := keep[:0:0]
 		for i, m := range keep {

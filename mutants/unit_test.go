@@ -217,12 +217,17 @@ func TestShardSplitMerge(t *testing.T) {
 	const n, total = 3, 10
 	seen := map[int]int{}
 	var shards []*Result
+	var all []string
+	for i := 0; i < total; i++ {
+		all = append(all, string(rune('a'+i)))
+	}
+	camp := &Campaign{Total: total, IDsHash: idsHash(all)}
 	for k := 1; k <= n; k++ {
 		s, err := ParseShard(strings.Join([]string{string(rune('0' + k)), "3"}, "/"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := &Result{Version: ResultVersion, Shard: s.String(), Threshold: 50,
+		res := &Result{Version: ResultVersion, Shard: s.String(), Threshold: 50, Campaign: camp,
 			Mutants: []MutantResult{{ID: "sanity", Source: SourceSanity, Status: StatusKilled}}}
 		for i := 0; i < total; i++ {
 			if s.Has(i) {
