@@ -25,9 +25,16 @@ func HTML(r *Run, cmp *Comparison) []byte {
 		fmt.Fprintf(&b, "<p class=\"verdict v-%s\">base %s → head %s: <b>%s</b> — %s</p>\n", esc(cmp.Verdict),
 			esc(short(cmp.Base.Commit)), esc(short(cmp.Head.Commit)), esc(cmp.Verdict), esc(compareHeadline(cmp)))
 	}
-	_, headline := runHeadline(r)
-	fmt.Fprintf(&b, "<p class=\"headline\">%s</p>\n", esc(headline))
-	if s := r.Scenarios; s != nil {
+	icon, headline := runHeadline(r)
+	fmt.Fprintf(&b, "<p class=\"headline\">%s %s</p>\n", icon, esc(headline))
+	if s := r.Scenarios; s == nil || len(s.Cases) == 0 {
+		b.WriteString("<h2 id=\"scenarios\">Scenarios: no results</h2>\n")
+		if s == nil {
+			b.WriteString("<p class=\"empty\">The scenario table was not run: this run has no scenario result.</p>\n")
+		} else {
+			b.WriteString("<p class=\"empty\">The scenario result has no cases: nothing was checked, so nothing passed.</p>\n")
+		}
+	} else {
 		htmlCaseTable(&b, s)
 		b.WriteString("<h2 id=\"timelines\">Timelines</h2>\n")
 		b.WriteString("<p class=\"note\">Virtual time in ms since the world's start. One lane per caller, the tool (per caller), the bridge's single dispatch slot and each agent. " +
@@ -102,6 +109,10 @@ func htmlCase(b *strings.Builder, i int, c *scenarios.CaseResult) {
 }
 
 func htmlMutants(b *strings.Builder, m *mutants.Result) {
+	if len(m.Mutants) == 0 {
+		fmt.Fprintf(b, "<h2 id=\"mutants\">Mutants: no results</h2>\n<p class=\"empty\">The mutation result has no mutants: nothing was tested (gate: %s).</p>\n", esc(m.Gate))
+		return
+	}
 	fmt.Fprintf(b, "<h2 id=\"mutants\">Mutants: catalog %s, operator %s (threshold %s), gate: %s</h2>\n",
 		esc(pct(m.CatalogScore)), esc(pct(m.OperatorScore)), esc(pct(m.Threshold)), esc(m.Gate))
 	b.WriteString("<p class=\"note\">Mutation score = killed / (killed + survived + timed out), for catalog and operator mutants separately.</p>\n")
@@ -349,7 +360,7 @@ const legendSVG = `<svg class="legend" width="1160" height="24" viewBox="0 0 116
 
 const pageCSS = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:16px 24px;color:#1f2328;background:#fff;font-size:14px}
 h1{font-size:22px;margin:4px 0}h2{font-size:18px;margin:24px 0 8px;border-bottom:1px solid #d0d7de}h3{font-size:15px;margin:4px 0}
-.meta,.note{color:#57606a;margin:2px 0 6px}.headline{font-weight:600}
+.meta,.note{color:#57606a;margin:2px 0 6px}.empty{color:#cf222e;font-weight:600}.headline{font-weight:600}
 .verdict{font-size:16px;padding:6px 10px;border-radius:6px}.v-regressed{background:#ffebe9}.v-improved{background:#dafbe1}.v-changed{background:#fff8c5}.v-unchanged{background:#f6f8fa}
 table{border-collapse:collapse;margin:6px 0 12px}td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top;font-size:13px}th{background:#f6f8fa}
 .badge{display:inline-block;padding:0 6px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;background:#57606a}

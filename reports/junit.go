@@ -72,14 +72,30 @@ type junitProblem struct {
 }
 
 // JUnit renders r as JUnit XML (see the mapping above). A run without
-// scenarios or without mutation has no suite for it.
+// scenarios or without mutation has no suite for it. A result with nothing in
+// it (a scenario result without cases, a mutation result without mutants, a
+// run with neither) is not a success: its suite holds one test case
+// "no results" with an <error type="no results">.
 func JUnit(r *Run) ([]byte, error) {
 	root := junitSuites{Name: "waitsim"}
 	if r.Scenarios != nil {
-		root.Suites = append(root.Suites, scenarioSuite(r))
+		s := scenarioSuite(r)
+		if len(r.Scenarios.Cases) == 0 {
+			noResults(&s, "scenarios", "the scenario result has no cases: nothing was checked")
+		}
+		root.Suites = append(root.Suites, s)
 	}
 	if r.Mutation != nil {
-		root.Suites = append(root.Suites, mutantSuite(r.Mutation))
+		s := mutantSuite(r.Mutation)
+		if len(r.Mutation.Mutants) == 0 {
+			noResults(&s, "mutants", "the mutation result has no mutants: nothing was tested")
+		}
+		root.Suites = append(root.Suites, s)
+	}
+	if r.Scenarios == nil && r.Mutation == nil {
+		s := junitSuite{Name: "waitsim", Properties: runProps(r)}
+		noResults(&s, "waitsim", "the run has neither a scenario nor a mutation result")
+		root.Suites = append(root.Suites, s)
 	}
 	for _, s := range root.Suites {
 		root.Tests += s.Tests
@@ -92,6 +108,14 @@ func JUnit(r *Run) ([]byte, error) {
 		return nil, err
 	}
 	return append([]byte(xml.Header), append(b, '\n')...), nil
+}
+
+// noResults adds the test case that says a suite had nothing to report.
+func noResults(s *junitSuite, class, msg string) {
+	s.Cases = append(s.Cases, junitTestCase{Name: "no results", Classname: class,
+		Error: &junitProblem{Message: msg, Type: "no results", Text: msg + "\n"}})
+	s.Tests++
+	s.Errors++
 }
 
 func runProps(r *Run) *junitProps {

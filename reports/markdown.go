@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/waitsim/waitsim/mutants"
@@ -21,7 +23,8 @@ const (
 // the pull-request comment to update by it.
 const CommentMarker = "<!-- waitsim-report -->"
 
-// timelineLines is how many lines of a failing case's text timeline Markdown shows.
+// timelineLines is how many lines of a failing case's text timeline Markdown
+// shows whole; a longer one is excerpted (see timelineExcerpt).
 const timelineLines = 80
 
 // RunMarkdown renders one run for a job summary or a pull-request comment,
@@ -258,16 +261,36 @@ func mutationTable(b *mdBuilder, m *mutants.Result) {
 			cs = append(cs, fmt.Sprintf("%s %d", st, n))
 		}
 	}
-	b.line("%d mutants: %s. Score = killed / (killed + survived + timed out).", len(m.Mutants), strings.Join(cs, " · "))
+	counted := 0
+	for _, mu := range m.Mutants {
+		if mu.Source != mutants.SourceSanity {
+			counted++
+		}
+	}
+	b.line("%d mutants: %s. Score = killed / (killed + survived + timed out).", counted, strings.Join(cs, " · "))
+	if sanity := sanityStatus(m); sanity != "" {
+		b.line("The sanity mutant, which breaks every function of the target package to prove the suite sees the overlay, is not counted above: it was %s.", sanity)
+	}
 	b.blank()
 }
 
+// sanityStatus is the status of m's sanity mutant, "" when it has none.
+func sanityStatus(m *mutants.Result) string {
+	for _, mu := range m.Mutants {
+		if mu.Source == mutants.SourceSanity {
+			return mu.Status
+		}
+	}
+	return ""
+}
+
 // countStatus counts the mutants of m with status st (from the mutant list,
-// not from m.Counts, so that it always agrees with the tables).
+// so that it always agrees with the tables), leaving out the sanity mutant as
+// mutation.json's counts and the console do.
 func countStatus(m *mutants.Result, st string) int {
 	n := 0
 	for _, mu := range m.Mutants {
-		if mu.Status == st {
+		if mu.Status == st && mu.Source != mutants.SourceSanity {
 			n++
 		}
 	}
@@ -292,22 +315,131 @@ func failureBlock(b *mdBuilder, c scenarios.CaseResult, detail bool) {
 	b.blank()
 	b.fence("sh", c.Repro)
 	if detail && c.Timeline != "" {
-		lines := strings.Split(strings.TrimRight(c.Timeline, "\n"), "\n")
-		more := 0
-		if len(lines) > timelineLines {
-			more = len(lines) - timelineLines
-			lines = lines[:timelineLines]
-		}
-		text := strings.Join(lines, "\n")
-		if more > 0 {
-			text += fmt.Sprintf("\n… %d more lines (see report.html)", more)
-		}
 		b.line("<details><summary>timeline (virtual ms)</summary>")
 		b.blank()
-		b.fence("text", text)
+		b.fence("text", timelineExcerpt(&c))
 		b.line("</details>")
 		b.blank()
 	}
+}
+
+// Sizes of a failing case's timeline excerpt in Markdown.
+const (
+	// excerptHead is how many lines from the start are always shown.
+	excerptHead = 5
+	// excerptBefore is how many lines are shown up to and including the
+	// reply of each call a failure names.
+	excerptBefore = 20
+	// excerptCalls is how many named calls get an excerpt at most.
+	excerptCalls = 8
+	// excerptTail is how many last lines are shown when no failure names a
+	// call that can be found in the timeline.
+	excerptTail = 20
+)
+
+// callRef finds "call A#1" (caller A's first call) in failure messages.
+var callRef = regexp.MustCompile(`\bcall (\S+?)#(\d+)\b`)
+
+// timelineExcerpt is the part of c's text timeline a reader of a failure
+// needs. A timeline of at most timelineLines lines is shown whole. Otherwise:
+// the first excerptHead lines, and for each call a failure message names
+// ("call A#1"), the excerptBefore lines up to and including its outcome at
+// the caller (its reply, error or loss); with no such call, the first lines
+// and the last excerptTail. Left-out lines are counted in between.
+func timelineExcerpt(c *scenarios.CaseResult) string {
+	lines := strings.Split(strings.TrimRight(c.Timeline, "\n"), "\n")
+	if len(lines) <= timelineLines {
+		return strings.Join(lines, "\n")
+	}
+	var msgs []string
+	msgs = append(msgs, c.Failures...)
+	for _, v := range c.Violation {
+		msgs = append(msgs, v.Message)
+	}
+	msgs = append(msgs, c.Error)
+	keep := make([]bool, len(lines))
+	for i := range min(excerptHead, len(lines)) {
+		keep[i] = true
+	}
+	seen := map[string]bool{}
+	found := 0
+	for _, m := range msgs {
+		for _, ref := range callRef.FindAllStringSubmatch(m, -1) {
+			key := ref[1] + "#" + ref[2]
+			if seen[key] || len(seen) >= excerptCalls {
+				continue
+			}
+			seen[key] = true
+			idx, _ := strconv.Atoi(ref[2])
+			r := outcomeLine(lines, ref[1], idx)
+			if r < 0 {
+				continue
+			}
+			found++
+			for i := max(0, r-excerptBefore+1); i <= r; i++ {
+				keep[i] = true
+			}
+		}
+	}
+	if found == 0 {
+		for i := range timelineLines - excerptTail {
+			keep[i] = true
+		}
+		for i := len(lines) - excerptTail; i < len(lines); i++ {
+			keep[i] = true
+		}
+	}
+	var out []string
+	skipped := 0
+	for i, ln := range lines {
+		if !keep[i] {
+			skipped++
+			continue
+		}
+		if skipped > 0 {
+			out = append(out, fmt.Sprintf("… %d lines left out …", skipped))
+			skipped = 0
+		}
+		out = append(out, ln)
+	}
+	if skipped > 0 {
+		out = append(out, fmt.Sprintf("… %d more lines (see report.html)", skipped))
+	}
+	return strings.Join(out, "\n")
+}
+
+// outcomeLine returns the index of the line where caller's call number index
+// ended at the caller: the caller's next line after the call's start line
+// ("caller:A   call 1: <args>"), which is its reply, error or loss (a
+// caller makes one call at a time). The last line when the call never ended;
+// -1 when the call is not in lines.
+func outcomeLine(lines []string, caller string, index int) int {
+	actor := "caller:" + caller
+	start := fmt.Sprintf("call %d: ", index)
+	for i, ln := range lines {
+		if a, text := timelineActor(ln); a != actor || !strings.HasPrefix(text, start) {
+			continue
+		}
+		for j := i + 1; j < len(lines); j++ {
+			if a, _ := timelineActor(lines[j]); a == actor {
+				return j
+			}
+		}
+		return len(lines) - 1
+	}
+	return -1
+}
+
+// timelineActor splits a timeline line ("  30000 ms  caller:A   call 1: …")
+// into its actor and the text after it.
+func timelineActor(ln string) (actor, text string) {
+	f := strings.Fields(ln)
+	if len(f) < 3 || f[1] != "ms" {
+		return "", ""
+	}
+	_, rest, _ := strings.Cut(ln, " ms ")
+	rest = strings.TrimLeft(rest, " ")
+	return f[2], strings.TrimLeft(strings.TrimPrefix(rest, f[2]), " ")
 }
 
 func survivorBlock(b *mdBuilder, m mutants.MutantResult) {
@@ -368,14 +500,20 @@ func arrow(b, h CallFacts, f func(CallFacts) string) string {
 	return "**" + bs + " → " + hs + "**"
 }
 
+// short abbreviates a commit to 12 hex digits, keeping a "-dirty" suffix
+// (a run made from a modified work tree must say so).
 func short(commit string) string {
 	if commit == "" {
 		return "unknown"
 	}
-	if len(commit) > 12 {
-		return commit[:12]
+	sha, dirty := strings.CutSuffix(commit, "-dirty")
+	if len(sha) > 12 {
+		sha = sha[:12]
 	}
-	return commit
+	if dirty {
+		sha += "-dirty"
+	}
+	return sha
 }
 
 // code renders s as an inline code span, whatever backticks it holds.

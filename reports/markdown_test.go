@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/scenarios"
 )
 
@@ -160,5 +161,132 @@ func TestHeadlineEmptyRun(t *testing.T) {
 	icon, line := runHeadline(&Run{Version: RunVersion})
 	if icon != "❌" || !strings.Contains(line, "no scenario results") || !strings.Contains(line, "no mutation results") {
 		t.Fatalf("headline %s %q", icon, line)
+	}
+}
+
+// TestDirtyCommitShown: a run made from a modified tree says "-dirty" in the
+// comment's identity line, the comparison's title and the HTML.
+func TestDirtyCommitShown(t *testing.T) {
+	const sha = "8117b995efb5a0cef0af15c76e837b2f81524f72"
+	if got := short(sha + "-dirty"); got != "8117b995efb5-dirty" {
+		t.Errorf("short = %q", got)
+	}
+	if got := short(sha); got != "8117b995efb5" {
+		t.Errorf("short = %q", got)
+	}
+	base, head := smallRun(), smallRun()
+	base.Commit, head.Commit = sha, sha+"-dirty"
+	if md := RunMarkdown(head, CommentLimit); !strings.Contains(md, "`8117b995efb5-dirty`") {
+		t.Errorf("run comment does not show -dirty:\n%s", md)
+	}
+	md := CompareMarkdown(Compare(base, head), CommentLimit)
+	if !strings.Contains(md, "base `8117b995efb5` → head `8117b995efb5-dirty`") {
+		t.Errorf("comparison title does not show -dirty:\n%s", strings.SplitN(md, "\n", 3)[1])
+	}
+	if page := string(HTML(head, Compare(base, head))); !strings.Contains(page, "head 8117b995efb5-dirty") {
+		t.Error("HTML does not show -dirty")
+	}
+}
+
+// TestMutantCountsLeaveOutSanity: the Markdown counts agree with
+// mutation.json's counts (which leave out the sanity mutant) and say how the
+// sanity mutant went.
+func TestMutantCountsLeaveOutSanity(t *testing.T) {
+	r := loadFixture(t, "head.json")
+	// The counts as the mutation gate itself computes them (the fixture's own
+	// counts are made by hand).
+	m := r.Mutation
+	mutants.Evaluate(m)
+	md := RunMarkdown(r, 0)
+	var cs []string
+	total := 0
+	for _, st := range mutantStatuses {
+		if n := m.Counts[st]; n > 0 {
+			cs = append(cs, fmt.Sprintf("%s %d", st, n))
+			total += n
+		}
+	}
+	want := fmt.Sprintf("%d mutants: %s.", total, strings.Join(cs, " · "))
+	if !strings.Contains(md, want) {
+		t.Errorf("want %q (mutation.json's counts %v) in:\n%s", want, m.Counts, md)
+	}
+	if !strings.Contains(md, "The sanity mutant") || !strings.Contains(md, "it was killed.") {
+		t.Errorf("the sanity mutant is not mentioned:\n%s", md)
+	}
+}
+
+// longTimeline is a timeline of n filler lines with caller A's call 1
+// starting at line 0 and its reply at line reply.
+func longTimeline(n, reply int, replyText string) string {
+	var b strings.Builder
+	for i := range n {
+		ms := i * 10
+		switch i {
+		case 0:
+			fmt.Fprintf(&b, "%9d ms  %-10s call 1: pollIntervalMs=250 timeoutMs=600000\n", ms, "caller:A")
+		case reply:
+			fmt.Fprintf(&b, "%9d ms  %-10s %s\n", ms, "caller:A", replyText)
+		default:
+			fmt.Fprintf(&b, "%9d ms  %-10s filler %d\n", ms, "bridge", i)
+		}
+	}
+	return b.String()
+}
+
+// TestFailureTimelineShowsTheFailingReply: a long timeline is excerpted
+// around the reply of the call a failure names, however late it comes.
+func TestFailureTimelineShowsTheFailingReply(t *testing.T) {
+	for _, tc := range []struct {
+		name, reply string
+		c           func(tl string) scenarios.CaseResult
+	}{
+		{"expectation", "call 1: reply agents=[c=running] outputs=0 outputsUnavailable=true", func(tl string) scenarios.CaseResult {
+			return scenarios.CaseResult{ID: "x", Verdict: scenarios.VerdictFail, Timeline: tl,
+				Failures: []string{"call A#1: outputsUnavailable: want true, got absent"}}
+		}},
+		{"invariant, lost", "request timeout (20000 ms): reply LOST", func(tl string) scenarios.CaseResult {
+			return scenarios.CaseResult{ID: "x", Verdict: scenarios.VerdictFail, Timeline: tl,
+				Violation: []scenarios.Violation{{Invariant: "reply-survives-caller", Message: "call A#1 resolved at 20000 ms: reply LOST"}}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n, reply = 600, 481
+			c := tc.c(longTimeline(n, reply, tc.reply))
+			c.Calls = []scenarios.CallSummary{{Caller: "A", Index: 1}}
+			s := &scenarios.RunResult{Version: scenarios.ResultVersion, Cases: []scenarios.CaseResult{c}}
+			tally(s)
+			md := RunMarkdown(&Run{Version: RunVersion, Scenarios: s}, CommentLimit)
+			if !strings.Contains(md, tc.reply) {
+				t.Fatalf("the failing reply (line %d) is not shown:\n%s", reply+1, md)
+			}
+			for i := reply - excerptBefore + 1; i < reply; i++ {
+				if !strings.Contains(md, fmt.Sprintf("filler %d\n", i)) {
+					t.Errorf("line %d before the reply is not shown", i+1)
+				}
+			}
+			for _, gone := range []int{reply - excerptBefore, excerptHead, reply + 1} {
+				if strings.Contains(md, fmt.Sprintf("filler %d\n", gone)) {
+					t.Errorf("line %d is shown", gone+1)
+				}
+			}
+			if !strings.Contains(md, "call 1: pollIntervalMs=250") {
+				t.Error("the first lines are not shown")
+			}
+			if !strings.Contains(md, fmt.Sprintf("… %d lines left out …", reply-excerptBefore+1-excerptHead)) ||
+				!strings.Contains(md, fmt.Sprintf("… %d more lines", n-reply-1)) {
+				t.Errorf("left-out lines are not counted:\n%s", md)
+			}
+		})
+	}
+}
+
+// TestFailureTimelineWithoutNamedCall: a failure that names no call shows
+// the start and the end of a long timeline.
+func TestFailureTimelineWithoutNamedCall(t *testing.T) {
+	c := scenarios.CaseResult{ID: "x", Verdict: scenarios.VerdictError, Error: "horizon reached",
+		Timeline: longTimeline(600, 1, "call 1: reply ok=true")}
+	got := timelineExcerpt(&c)
+	if !strings.Contains(got, "filler 2\n") || !strings.HasSuffix(got, "filler 599") || strings.Contains(got, "filler 300\n") {
+		t.Errorf("excerpt:\n%s", got)
 	}
 }

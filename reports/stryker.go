@@ -52,6 +52,9 @@ type strykerReport struct {
 	Files         map[string]strykerFile     `json:"files"`
 	TestFiles     map[string]strykerTestFile `json:"testFiles,omitempty"`
 	Framework     strykerFramework           `json:"framework"`
+	// Config is the schema's free-format object; it carries a note when
+	// there is nothing to report.
+	Config map[string]string `json:"config,omitempty"`
 }
 
 type strykerThresholds struct {
@@ -121,6 +124,9 @@ func Stryker(r *Run, root string) ([]byte, error) {
 		Thresholds:    strykerThresholds{High: 100, Low: low},
 		Files:         map[string]strykerFile{},
 		Framework:     strykerFramework{Name: "waitsim"},
+	}
+	if len(r.Mutation.Mutants) == 0 {
+		rep.Config = map[string]string{"note": "no results: the mutation result has no mutants, nothing was tested (gate: " + oneLine(r.Mutation.Gate) + ")"}
 	}
 	sources := map[string][]string{}
 	for _, mu := range r.Mutation.Mutants {

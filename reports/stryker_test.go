@@ -11,7 +11,7 @@ import (
 	"github.com/waitsim/waitsim/mutants"
 )
 
-// strykerSchemaPath is where `make deps` installs mutation-testing-report-schema
+// strykerSchemaPath is where `make schema-deps` installs mutation-testing-report-schema
 // (npm install --prefix out/deps); WAITSIM_STRYKER_SCHEMA overrides it.
 func strykerSchemaPath() string {
 	if p := os.Getenv("WAITSIM_STRYKER_SCHEMA"); p != "" {
@@ -25,7 +25,7 @@ func loadStrykerSchema(t *testing.T) *jsonschema.Resolved {
 	p := strykerSchemaPath()
 	data, err := os.ReadFile(p)
 	if err != nil {
-		t.Fatalf("Stryker's published schema is missing (%v): run `make deps`, which installs the npm package "+
+		t.Fatalf("Stryker's published schema is missing (%v): run `make schema-deps`, which installs the npm package "+
 			"mutation-testing-report-schema into out/deps (or set WAITSIM_STRYKER_SCHEMA to the schema file)", err)
 	}
 	var s jsonschema.Schema

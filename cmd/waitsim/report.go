@@ -1,24 +1,30 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/waitsim/waitsim/reports"
 )
 
 // Exit codes of `waitsim report`.
 const (
-	reportOK        = 0 // rendered; when comparing, the verdict is not "regressed"
-	reportRegressed = 1 // comparing: head regressed against base (new failure, new survivor, lower score)
-	reportUsage     = 2 // bad flags, unreadable or invalid input, a failed git or build step
+	reportOK        = 0   // rendered; when comparing, the verdict is not "regressed"
+	reportRegressed = 1   // comparing: head regressed against base (new failure, new survivor, lower score)
+	reportUsage     = 2   // bad flags, unreadable or invalid input, no scenario cases, a failed git or build step
+	reportInterrupt = 130 // --base-ref: SIGINT; the worktree and its temporary directory were removed
+	reportTerm      = 143 // --base-ref: SIGTERM; likewise
 )
 
 const reportUsageText = `usage:
@@ -37,7 +43,9 @@ comment.md (pull-request comment, ≤ 64 KB), junit.xml, mutation-report.json (S
 report.html, trace/<case>.json (trace-event JSON); with --base-ref also base.json.
 
 exit: 0 rendered (comparing: not regressed), 1 head regressed against base,
-      2 usage or input error
+      2 usage or input error (also: a scenario result without any case; the
+      reports are still written and say so), 130/143 interrupted by SIGINT/SIGTERM
+      during --base-ref (children stopped, worktree removed, nothing written)
 `
 
 // runReport is `waitsim report …` (see reportUsageText). args excludes
@@ -112,7 +120,17 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	case *baseRef != "":
-		base, head, err = buildBaseAndHead(*baseRef, *runCmd, *mutateCmd, seeds, stderr)
+		ctx, stop := interruptContext()
+		base, head, err = buildBaseAndHead(ctx, *baseRef, *runCmd, *mutateCmd, seeds, stderr)
+		// The worktree is gone once buildBaseAndHead has returned; only now
+		// may a signal end the process again.
+		if sig := stop(); sig != nil {
+			fmt.Fprintf(stderr, "waitsim report: interrupted by %v; the commands were stopped and the base worktree removed, nothing written\n", sig)
+			if sig == syscall.SIGTERM {
+				return reportTerm
+			}
+			return reportInterrupt
+		}
 		if err != nil {
 			return fail(err)
 		}
@@ -157,6 +175,10 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stderr, "waitsim report: wrote %d files under %s\n", len(written), *outDir)
+	if s := head.Scenarios; s != nil && len(s.Cases) == 0 {
+		// The reports say "no results"; the exit code must not say success.
+		return fail(errors.New("the scenario result has no cases: nothing was checked (the reports say so)"))
+	}
 	if cmp != nil {
 		fmt.Fprintf(stdout, "waitsim report: %s (base %s, head %s)\n", cmp.Verdict, shortSHA(base.Commit), shortSHA(head.Commit))
 		if cmp.Regressed() {
@@ -173,11 +195,17 @@ func existing(p string) string {
 	return ""
 }
 
+// shortSHA abbreviates a commit, keeping a "-dirty" suffix.
 func shortSHA(c string) string {
 	if c == "" {
 		return "unknown"
 	}
-	return c[:min(12, len(c))]
+	sha, dirty := strings.CutSuffix(c, "-dirty")
+	sha = sha[:min(12, len(sha))]
+	if dirty {
+		sha += "-dirty"
+	}
+	return sha
 }
 
 // gitCommit returns the commit checked out in dir, with "-dirty" when the
@@ -195,10 +223,56 @@ func gitCommit(dir string) string {
 	return c
 }
 
+// interruptContext catches SIGINT and SIGTERM until stop is called: the
+// first one cancels ctx (which stops the child commands) instead of ending the
+// process, so that the caller can clean up. stop returns the signal caught,
+// nil if none.
+func interruptContext() (ctx context.Context, stop func() os.Signal) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	got := make(chan os.Signal, 1)
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case s := <-sigs:
+			got <- s
+			cancel()
+		case <-done:
+		}
+	}()
+	return ctx, func() os.Signal {
+		close(done)
+		<-finished // a signal the goroutine took is in got
+		signal.Stop(sigs)
+		cancel()
+		select {
+		case s := <-got:
+			return s
+		default:
+			return nil
+		}
+	}
+}
+
+// command is exec.CommandContext in a process group of its own: ctx's
+// cancellation kills the whole group (a shell, the go command, the test
+// binaries it started).
+func command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	setGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
 // buildBaseAndHead checks ref out in a temporary git worktree, runs runCmd
 // (and mutateCmd, unless empty) there and in the current directory, and
-// assembles both runs. The worktree is removed before it returns.
-func buildBaseAndHead(ref, runCmd, mutateCmd string, seeds map[string]int64, log io.Writer) (base, head *reports.Run, err error) {
+// assembles both runs. The worktree and its temporary directory are removed
+// before it returns, also when ctx is cancelled (an interrupt): then the
+// running command is killed and ctx's error returned.
+func buildBaseAndHead(ctx context.Context, ref, runCmd, mutateCmd string, seeds map[string]int64, log io.Writer) (base, head *reports.Run, err error) {
 	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	if err != nil {
 		return nil, nil, fmt.Errorf("--base-ref needs a git work tree: %v", err)
@@ -219,17 +293,20 @@ func buildBaseAndHead(ref, runCmd, mutateCmd string, seeds map[string]int64, log
 		_ = os.RemoveAll(tmp)
 		_ = exec.Command("git", "-C", strings.TrimSpace(string(top)), "worktree", "prune").Run()
 	}()
-	add := exec.Command("git", "worktree", "add", "--detach", wt, strings.TrimSpace(string(sha)))
+	add := command(ctx, "git", "worktree", "add", "--detach", wt, strings.TrimSpace(string(sha)))
 	add.Stdout, add.Stderr = log, log
 	if err := add.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
 		return nil, nil, fmt.Errorf("git worktree add %s: %v", ref, err)
 	}
 	fmt.Fprintf(log, "waitsim report: base %s checked out in %s\n", ref, wt)
-	base, err = runIn(wt, runCmd, mutateCmd, strings.TrimSpace(string(sha)), seeds, log)
+	base, err = runIn(ctx, wt, runCmd, mutateCmd, strings.TrimSpace(string(sha)), seeds, log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("base %s: %w", ref, err)
 	}
-	head, err = runIn(".", runCmd, mutateCmd, gitCommit("."), seeds, log)
+	head, err = runIn(ctx, ".", runCmd, mutateCmd, gitCommit("."), seeds, log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("head: %w", err)
 	}
@@ -238,8 +315,9 @@ func buildBaseAndHead(ref, runCmd, mutateCmd string, seeds map[string]int64, log
 
 // runIn runs the producers in dir and assembles their results. A producer's
 // non-zero exit is expected (it fails on failing cases); a missing result
-// file is an error.
-func runIn(dir, runCmd, mutateCmd, commit string, seeds map[string]int64, log io.Writer) (*reports.Run, error) {
+// file is an error, and so is ctx's cancellation (the running command is
+// killed).
+func runIn(ctx context.Context, dir, runCmd, mutateCmd, commit string, seeds map[string]int64, log io.Writer) (*reports.Run, error) {
 	sp := filepath.Join(dir, "out", "scenarios.json")
 	mp := ""
 	cmds := []string{runCmd}
@@ -254,9 +332,13 @@ func runIn(dir, runCmd, mutateCmd, commit string, seeds map[string]int64, log io
 	}
 	for _, c := range cmds {
 		fmt.Fprintf(log, "waitsim report: (in %s) %s\n", dir, c)
-		cmd := exec.Command("sh", "-c", c)
+		cmd := command(ctx, "sh", "-c", c)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
-		if err := cmd.Run(); err != nil {
+		err := cmd.Run()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
 			fmt.Fprintf(log, "waitsim report: %s: %v (continuing: failures are what the report shows)\n", c, err)
 		}
 	}

@@ -1,0 +1,166 @@
+//go:build unix
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets a test run this test binary as `waitsim report …`: with
+// WAITSIM_TEST_REPORT=1 it is reportMain on the arguments.
+func TestMain(m *testing.M) {
+	if os.Getenv("WAITSIM_TEST_REPORT") == "1" {
+		os.Exit(runReport(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// gitRepo makes a throwaway git repository with one commit and returns it.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com",
+			"-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/tiny\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "go.mod")
+	git("commit", "-q", "-m", "tiny")
+	return dir
+}
+
+// TestBaseRefInterruptRemovesWorktree: SIGINT or SIGTERM while the base's
+// command runs stops that command, removes the worktree and its temporary
+// directory, and exits 130 or 143.
+func TestBaseRefInterruptRemovesWorktree(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT to send on windows")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		want int
+	}{{syscall.SIGINT, reportInterrupt}, {syscall.SIGTERM, reportTerm}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			repo := gitRepo(t)
+			tmp := t.TempDir()   // TMPDIR of the child: where its worktree goes
+			marks := t.TempDir() // the base command's pid
+			pidFile := filepath.Join(marks, "pid")
+			cmd := exec.Command(exe, "--base-ref", "HEAD", "--mutate-cmd", "",
+				"--run-cmd", "echo $$ > "+pidFile+".tmp && mv "+pidFile+".tmp "+pidFile+" && exec sleep 60",
+				"--out", filepath.Join(marks, "report"))
+			cmd.Dir = repo
+			cmd.Env = append(os.Environ(), "WAITSIM_TEST_REPORT=1", "TMPDIR="+tmp)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			cmd.WaitDelay = 5 * time.Second // a leaked child may hold stderr open
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var pid []byte
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if pid, err = os.ReadFile(pidFile); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					_ = cmd.Process.Kill()
+					_ = cmd.Wait()
+					t.Fatalf("the base command never started; stderr:\n%s", stderr.String())
+				}
+			}
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running 30 s after %v; stderr:\n%s", tc.sig, stderr.String())
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != tc.want {
+				t.Fatalf("exit %v, want %d; stderr:\n%s", err, tc.want, stderr.String())
+			}
+			out, err := exec.Command("git", "-C", repo, "worktree", "list", "--porcelain").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(out), "worktree "); n != 1 {
+				t.Errorf("git worktree list shows %d worktrees, want 1:\n%s", n, out)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) > 0 {
+				t.Errorf("left in TMPDIR: %v", left)
+			}
+			var p int
+			if _, err := fmt.Sscan(strings.TrimSpace(string(pid)), &p); err == nil && p > 0 {
+				if err := syscall.Kill(p, 0); err == nil {
+					t.Errorf("the base command (pid %d) still runs", p)
+					_ = syscall.Kill(p, syscall.SIGKILL)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(marks, "report")); err == nil {
+				t.Error("an interrupted run wrote reports")
+			}
+			if !strings.Contains(stderr.String(), "interrupted by") {
+				t.Errorf("stderr does not say it was interrupted:\n%s", stderr.String())
+			}
+		})
+	}
+}
+
+// TestReportEmptyScenarios: a scenario result without cases is written as
+// "no results" everywhere and exits 2, never 0.
+func TestReportEmptyScenarios(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "scenarios.json")
+	if err := os.WriteFile(in, []byte(`{"version":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "report")
+	var stdout, stderr strings.Builder
+	if code := reportMain([]string{"--scenarios", in, "--commit", "c0ffee", "--out", out}, &stdout, &stderr); code != reportUsage {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, reportUsage, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "no cases") {
+		t.Errorf("stderr does not say why:\n%s", stderr.String())
+	}
+	for name, want := range map[string]string{
+		"comment.md":  "no scenario results",
+		"junit.xml":   `type="no results"`,
+		"report.html": "Scenarios: no results",
+	} {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s does not say %q:\n%s", name, want, b)
+		}
+	}
+}
