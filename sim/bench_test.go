@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"flag"
 	"testing"
 	"time"
 )
@@ -14,6 +15,7 @@ func inBubble(b *testing.B, w World) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
+	defer oneCount()()
 	ok := testing.RunTests(func(string, string) (bool, error) { return true, nil }, []testing.InternalTest{{
 		Name: b.Name(),
 		F: func(t *testing.T) {
@@ -33,6 +35,16 @@ func inBubble(b *testing.B, w World) {
 	}
 	b.ReportMetric(float64(virtMs)/float64(wall.Microseconds())*1000, "virtual-ms/wall-ms")
 	b.ReportMetric(float64(wall.Microseconds())/1000/float64(b.N), "wall-ms/op")
+}
+
+// oneCount makes testing.RunTests run the nested test once, whatever
+// -test.count says (it reads that flag too, and would repeat the loop), and
+// returns the function that restores the flag.
+func oneCount() func() {
+	f := flag.Lookup("test.count")
+	old := f.Value.String()
+	_ = f.Value.Set("1")
+	return func() { _ = f.Value.Set(old) }
 }
 
 // BenchmarkCappedWait: one 30 s capped wait through MCP (instant bridge,
