@@ -18,9 +18,18 @@ import (
 // command prepares a child process: in dir, with the runner's environment,
 // in its own process group that is killed as a whole when ctx ends.
 func (r *runner) command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, name, args...)
+	cmd := GroupCommand(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = r.env
+	return cmd
+}
+
+// GroupCommand is exec.CommandContext in a process group of its own (where
+// the OS has them): ctx's cancellation kills the whole group — a shell, the go
+// command, the compilers and test binaries it started — and Wait gives up 5 s
+// after that.
+func GroupCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
 	setGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = 5 * time.Second

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/waitsim/waitsim/mutants"
 	"io"
 	"os"
 	"os/exec"
@@ -13,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/waitsim/waitsim/reports"
 )
@@ -256,15 +256,10 @@ func interruptContext() (ctx context.Context, stop func() os.Signal) {
 	}
 }
 
-// command is exec.CommandContext in a process group of its own: ctx's
-// cancellation kills the whole group (a shell, the go command, the test
-// binaries it started).
+// command is mutants.GroupCommand: ctx's cancellation kills the whole
+// process group (a shell, the go command, the test binaries it started).
 func command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, name, args...)
-	setGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
+	return mutants.GroupCommand(ctx, name, args...)
 }
 
 // buildBaseAndHead checks ref out in a temporary git worktree, runs runCmd
