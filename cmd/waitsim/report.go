@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/waitsim/waitsim/mutants"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/reports"
 )
 
