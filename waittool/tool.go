@@ -257,6 +257,7 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest, in Input) (
 	// remainingMs call again for ever at the same instant (issue 4:
 	// following remainingMs always terminates).
 	retry := oc == failed
+polling:
 	for (agents != nil && anyActive(agents) || agents == nil && retry) && c.now().Add(2*c.cost).Before(deadline) {
 		if !c.sleep(min(poll, deadline.Sub(c.now())-2*c.cost)) {
 			return nil, Reply{}, ctx.Err()
@@ -278,10 +279,9 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest, in Input) (
 		case inTime:
 			agents = scope(res, in.SessionIDs) // step 7
 		case expired, notIssued:
-			goto final // an expired poll ends the loop, keeping the last good list
+			break polling // an expired poll ends the loop, keeping the last good list
 		}
 	}
-final:
 
 	// Step 8: the final read, filtered to the listed agents and cut to budget.
 	reply := Reply{OK: true, Agents: []Agent{}, Outputs: []AgentOutput{}}
