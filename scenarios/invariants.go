@@ -48,17 +48,6 @@ type callView struct {
 	reqs     []sim.Request // this call's list/read requests, in issue order
 }
 
-func intArg(args map[string]any, name string, def int64) int64 {
-	v, ok := args[name]
-	if !ok {
-		return def
-	}
-	if f, ok := v.(float64); ok {
-		return int64(f)
-	}
-	return def
-}
-
 // checkInvariants returns every invariant violation of the case.
 func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 	var vs []Violation

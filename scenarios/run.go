@@ -131,7 +131,7 @@ func Summarize(c *Case, res *sim.Result) CaseResult {
 
 func summarizeCall(cr sim.CallResult, res *sim.Result) CallSummary {
 	s := CallSummary{Caller: cr.Caller, Index: cr.Index, CallID: cr.CallID, StartMs: cr.StartMs, EndMs: cr.EndMs,
-		Lost: cr.Lost, IsError: cr.IsError || cr.RPCError != "", TimeoutMs: timeoutOf(cr.Args)}
+		Lost: cr.Lost, IsError: cr.IsError || cr.RPCError != "", TimeoutMs: intArg(cr.Args, "timeoutMs", 30000)}
 	if cr.Reply != nil {
 		s.Reply = cr.Raw
 	}
@@ -155,12 +155,13 @@ func summarizeCall(cr sim.CallResult, res *sim.Result) CallSummary {
 	return s
 }
 
-// timeoutOf returns the call's timeoutMs, the schema default when absent, or 0
-// when it is not an integer.
-func timeoutOf(args map[string]any) int64 {
-	v, ok := args["timeoutMs"]
+// intArg returns the integer argument name of a call's args (a JSON number,
+// or an int set by a followed chain), def when absent, or 0 when it is not an
+// integer (a call the schema rejected).
+func intArg(args map[string]any, name string, def int64) int64 {
+	v, ok := args[name]
 	if !ok {
-		return 30000
+		return def
 	}
 	switch x := v.(type) {
 	case float64:
