@@ -1,6 +1,9 @@
 # waitsim — see README.md. Every target installs what it needs through the Go
 # module proxy (go.mod pins every module, the gremlins tool included).
 GO ?= go
+# Go 1.27.3 (its httptest.NewTestServer serves inside a synctest bubble). The
+# machine's own go fetches it through the module proxy on first use.
+export GOTOOLCHAIN := go1.27.3
 N ?= 2000
 SEED ?= 0
 

@@ -1,6 +1,6 @@
 module github.com/waitsim/waitsim
 
-go 1.26.8
+go 1.27.3
 
 require (
 	github.com/benbjohnson/clock v1.3.5

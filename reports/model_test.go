@@ -73,7 +73,7 @@ func TestLoadRunErrorsNameFileAndField(t *testing.T) {
 		{"dup-case", `{"version": 1, "scenarios": {"version": 1, "cases": [{"id": "a", "verdict": "pass"}, {"id": "a", "verdict": "pass"}]}}`,
 			[]string{`field scenarios.cases[1].id: "a" repeats cases[0]`}},
 		{"type", `{"version": 1, "scenarios": {"version": 1, "cases": [{"id": "a", "verdict": "pass", "endMs": "soon"}]}}`,
-			[]string{"field scenarios.cases.endMs: string is not a valid int64"}},
+			[]string{"field scenarios.cases.0.endMs: string is not a valid int64"}},
 		{"status", `{"version": 1, "mutation": {"version": 1, "mutants": [{"id": "m", "status": "dead"}]}}`,
 			[]string{`field mutation.mutants[0].status: "dead" is not one of "killed"`}},
 	}
