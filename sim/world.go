@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
 	"sort"
@@ -64,6 +65,16 @@ type CallerSpec struct {
 	MaxCalls int `json:"maxCalls,omitempty"`
 	// Args are the arguments of the first call, as JSON values.
 	Args map[string]any `json:"args,omitempty"`
+	// Transport, if set, replaces the world's transport for this caller
+	// (contract §6).
+	Transport *TransportSpec `json:"transport,omitempty"`
+	// Profile names the client this caller stands for (contract §4; see
+	// Profiles); it is a label here: the profile's knobs are already in the
+	// fields above.
+	Profile string `json:"profile,omitempty"`
+	// OnTransportFailure is what the caller does when the transport loses a
+	// call: FailThrow (the default) or FailRetry.
+	OnTransportFailure FailureAction `json:"onTransportFailure,omitempty"`
 }
 
 // Caller defaults (SPEC §4).
@@ -88,6 +99,9 @@ type World struct {
 	Changes   []Change     `json:"changes,omitempty"`
 	Callers   []CallerSpec `json:"callers"`
 	HorizonMs int64        `json:"horizonMs,omitempty"` // 0 = DefaultHorizonMs
+	// Transport is every caller's transport unless the caller has its own;
+	// nil means memory (contract §6).
+	Transport *TransportSpec `json:"transport,omitempty"`
 	// WrapBridge, if set, wraps the simulated bridge before the tool sees it
 	// (e.g. to inject a panic).
 	WrapBridge func(waittool.Bridge) waittool.Bridge `json:"-"`
@@ -106,8 +120,10 @@ type CallResult struct {
 	Args    map[string]any `json:"args"`
 	StartMs int64          `json:"startMs"`
 	EndMs   int64          `json:"endMs"`
-	// Lost: the caller's request timeout expired first; Reply is nil.
-	Lost bool `json:"lost,omitempty"`
+	// Lost: the caller's request timeout expired first, or the transport
+	// lost the call (LostBy says which); Reply is nil.
+	Lost   bool   `json:"lost,omitempty"`
+	LostBy string `json:"lostBy,omitempty"`
 	// IsError: the tool answered with an error result; ErrorText has its text.
 	IsError   bool   `json:"isError,omitempty"`
 	ErrorText string `json:"errorText,omitempty"`
@@ -209,7 +225,7 @@ func RunWorld(t *testing.T, w World) *Result {
 	})
 	defer dog.Stop()
 	synctest.Test(t, func(t *testing.T) {
-		res = Run(w, func(k *Kernel) { virt.Lock(); virt.k = k; virt.Unlock() })
+		res = run(t, w, func(k *Kernel) { virt.Lock(); virt.k = k; virt.Unlock() })
 	})
 	return res
 }
@@ -225,11 +241,18 @@ type worldRun struct {
 	sessions map[*mcp.ServerSession]string
 	pending  int                       // callers not finished
 	progress map[string][]ProgressNote // progress notifications by token
+
+	ctx     context.Context // ends with the world
+	wires   []*wire         // HTTP callers' wires (transport.go)
+	bubble0 time.Time       // the bubble's clock at virtual time 0
 }
 
 // Run runs w and returns its result. It must be called inside a synctest
-// bubble (see RunWorld); onKernel, if not nil, is given the kernel first.
-func Run(w World, onKernel func(*Kernel)) *Result {
+// bubble (see RunWorld); onKernel, if not nil, is given the kernel first. A
+// world with an HTTP transport needs RunWorld.
+func Run(w World, onKernel func(*Kernel)) *Result { return run(nil, w, onKernel) }
+
+func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 	horizon := w.HorizonMs
 	if horizon == 0 {
 		horizon = DefaultHorizonMs
@@ -239,10 +262,11 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 	if onKernel != nil {
 		onKernel(k)
 	}
-	wr := &worldRun{w: w, k: k, sessions: map[*mcp.ServerSession]string{}, progress: map[string][]ProgressNote{}}
+	wr := &worldRun{w: w, k: k, sessions: map[*mcp.ServerSession]string{}, progress: map[string][]ProgressNote{}, bubble0: time.Now()}
 	res := &Result{World: w.Name}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	wr.ctx = ctx
 
 	opts := waittool.Options{Clock: k.Clock, Observer: wr.observe}
 	if !w.NoBridge {
@@ -270,6 +294,9 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, &mcp.ServerOptions{SchemaCache: schemaCache})
 	waittool.Register(server, opts)
+	if anyHTTP(w) {
+		server.AddReceivingMiddleware(wr.attributeSessions)
+	}
 
 	var sessions []*mcp.ClientSession
 	var serverSessions []*mcp.ServerSession
@@ -288,17 +315,24 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 	for i := range w.Callers {
 		spec := w.Callers[i]
 		c := &caller{wr: wr, spec: spec}
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := server.Connect(ctx, st, nil)
-		if err != nil {
-			res.Err = fmt.Sprintf("connect server: %v", err)
-			return res
+		var cs *mcp.ClientSession
+		var err error
+		if ts := transportOf(w, spec); ts.HTTP() {
+			cs, err = wr.connectHTTP(tb, ctx, server, c, *ts)
+		} else {
+			st, ct := mcp.NewInMemoryTransports()
+			var ss *mcp.ServerSession
+			ss, err = server.Connect(ctx, st, nil)
+			if err != nil {
+				res.Err = fmt.Sprintf("connect server: %v", err)
+				return res
+			}
+			serverSessions = append(serverSessions, ss)
+			wr.sessions[ss] = spec.Name
+			client := mcp.NewClient(&mcp.Implementation{Name: "caller-" + spec.Name, Version: "v0"},
+				&mcp.ClientOptions{ProgressNotificationHandler: c.onProgress})
+			cs, err = client.Connect(ctx, ct, nil)
 		}
-		serverSessions = append(serverSessions, ss)
-		wr.sessions[ss] = spec.Name
-		client := mcp.NewClient(&mcp.Implementation{Name: "caller-" + spec.Name, Version: "v0"},
-			&mcp.ClientOptions{ProgressNotificationHandler: c.onProgress})
-		cs, err := client.Connect(ctx, ct, nil)
 		if err != nil {
 			res.Err = fmt.Sprintf("connect caller %s: %v", spec.Name, err)
 			return res
@@ -372,6 +406,7 @@ type caller struct {
 	wr   *worldRun
 	spec CallerSpec
 	cs   *mcp.ClientSession
+	wire *wire // nil over memory
 
 	lastID uint64 // the tool call id of this caller's latest call
 
@@ -425,6 +460,18 @@ func (c *caller) run(ctx context.Context) {
 	}
 	for i := 1; i <= maxCalls; i++ {
 		cr := c.call(ctx, i, args)
+		if cr.LostBy != "" && cr.LostBy != LostByTimeout && c.spec.OnTransportFailure == FailRetry {
+			// Call again with what is left of this call's budget (contract §4).
+			left := intArgOf(args, "timeoutMs", 30000) - (cr.EndMs - cr.StartMs)
+			if left < 1000 {
+				c.wr.k.Trace.Addf(c.actor(), "no retry: %d ms of the budget left", left)
+				return
+			}
+			next := maps.Clone(args)
+			next["timeoutMs"] = left
+			args = next
+			continue
+		}
 		if !c.spec.Follow || cr.Lost || cr.Reply == nil || cr.Reply.Done || cr.Reply.RemainingMs == nil {
 			return
 		}
@@ -503,9 +550,16 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	cr.EndMs = k.NowMs()
 	select {
 	case <-lost:
-		cr.Lost = true
+		cr.Lost, cr.LostBy = true, LostByTimeout
 	default:
+		why := ""
+		if err != nil && c.wire != nil {
+			why = c.wire.takeCut()
+		}
 		switch {
+		case why != "":
+			cr.Lost, cr.LostBy = true, why
+			k.Trace.Addf(c.actor(), "call %d: transport failure (%s): reply LOST", index, why)
 		case err != nil:
 			cr.RPCError = err.Error()
 			k.Trace.Addf(c.actor(), "call %d: protocol error: %v", index, err)
