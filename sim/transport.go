@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -151,6 +152,41 @@ type wire struct {
 	n       int
 	open    map[int]*wstream
 	callCut string // why the latest tool call's stream was cut ("" if not)
+	held    []*wstream
+}
+
+// releaseHeld lets the held requests go on, each in a step of its own, in a
+// fixed order.
+func (w *wire) releaseHeld() {
+	w.mu.Lock()
+	held := w.held
+	w.held = nil
+	w.mu.Unlock()
+	sortStreams(held)
+	for _, s := range held {
+		w.k.Soon("wire "+w.name, func() {
+			w.mu.Lock()
+			now := w.k.NowMs()
+			s.openedMs, s.lastMs = now, now
+			w.mu.Unlock()
+			w.logf(s, "%s: request sent", s.label)
+			w.armIdle(s)
+			close(s.release)
+		})
+	}
+}
+
+// cutSoon cuts s in a step of its own, logging note first (if not "").
+func (w *wire) cutSoon(s *wstream, why, note string) {
+	w.k.Soon("cut "+w.name, func() {
+		if note != "" {
+			w.logf(s, "%s: %s", s.label, note)
+		}
+		select {
+		case s.cut <- why:
+		default:
+		}
+	})
 }
 
 // Stream kinds.
@@ -172,7 +208,8 @@ type wstream struct {
 	bytes    int64
 	header   bool // headers forwarded
 	sse      bool
-	armed    bool // a proxy idle check is scheduled
+	cutSent  bool          // a cut was sent
+	release  chan struct{} // a held request goes on when closed
 	cut      chan string
 }
 
@@ -297,6 +334,17 @@ func (w *wire) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	s := w.openStream(r, body)
 	defer w.closeStream(s)
+	if s.release != nil {
+		// A stream the client reopens on the bubble's clock (a resumption,
+		// the standalone stream again): held until a step of its own.
+		select {
+		case <-s.release:
+		case <-r.Context().Done():
+			return
+		case <-w.wr.ctx.Done():
+			return
+		}
+	}
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -307,6 +355,7 @@ func (w *wire) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		w.inner.ServeHTTP(inner, r.WithContext(ctx))
 		_ = inner.flush(true)
 	}()
+	dead := false // the write deadline passed: nothing more is forwarded
 	abort := func() {
 		close(inner.gone)
 		cancel()
@@ -316,11 +365,19 @@ func (w *wire) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		select {
 		case f := <-inner.frames:
 			now := w.k.NowMs()
-			if wt := w.spec.WriteTimeoutMs; wt > 0 && now >= s.openedMs+wt && (f.status != 0 || len(f.data) > 0) {
-				w.logf(s, "%s: write at %d ms after the write deadline (%d ms): connection closed", s.label, now, wt)
-				w.noteCut(s, fmt.Sprintf("server write timeout (%d ms)", wt))
+			if dead {
 				f.ack <- errWire
-				abort()
+				continue
+			}
+			if wt := w.spec.WriteTimeoutMs; wt > 0 && now >= s.openedMs+wt && (f.status != 0 || len(f.data) > 0) {
+				// The write fails in the tool's chain; the connection closes
+				// in a step of its own (what the client does then runs beside
+				// nothing else).
+				dead = true
+				w.logf(s, "%s: write at %d ms after the write deadline (%d ms) fails: connection closed", s.label, now, wt)
+				f.ack <- errWire
+				w.cutSoon(s, fmt.Sprintf("server write timeout (%d ms)", wt), "")
+				continue
 			}
 			if f.status != 0 {
 				for k, v := range f.header {
@@ -381,7 +438,7 @@ func (w *wire) noteCut(s *wstream, why string) {
 	sse := s.sse && s.header
 	w.mu.Unlock()
 	if sse {
-		w.k.At(w.k.NowMs()+ResumeDelayMs, "wire: resume window", w.wr.syncBubble)
+		w.wr.wireAt(w.k.NowMs() + ResumeDelayMs)
 	}
 }
 
@@ -416,6 +473,13 @@ func (w *wire) openStream(r *http.Request, body []byte) *wstream {
 	w.open[s.id] = s
 	w.mu.Unlock()
 	if w.k.Step() > 0 {
+		if kind == kindListen || kind == kindResume {
+			s.release = make(chan struct{})
+			w.mu.Lock()
+			w.held = append(w.held, s)
+			w.mu.Unlock()
+			return s
+		}
 		w.logf(s, "%s: request sent", s.label)
 	}
 	w.armIdle(s)
@@ -428,41 +492,88 @@ func (w *wire) closeStream(s *wstream) {
 	w.mu.Unlock()
 }
 
-// armIdle schedules the proxy's idle check for s, unless one is pending: at
-// lastByte + idleTimeoutMs, a response from which no byte came is cut; one
-// that moved on is checked again at its new due time.
+// armIdle makes sure the proxy looks at s when it has been silent for
+// idleTimeoutMs (see worldRun.wireAt).
 func (w *wire) armIdle(s *wstream) {
 	idle := w.spec.IdleTimeoutMs
 	if idle <= 0 {
 		return
 	}
 	w.mu.Lock()
-	if s.armed {
-		w.mu.Unlock()
-		return
-	}
-	s.armed = true
 	due := s.lastMs + idle
 	w.mu.Unlock()
-	w.k.At(due, "proxy idle check", func() {
-		w.mu.Lock()
-		s.armed = false
-		_, open := w.open[s.id]
-		fire := open && s.lastMs+idle <= w.k.NowMs()
-		w.mu.Unlock()
-		if !open {
-			return
+	w.wr.wireAt(due)
+}
+
+// checkIdle cuts every open response that has been silent for
+// idleTimeoutMs, in a fixed order (by kind, then arrival).
+func (w *wire) checkIdle() {
+	idle := w.spec.IdleTimeoutMs
+	if idle <= 0 {
+		return
+	}
+	now := w.k.NowMs()
+	w.mu.Lock()
+	var due []*wstream
+	for _, s := range w.open {
+		if s.lastMs+idle <= now && !s.cutSent {
+			s.cutSent = true
+			due = append(due, s)
 		}
-		if !fire {
-			w.armIdle(s)
-			return
+	}
+	w.mu.Unlock()
+	sortStreams(due)
+	for _, s := range due {
+		w.cutSoon(s, fmt.Sprintf("proxy idle timeout (%d ms)", idle), fmt.Sprintf("proxy cuts it: no byte for %d ms", idle))
+	}
+}
+
+// kindRank orders stream kinds for checkIdle and drop.
+var kindRank = map[string]int{kindCall: 0, kindListen: 1, kindResume: 2, kindPost: 3, kindOther: 4}
+
+func sortStreams(ss []*wstream) {
+	sort.Slice(ss, func(i, j int) bool {
+		if a, b := kindRank[ss[i].kind], kindRank[ss[j].kind]; a != b {
+			return a < b
 		}
-		w.logf(s, "%s: proxy cuts it: no byte for %d ms", s.label, idle)
-		select {
-		case s.cut <- fmt.Sprintf("proxy idle timeout (%d ms)", idle):
-		default:
-		}
+		return ss[i].id < ss[j].id
 	})
+}
+
+// wireAt makes sure one wire event runs at atMs (one per instant, whoever
+// asks first). Streams beside the causal chain ask from goroutines that run
+// concurrently, so the event's place among the sim events of its instant
+// would depend on the scheduler: it gives way to every other sim event of the
+// instant, and then brings the bubble's clock up to virtual now (net/http's
+// and the SDK's own timers, e.g. a client resuming a stream, fire) and runs
+// every wire's proxy, in caller order.
+func (wr *worldRun) wireAt(atMs int64) {
+	wr.wmu.Lock()
+	if wr.wireDue == nil {
+		wr.wireDue = map[int64]bool{}
+	}
+	if wr.wireDue[atMs] {
+		wr.wmu.Unlock()
+		return
+	}
+	wr.wireDue[atMs] = true
+	wr.wmu.Unlock()
+	var fn func()
+	fn = func() {
+		if ev, ok := wr.k.peekEvent(); ok && !ev.at.After(wr.k.Clock.Now()) {
+			wr.k.Soon("wire", fn) // give way to the instant's other sim events
+			return
+		}
+		wr.wmu.Lock()
+		delete(wr.wireDue, atMs)
+		wr.wmu.Unlock()
+		wr.syncBubble()
+		for _, w := range wr.wires {
+			w.releaseHeld()
+			w.checkIdle()
+		}
+	}
+	wr.k.At(atMs, "wire", fn)
 }
 
 // drop cuts every open response of the wire (a dropped connection).
@@ -475,18 +586,16 @@ func (w *wire) drop() {
 	sort.Ints(ids)
 	var cut []*wstream
 	for _, id := range ids {
-		cut = append(cut, w.open[id])
+		if s := w.open[id]; !s.cutSent {
+			s.cutSent = true
+			cut = append(cut, s)
+		}
 	}
 	w.mu.Unlock()
+	sortStreams(cut)
 	w.k.Trace.Addf("wire:"+w.name, "connection dropped")
 	for _, s := range cut {
-		if s.kind == kindCall {
-			w.logf(s, "%s: cut by the drop", s.label)
-		}
-		select {
-		case s.cut <- "connection dropped":
-		default:
-		}
+		w.cutSoon(s, "connection dropped", "cut by the drop")
 	}
 }
 
@@ -498,6 +607,7 @@ func (wr *worldRun) syncBubble() {
 	target := wr.bubble0.Add(time.Duration(wr.k.NowMs()) * time.Millisecond)
 	if d := time.Until(target); d > 0 {
 		time.Sleep(d)
+		synctest.Wait() // what the bubble's timers set off settles first
 	}
 }
 
@@ -625,4 +735,13 @@ func intArgOf(args map[string]any, name string, def int64) int64 {
 		return x
 	}
 	return def
+}
+
+// nextSessionID gives HTTP sessions ids that do not change run to run (they
+// show in the SDK's error messages).
+func (wr *worldRun) nextSessionID() string {
+	wr.wmu.Lock()
+	defer wr.wmu.Unlock()
+	wr.sessionN++
+	return fmt.Sprintf("session-%d", wr.sessionN)
 }

@@ -242,9 +242,12 @@ type worldRun struct {
 	pending  int                       // callers not finished
 	progress map[string][]ProgressNote // progress notifications by token
 
-	ctx     context.Context // ends with the world
-	wires   []*wire         // HTTP callers' wires (transport.go)
-	bubble0 time.Time       // the bubble's clock at virtual time 0
+	ctx      context.Context // ends with the world
+	wires    []*wire         // HTTP callers' wires (transport.go)
+	bubble0  time.Time       // the bubble's clock at virtual time 0
+	wmu      sync.Mutex
+	wireDue  map[int64]bool // instants with a wire event (transport.go)
+	sessionN int
 }
 
 // Run runs w and returns its result. It must be called inside a synctest
@@ -292,7 +295,11 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 			opts.Bridge = w.WrapBridge(wr.bridge)
 		}
 	}
-	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, &mcp.ServerOptions{SchemaCache: schemaCache})
+	sopts := &mcp.ServerOptions{SchemaCache: schemaCache}
+	if anyHTTP(w) {
+		sopts.GetSessionID = wr.nextSessionID
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, sopts)
 	waittool.Register(server, opts)
 	if anyHTTP(w) {
 		server.AddReceivingMiddleware(wr.attributeSessions)
