@@ -2,34 +2,33 @@ package sim
 
 import (
 	"flag"
-	"fmt"
 	"runtime"
 	"testing"
 )
 
 var determinismRuns = flag.Int("waitsim.transport-runs", 100, "runs of each HTTP world in TestTransportDeterminism")
 
-// httpWorlds are worlds over each HTTP mode that exercise the wire: progress
-// on a stream, the proxy's cut, a drop, a resumption, a request timeout and a
-// followed chain.
+// httpWorlds are one world over each HTTP mode that exercises the wire:
+// progress on a stream, the proxy's cut, drops, a resumption (2025-11-25 with
+// an EventStore), a write deadline, a request timeout, a retry after a
+// transport failure and a followed chain.
 func httpWorlds() []World {
 	var ws []World
 	for _, m := range Modes[1:] {
-		for _, proto := range []string{Protocol20251125, Protocol20260728} {
-			ws = append(ws, World{Name: fmt.Sprintf("busy-%s-%s", m, proto),
-				Agents:  []AgentSpec{{ID: "a", State: "running"}, {ID: "b", State: "running"}},
-				Changes: []Change{{AtMs: 70000, Op: OpState, ID: "a", State: "completed"}},
-				Bridge:  BridgeScript{List: []Step{{LatencyMs: 200}}, Read: []Step{{LatencyMs: 700}}},
-				Transport: &TransportSpec{Mode: m, Protocol: proto, EventStore: true, IdleTimeoutMs: 20000,
-					DropAtMs: []int64{12500, 45000}},
-				Callers: []CallerSpec{
-					{Name: "A", Progress: true, Follow: true, OnTransportFailure: FailRetry, Args: map[string]any{"timeoutMs": 120000, "pollIntervalMs": 700}},
-					{Name: "B", StartMs: 300, RequestTimeoutMs: 40000, Args: map[string]any{"timeoutMs": 600000, "sessionIds": []any{"b"}}},
-					{Name: "C", StartMs: 100, Progress: true, ResetOnProgress: true, RequestTimeoutMs: 5000,
-						Transport: &TransportSpec{Mode: m, Protocol: proto, WriteTimeoutMs: 25000},
-						Args:      map[string]any{"timeoutMs": 600000}},
-				}})
-		}
+		resumable := &TransportSpec{Mode: m, Protocol: Protocol20251125, EventStore: true, IdleTimeoutMs: 20000, DropAtMs: []int64{12500}}
+		ws = append(ws, World{Name: "busy-" + string(m),
+			Agents:  []AgentSpec{{ID: "a", State: "running"}, {ID: "b", State: "running"}},
+			Changes: []Change{{AtMs: 50000, Op: OpState, ID: "a", State: "completed"}},
+			Bridge:  BridgeScript{List: []Step{{LatencyMs: 200}}, Read: []Step{{LatencyMs: 700}}},
+			Transport: &TransportSpec{Mode: m, Protocol: Protocol20260728, IdleTimeoutMs: 20000, DropAtMs: []int64{12500}},
+			Callers: []CallerSpec{
+				{Name: "A", Progress: true, Follow: true, OnTransportFailure: FailRetry, Args: map[string]any{"timeoutMs": 60000, "pollIntervalMs": 700}},
+				{Name: "B", StartMs: 300, RequestTimeoutMs: 25000, Transport: resumable, Args: map[string]any{"timeoutMs": 600000, "sessionIds": []any{"b"}}},
+				{Name: "C", StartMs: 100, Progress: true, ResetOnProgress: true, RequestTimeoutMs: 5000,
+					Transport: &TransportSpec{Mode: m, Protocol: Protocol20251125, WriteTimeoutMs: 25000},
+					Args:      map[string]any{"timeoutMs": 600000}},
+				{Name: "D", StartMs: 200, Progress: true, Transport: resumable, Args: map[string]any{"timeoutMs": 30000, "sessionIds": []any{"a"}}},
+			}})
 	}
 	return ws
 }
