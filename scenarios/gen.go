@@ -133,7 +133,7 @@ func Generate(t *rapid.T) Scenario {
 			c.StartMs = rapid.SampledFrom(genTimes).Draw(t, name+".start")
 		}
 		c.Follow = rapid.Bool().Draw(t, name+".follow")
-		c.Progress = rapid.Bool().Draw(t, name+".progress")
+		c.Progress = new(rapid.Bool().Draw(t, name+".progress"))
 		if rapid.IntRange(0, 3).Draw(t, name+".timeoutKind") == 0 {
 			c.Args["timeoutMs"] = rapid.IntRange(1000, 600000).Draw(t, name+".timeoutMs")
 		} else {

@@ -14,7 +14,7 @@ import (
 // World builds the sim.World of a case.
 func (c *Case) World() sim.World {
 	sc := c.Scenario
-	w := sim.World{Name: c.ID, NoBridge: sc.NoBridge, HorizonMs: sc.HorizonMs}
+	w := sim.World{Name: c.ID, NoBridge: sc.NoBridge, HorizonMs: sc.HorizonMs, Transport: sc.Transport.sim(), ToolCapMs: sc.CapMs}
 	if b := sc.Bridge; b != nil {
 		w.Bridge.List = steps(b.List)
 		w.Bridge.Read = steps(b.Read)
@@ -49,18 +49,7 @@ func (c *Case) World() sim.World {
 		w.Changes = append(w.Changes, sim.Change{AtMs: ch.AtMs, Op: sim.ChangeOp(ch.Op), ID: ch.ID, State: ch.State, Messages: ch.Messages})
 	}
 	for _, cl := range sc.Callers {
-		cs := sim.CallerSpec{Name: cl.Name, StartMs: cl.StartMs, ResetOnProgress: cl.ResetOnProgress,
-			Progress: cl.Progress, Follow: cl.Follow, MaxCalls: cl.MaxCalls, Args: map[string]any{}}
-		if t := cl.RequestTimeoutMs; t != nil {
-			cs.RequestTimeoutMs = t.Ms
-			if t.None {
-				cs.RequestTimeoutMs = -1
-			}
-		}
-		for k, v := range cl.Args {
-			cs.Args[k] = jsonValue(v)
-		}
-		w.Callers = append(w.Callers, cs)
+		w.Callers = append(w.Callers, callerSpec(cl))
 	}
 	return w
 }

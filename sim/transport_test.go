@@ -17,9 +17,9 @@ func httpWorlds() []World {
 	for _, m := range Modes[1:] {
 		resumable := &TransportSpec{Mode: m, Protocol: Protocol20251125, EventStore: true, IdleTimeoutMs: 20000, DropAtMs: []int64{12500}}
 		ws = append(ws, World{Name: "busy-" + string(m),
-			Agents:  []AgentSpec{{ID: "a", State: "running"}, {ID: "b", State: "running"}},
-			Changes: []Change{{AtMs: 50000, Op: OpState, ID: "a", State: "completed"}},
-			Bridge:  BridgeScript{List: []Step{{LatencyMs: 200}}, Read: []Step{{LatencyMs: 700}}},
+			Agents:    []AgentSpec{{ID: "a", State: "running"}, {ID: "b", State: "running"}},
+			Changes:   []Change{{AtMs: 50000, Op: OpState, ID: "a", State: "completed"}},
+			Bridge:    BridgeScript{List: []Step{{LatencyMs: 200}}, Read: []Step{{LatencyMs: 700}}},
 			Transport: &TransportSpec{Mode: m, Protocol: Protocol20260728, IdleTimeoutMs: 20000, DropAtMs: []int64{12500}},
 			Callers: []CallerSpec{
 				{Name: "A", Progress: true, Follow: true, OnTransportFailure: FailRetry, Args: map[string]any{"timeoutMs": 60000, "pollIntervalMs": 700}},

@@ -102,6 +102,9 @@ type World struct {
 	// Transport is every caller's transport unless the caller has its own;
 	// nil means memory (contract §6).
 	Transport *TransportSpec `json:"transport,omitempty"`
+	// ToolCapMs, when > 0, replaces the tool's per-call cap
+	// (waittool.Options.CapMs): 90000 replays the first version.
+	ToolCapMs int64 `json:"toolCapMs,omitempty"`
 	// WrapBridge, if set, wraps the simulated bridge before the tool sees it
 	// (e.g. to inject a panic).
 	WrapBridge func(waittool.Bridge) waittool.Bridge `json:"-"`
@@ -271,7 +274,7 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 	defer cancel()
 	wr.ctx = ctx
 
-	opts := waittool.Options{Clock: k.Clock, Observer: wr.observe}
+	opts := waittool.Options{Clock: k.Clock, Observer: wr.observe, CapMs: w.ToolCapMs}
 	if !w.NoBridge {
 		wr.bridge = NewBridge(k, w.Bridge)
 		for _, a := range w.Agents {
