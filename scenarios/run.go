@@ -106,6 +106,7 @@ func Summarize(c *Case, res *sim.Result) CaseResult {
 	for _, cr := range res.Calls {
 		out.Calls = append(out.Calls, summarizeCall(cr, res))
 	}
+	annotateWire(c, out.Calls, res)
 	if res.Err != "" {
 		out.Verdict, out.Error = VerdictError, res.Err
 		return out

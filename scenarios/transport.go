@@ -2,9 +2,11 @@ package scenarios
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/waittool"
 )
 
 // TransportSpec is the YAML form of sim.TransportSpec: the transport between
@@ -113,4 +115,79 @@ func callerSpec(cl CallerSpec) sim.CallerSpec {
 		cs.Args[k] = jsonValue(v)
 	}
 	return cs
+}
+
+// WireDims are the dimensions of the survival matrix for one call: the
+// tool's cap, whether the caller sent a progress token, the transport mode,
+// the proxy's idle timeout (0: none) and the caller's profile ("" when none).
+type WireDims struct {
+	CapMs     int64  `json:"capMs"`
+	Progress  bool   `json:"progress,omitempty"`
+	Mode      string `json:"mode"`
+	ProxyMs   int64  `json:"proxyMs,omitempty"`
+	Profile   string `json:"profile,omitempty"`
+	Transport string `json:"transport"` // sim.TransportSpec.Label
+}
+
+// capOf is the tool's per-call cap in case c.
+func capOf(c *Case) int64 {
+	if c.Scenario.CapMs > 0 {
+		return c.Scenario.CapMs
+	}
+	return waittool.CallCapMs
+}
+
+// annotateWire fills each call's LostBy and Wire.
+func annotateWire(c *Case, calls []CallSummary, res *sim.Result) {
+	w := c.World()
+	specs := map[string]sim.CallerSpec{}
+	for _, cs := range w.Callers {
+		specs[cs.Name] = cs
+	}
+	for i := range calls {
+		s := &calls[i]
+		if cr := res.Call(s.Caller, s.Index); cr != nil {
+			s.LostBy = cr.LostBy
+		}
+		spec := specs[s.Caller]
+		t := spec.Transport
+		if t == nil {
+			t = w.Transport
+		}
+		d := &WireDims{CapMs: capOf(c), Progress: spec.Progress || spec.ResetOnProgress, Mode: string(sim.ModeMemory),
+			Profile: spec.Profile, Transport: t.Label()}
+		if t.HTTP() {
+			d.Mode, d.ProxyMs = string(t.Mode), t.IdleTimeoutMs
+		}
+		s.Wire = d
+	}
+}
+
+// defaultTimeout reports whether a caller's profile (if any) keeps the
+// default 60000 ms request timeout.
+func defaultTimeout(cl CallerSpec) bool {
+	p, ok := sim.Profiles[cl.Profile]
+	return !ok || p.RequestTimeoutMs == sim.DefaultRequestTimeoutMs
+}
+
+// transportLoss returns why a call lost to the transport breaks
+// transport-keeps-replies, or "".
+func transportLoss(c *Case, s CallSummary) string {
+	if !s.Lost || s.LostBy == "" || s.LostBy == sim.LostByTimeout || strings.HasPrefix(s.LostBy, sim.LostBySession) || capOf(c) != waittool.CallCapMs {
+		return ""
+	}
+	w := c.World()
+	var t *sim.TransportSpec
+	for _, cs := range w.Callers {
+		if cs.Name == s.Caller {
+			t = cs.Transport
+		}
+	}
+	if t == nil {
+		t = w.Transport
+	}
+	if t == nil || len(t.DropAtMs) > 0 || (t.IdleTimeoutMs > 0 && t.IdleTimeoutMs < 60000) || (t.WriteTimeoutMs > 0 && t.WriteTimeoutMs < 60000) {
+		return ""
+	}
+	return fmt.Sprintf("lost at %d ms to the transport (%s) over %s", s.EndMs, s.LostBy, t.Label())
 }

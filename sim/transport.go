@@ -132,6 +132,9 @@ func (t *TransportSpec) Label() string {
 	return strings.Join(parts, " ")
 }
 
+// wireEvent names the kernel events of wireAt.
+const wireEvent = "wire"
+
 // callerHeader carries the caller's name from the wire to the server, so a
 // session (stateless: one per request) is attributed to its caller.
 const callerHeader = "X-Waitsim-Caller"
@@ -153,6 +156,7 @@ type wire struct {
 	open    map[int]*wstream
 	callCut string // why the latest tool call's stream was cut ("" if not)
 	held    []*wstream
+	cuts    int // responses cut so far
 }
 
 // releaseHeld lets the held requests go on, each in a step of its own, in a
@@ -231,12 +235,18 @@ func (w *wire) logf(s *wstream, format string, args ...any) {
 	}
 }
 
-// takeCut returns and clears why the latest tool call's stream was cut.
-func (w *wire) takeCut() string {
+// lostBy tells why a call that failed with err was lost to the transport:
+// its own response was cut, or the client gave up its session after cuts of
+// other responses (e.g. the standalone stream, cut again and again by an idle
+// proxy). It returns "" when the wire cut nothing.
+func (w *wire) lostBy(err error) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	c := w.callCut
 	w.callCut = ""
+	if c == "" && w.cuts > 0 {
+		c = LostBySession + err.Error()
+	}
 	return c
 }
 
@@ -432,13 +442,17 @@ func (w *wire) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 // SSE stream that may be resumed, opens the resumption window.
 func (w *wire) noteCut(s *wstream, why string) {
 	w.mu.Lock()
+	w.cuts++
 	if s.kind == kindCall {
 		w.callCut = why
 	}
 	sse := s.sse && s.header
 	w.mu.Unlock()
 	if sse {
-		w.wr.wireAt(w.k.NowMs() + ResumeDelayMs)
+		// The client resumes ResumeDelayMs after it saw the cut, on the
+		// bubble's clock, which runs a little ahead of virtual time (the
+		// mock clock sleeps 1 ms of it per timer it fires).
+		w.wr.wireAtBubble(w.k.NowMs()+ResumeDelayMs, time.Now().Add(ResumeDelayMs*time.Millisecond))
 	}
 }
 
@@ -547,33 +561,41 @@ func sortStreams(ss []*wstream) {
 // instant, and then brings the bubble's clock up to virtual now (net/http's
 // and the SDK's own timers, e.g. a client resuming a stream, fire) and runs
 // every wire's proxy, in caller order.
-func (wr *worldRun) wireAt(atMs int64) {
+func (wr *worldRun) wireAt(atMs int64) { wr.wireAtBubble(atMs, time.Time{}) }
+
+// wireAtBubble is wireAt, and the wire event brings the bubble's clock at
+// least to bubble.
+func (wr *worldRun) wireAtBubble(atMs int64, bubble time.Time) {
+	atMs = max(atMs, wr.k.NowMs())
 	wr.wmu.Lock()
 	if wr.wireDue == nil {
-		wr.wireDue = map[int64]bool{}
+		wr.wireDue = map[int64]time.Time{}
 	}
-	if wr.wireDue[atMs] {
-		wr.wmu.Unlock()
+	prev, ok := wr.wireDue[atMs]
+	if bubble.After(prev) {
+		wr.wireDue[atMs] = bubble
+	}
+	wr.wmu.Unlock()
+	if ok {
 		return
 	}
-	wr.wireDue[atMs] = true
-	wr.wmu.Unlock()
 	var fn func()
 	fn = func() {
-		if ev, ok := wr.k.peekEvent(); ok && !ev.at.After(wr.k.Clock.Now()) {
-			wr.k.Soon("wire", fn) // give way to the instant's other sim events
+		if ev, ok := wr.k.peekEvent(); ok && !ev.at.After(wr.k.Clock.Now()) && ev.name != wireEvent {
+			wr.k.Soon(wireEvent, fn) // give way to the instant's other sim events
 			return
 		}
 		wr.wmu.Lock()
+		bubble := wr.wireDue[atMs]
 		delete(wr.wireDue, atMs)
 		wr.wmu.Unlock()
-		wr.syncBubble()
+		wr.syncBubble(bubble)
 		for _, w := range wr.wires {
 			w.releaseHeld()
 			w.checkIdle()
 		}
 	}
-	wr.k.At(atMs, "wire", fn)
+	wr.k.At(atMs, wireEvent, fn)
 }
 
 // drop cuts every open response of the wire (a dropped connection).
@@ -600,11 +622,15 @@ func (w *wire) drop() {
 }
 
 // syncBubble brings the bubble's own clock (which net/http and the SDK's
-// client use, e.g. for a resumption delay) up to virtual now. It runs as a
+// client use, e.g. for a resumption delay) up to virtual now, or atLeast
+// when that is later. It runs as a
 // sim event, on the kernel's goroutine, when every other goroutine is durably
 // blocked: the bubble's timers due by now fire while it sleeps.
-func (wr *worldRun) syncBubble() {
+func (wr *worldRun) syncBubble(atLeast time.Time) {
 	target := wr.bubble0.Add(time.Duration(wr.k.NowMs()) * time.Millisecond)
+	if atLeast.After(target) {
+		target = atLeast
+	}
 	if d := time.Until(target); d > 0 {
 		time.Sleep(d)
 		synctest.Wait() // what the bubble's timers set off settles first
@@ -745,3 +771,7 @@ func (wr *worldRun) nextSessionID() string {
 	wr.sessionN++
 	return fmt.Sprintf("session-%d", wr.sessionN)
 }
+
+// LostBySession opens CallResult.LostBy for a call that failed because the
+// client gave up its session after the wire cut some of its responses.
+const LostBySession = "session failed after the wire's cuts: "

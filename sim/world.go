@@ -249,7 +249,7 @@ type worldRun struct {
 	wires    []*wire         // HTTP callers' wires (transport.go)
 	bubble0  time.Time       // the bubble's clock at virtual time 0
 	wmu      sync.Mutex
-	wireDue  map[int64]bool // instants with a wire event (transport.go)
+	wireDue  map[int64]time.Time // instants with a wire event (transport.go)
 	sessionN int
 }
 
@@ -564,7 +564,7 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	default:
 		why := ""
 		if err != nil && c.wire != nil {
-			why = c.wire.takeCut()
+			why = c.wire.lostBy(err)
 		}
 		switch {
 		case why != "":
