@@ -120,6 +120,10 @@ type Expect struct {
 	StartsAtMs *int64 `json:"startsAtMs,omitempty" yaml:"startsAtMs,omitempty"`
 	// Received true: the reply reached the caller; false: it was lost.
 	Received *bool `json:"received,omitempty" yaml:"received,omitempty" jsonschema:"true: the reply reached the caller; false: it was lost (the caller's timeout came first)"`
+	// LostBy: the call was lost, and what lost it (its LostBy) contains
+	// this: "request timeout", "proxy idle timeout", "server write timeout",
+	// "connection dropped" or "session failed" (contract §6).
+	LostBy string `json:"lostBy,omitempty" yaml:"lostBy,omitempty" jsonschema:"the call was lost, by something whose name contains this: request timeout, proxy idle timeout, server write timeout, connection dropped, session failed"`
 	// Rejected: the call got an error result (bad input).
 	Rejected *bool `json:"rejected,omitempty" yaml:"rejected,omitempty" jsonschema:"the call got an error result naming a field"`
 	// ErrorMentions: the error result's text contains this.
