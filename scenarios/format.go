@@ -43,6 +43,19 @@ type Scenario struct {
 	// CapMs replaces the tool's per-call cap (contract §2: 30000) to replay
 	// an earlier version of the tool: 90000 is the first version (contract §1).
 	CapMs int64 `json:"capMs,omitempty" yaml:"capMs,omitempty" jsonschema:"the tool's per-call cap in ms, at least 1000; default 30000 (contract §2); 90000 replays the first version (contract §1)"`
+	// Timers makes the tool's timers fire late, as real ones do (contract §2
+	// step 12); absent: every timer fires exactly on time.
+	Timers *TimersSpec `json:"timers,omitempty" yaml:"timers,omitempty" jsonschema:"make the tool's timers fire late (contract §2 step 12); absent: exact timers"`
+	// Seed drives every jitter of the world (timers.jitterMs,
+	// bridge.jitterMs); default 0. The same seed gives the same trace.
+	Seed int64 `json:"seed,omitempty" yaml:"seed,omitempty" jsonschema:"drives timers.jitterMs and bridge.jitterMs; the same seed gives the same trace; default 0"`
+}
+
+// TimersSpec is the YAML form of sim.TimerScript: each of the tool's timers
+// fires lateMs plus a seeded draw from 0..jitterMs after its due time.
+type TimersSpec struct {
+	LateMs   int64 `json:"lateMs,omitempty" yaml:"lateMs,omitempty" jsonschema:"every tool timer fires this many ms late"`
+	JitterMs int64 `json:"jitterMs,omitempty" yaml:"jitterMs,omitempty" jsonschema:"plus a draw from 0..jitterMs ms, by the scenario's seed"`
 }
 
 // BridgeSpec is the YAML form of sim.BridgeScript.
@@ -52,6 +65,7 @@ type BridgeSpec struct {
 	TimeoutMs  *Limit     `json:"timeoutMs,omitempty" yaml:"timeoutMs,omitempty" jsonschema:"bridge timeout from dispatch in ms, or none; default 30000"`
 	CacheMs    *int64     `json:"cacheMs,omitempty" yaml:"cacheMs,omitempty" jsonschema:"identical reads issued less than this apart share one request; 0 disables; default 250"`
 	Congestion []HoldSpec `json:"congestion,omitempty" yaml:"congestion,omitempty" jsonschema:"other requesters holding the one dispatch slot"`
+	JitterMs   int64      `json:"jitterMs,omitempty" yaml:"jitterMs,omitempty" jsonschema:"each list or read takes a draw from 0..jitterMs ms longer, by the scenario's seed"`
 }
 
 // HoldSpec is another requester: it queues at atMs and holds the slot holdMs.
