@@ -36,6 +36,7 @@ func HTML(r *Run, cmp *Comparison) []byte {
 		}
 	} else {
 		htmlCaseTable(&b, s)
+		survivalHTML(&b, s)
 		b.WriteString("<h2 id=\"timelines\">Timelines</h2>\n")
 		b.WriteString("<p class=\"note\">Virtual time in ms since the world's start. One lane per caller, the tool (per caller), the bridge's single dispatch slot and each agent. " +
 			"Red dashed: a call's deadline; grey dashed: the 30000 ms cap when it is not the deadline; orange band: the read reserve before the deadline (2 × the read cost the last poll sleep was sized by); ◆: the reply at the caller.</p>\n")

@@ -147,7 +147,7 @@ func annotateWire(c *Case, calls []CallSummary, res *sim.Result) {
 	for i := range calls {
 		s := &calls[i]
 		if cr := res.Call(s.Caller, s.Index); cr != nil {
-			s.LostBy = cr.LostBy
+			s.LostBy, s.WireDelayMs = cr.LostBy, cr.WireDelayMs
 		}
 		spec := specs[s.Caller]
 		t := spec.Transport
@@ -161,6 +161,12 @@ func annotateWire(c *Case, calls []CallSummary, res *sim.Result) {
 		}
 		s.Wire = d
 	}
+}
+
+// retried reports whether the call after s is the caller's retry after a
+// transport failure (contract §4).
+func retried(spec CallerSpec, s CallSummary) bool {
+	return spec.OnTransportFailure == string(sim.FailRetry) && s.Lost && s.LostBy != "" && s.LostBy != sim.LostByTimeout
 }
 
 // defaultTimeout reports whether a caller's profile (if any) keeps the

@@ -157,6 +157,40 @@ type wire struct {
 	callCut string // why the latest tool call's stream was cut ("" if not)
 	held    []*wstream
 	cuts    int // responses cut so far
+	// gapFrom is when a resumable SSE stream was cut and not yet resumed
+	// (-1: none); delay sums such gaps since the caller's call began.
+	gapFrom int64
+	delay   int64
+}
+
+// abandon is the caller giving its call up (its request timeout): from this
+// step on, nothing the server sends on the call's streams reaches it. It runs
+// in the timeout's chain, before the client tears its request down, so what
+// the server still writes there never races that teardown.
+func (w *wire) abandon() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range w.open {
+		if s.kind == kindCall || s.kind == kindResume {
+			s.abandoned = true
+		}
+	}
+}
+
+// startCall resets the wire's account of the caller's new call.
+func (w *wire) startCall() {
+	w.mu.Lock()
+	w.delay, w.gapFrom = 0, -1
+	w.mu.Unlock()
+}
+
+// wireDelay is how long, in virtual ms, the call's stream was cut before a
+// resumption picked it up: a reply built in such a gap reaches the caller
+// at the resumption, up to this much later than it was sent.
+func (w *wire) wireDelay() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.delay
 }
 
 // releaseHeld lets the held requests go on, each in a step of its own, in a
@@ -172,6 +206,10 @@ func (w *wire) releaseHeld() {
 			w.mu.Lock()
 			now := w.k.NowMs()
 			s.openedMs, s.lastMs = now, now
+			if s.kind == kindResume && w.gapFrom >= 0 {
+				w.delay += now - w.gapFrom
+				w.gapFrom = -1
+			}
 			w.mu.Unlock()
 			w.logf(s, "%s: request sent", s.label)
 			w.armIdle(s)
@@ -204,17 +242,18 @@ const (
 
 // wstream is one HTTP response in flight through the wire.
 type wstream struct {
-	id       int
-	kind     string
-	label    string
-	openedMs int64
-	lastMs   int64 // virtual ms of the last byte (or the request)
-	bytes    int64
-	header   bool // headers forwarded
-	sse      bool
-	cutSent  bool          // a cut was sent
-	release  chan struct{} // a held request goes on when closed
-	cut      chan string
+	id        int
+	kind      string
+	label     string
+	openedMs  int64
+	lastMs    int64 // virtual ms of the last byte (or the request)
+	bytes     int64
+	header    bool // headers forwarded
+	sse       bool
+	cutSent   bool          // a cut was sent
+	abandoned bool          // the caller gave the call up: nothing more is forwarded
+	release   chan struct{} // a held request goes on when closed
+	cut       chan string
 }
 
 // actor is the trace actor of a stream: the tool call's stream on the main
@@ -375,7 +414,10 @@ func (w *wire) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		select {
 		case f := <-inner.frames:
 			now := w.k.NowMs()
-			if dead {
+			w.mu.Lock()
+			gone := s.abandoned
+			w.mu.Unlock()
+			if dead || gone {
 				f.ack <- errWire
 				continue
 			}
@@ -447,6 +489,9 @@ func (w *wire) noteCut(s *wstream, why string) {
 		w.callCut = why
 	}
 	sse := s.sse && s.header
+	if sse && (s.kind == kindCall || s.kind == kindResume) && w.gapFrom < 0 {
+		w.gapFrom = w.k.NowMs()
+	}
 	w.mu.Unlock()
 	if sse {
 		// The client resumes ResumeDelayMs after it saw the cut, on the
@@ -642,7 +687,7 @@ func (wr *worldRun) connectHTTP(tb testing.TB, ctx context.Context, server *mcp.
 	if tb == nil {
 		return nil, errors.New("an HTTP transport needs RunWorld (a test's bubble)")
 	}
-	w := &wire{k: wr.k, wr: wr, name: c.spec.Name, spec: ts}
+	w := &wire{k: wr.k, wr: wr, name: c.spec.Name, spec: ts, gapFrom: -1}
 	opts := &mcp.StreamableHTTPOptions{
 		Stateless:                  ts.Mode == ModeStatelessSSE || ts.Mode == ModeStatelessJSON,
 		JSONResponse:               ts.Mode == ModeJSON || ts.Mode == ModeStatelessJSON,

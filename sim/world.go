@@ -132,6 +132,10 @@ type CallResult struct {
 	// lost the call (LostBy says which); Reply is nil.
 	Lost   bool   `json:"lost,omitempty"`
 	LostBy string `json:"lostBy,omitempty"`
+	// WireDelayMs is how long the call's response stream was cut before a
+	// resumption picked it up (contract §6): the reply may reach the caller
+	// up to this much later than the tool sent it. 0 over memory.
+	WireDelayMs int64 `json:"wireDelayMs,omitempty"`
 	// IsError: the tool answered with an error result; ErrorText has its text.
 	IsError   bool   `json:"isError,omitempty"`
 	ErrorText string `json:"errorText,omitempty"`
@@ -512,9 +516,12 @@ func (c *caller) run(ctx context.Context) {
 		cr := c.call(ctx, i, args)
 		if cr.LostBy != "" && cr.LostBy != LostByTimeout && c.spec.OnTransportFailure == FailRetry {
 			// Call again with what is left of this call's budget (contract §4).
-			left := intArgOf(args, "timeoutMs", 30000) - (cr.EndMs - cr.StartMs)
-			if left < 1000 {
-				c.wr.k.Trace.Addf(c.actor(), "no retry: %d ms of the budget left", left)
+			took := cr.EndMs - cr.StartMs
+			left := intArgOf(args, "timeoutMs", 30000) - took
+			if left < 1000 || took == 0 {
+				// Below the schema minimum; or the transport failed at once
+				// (a session given up): calling again would fail the same way.
+				c.wr.k.Trace.Addf(c.actor(), "no retry: %d ms of the budget left after %d ms", left, took)
 				return
 			}
 			next := maps.Clone(args)
@@ -567,6 +574,9 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	c.resetCh = reset
 	c.mu.Unlock()
 	k.Trace.Addf(c.actor(), "call %d: %s", index, argsText(args))
+	if c.wire != nil {
+		c.wire.startCall()
+	}
 
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -579,6 +589,9 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 				select {
 				case <-timer.C:
 					k.Trace.Addf(c.actor(), "request timeout (%d ms): reply LOST", d)
+					if c.wire != nil {
+						c.wire.abandon()
+					}
 					close(lost)
 					cancel()
 					return
@@ -598,6 +611,9 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	c.mu.Unlock()
 	close(stop)
 	cr.EndMs = k.NowMs()
+	if c.wire != nil {
+		cr.WireDelayMs = c.wire.wireDelay()
+	}
 	select {
 	case <-lost:
 		cr.Lost, cr.LostBy = true, LostByTimeout

@@ -1,0 +1,48 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/waitsim/waitsim/scenarios"
+)
+
+func TestSurvivalCountsCalls(t *testing.T) {
+	sse60 := &scenarios.WireDims{CapMs: 90000, Mode: "sse", ProxyMs: 60000, Profile: "ts-sdk", Transport: "sse idle=60000"}
+	fixed := &scenarios.WireDims{CapMs: 30000, Mode: "sse", ProxyMs: 60000, Profile: "ts-sdk", Transport: "sse idle=60000"}
+	mem := &scenarios.WireDims{CapMs: 30000, Mode: "memory", Transport: "memory"}
+	rs := &scenarios.RunResult{Cases: []scenarios.CaseResult{
+		{ID: "a", Calls: []scenarios.CallSummary{{Lost: true, LostBy: "proxy idle timeout (60000 ms)", Wire: sse60}}},
+		{ID: "b", Calls: []scenarios.CallSummary{{Wire: fixed}, {Wire: fixed}}},
+		{ID: "c", Calls: []scenarios.CallSummary{{Wire: mem}, {Lost: true, LostBy: "request timeout", Wire: mem}}},
+		{ID: "d", Calls: []scenarios.CallSummary{{Lost: true}}}, // no wire dimensions: not counted
+	}}
+	rows := Survival(rs)
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want 3: %+v", len(rows), rows)
+	}
+	want := []struct {
+		cap       int64
+		mode      string
+		surv, los int
+		cause     string
+	}{{30000, "memory", 1, 1, "request timeout"}, {30000, "sse", 2, 0, ""}, {90000, "sse", 0, 1, "proxy idle timeout"}}
+	for i, w := range want {
+		r := rows[i]
+		if r.CapMs != w.cap || r.Mode != w.mode || r.Survived != w.surv || r.Lost != w.los || (w.cause != "" && r.LostBy[w.cause] != 1) {
+			t.Errorf("row %d = %+v, want %+v", i, r, w)
+		}
+	}
+	html := HTML(&Run{Scenarios: rs}, nil)
+	if !strings.Contains(string(html), `id="survival"`) || !strings.Contains(string(html), "proxy idle timeout ×1") {
+		t.Error("report.html has no survival matrix with the proxy's loss")
+	}
+	md := RunMarkdown(&Run{Scenarios: rs}, 0)
+	if !strings.Contains(md, "| 90000 ms | no | sse | 60000 ms | ts-sdk | lost | 0 | 1 | proxy idle timeout ×1 |") {
+		t.Errorf("comment has no survival row for the original report:\n%s", md)
+	}
+	// Memory alone with the contract's cap and no profiles: no matrix.
+	if md := RunMarkdown(&Run{Scenarios: &scenarios.RunResult{Cases: rs.Cases[2:3]}}, 0); strings.Contains(md, "Survival matrix") {
+		t.Error("a memory-only run without profiles shows a survival matrix")
+	}
+}
