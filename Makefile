@@ -48,7 +48,7 @@ determinism:
 
 ## scenarios: run the YAML scenario table and print its result table.
 scenarios: bin
-	$(WAITSIM) run --json
+	$(WAITSIM) run --json scenarios/table scenarios/sweep
 
 ## mutate: the mutation gate (exit codes in README.md).
 mutate: bin

@@ -64,3 +64,28 @@ func TestOracleRowsOverEveryMode(t *testing.T) {
 		}
 	}
 }
+
+// TestSweep runs the survival sweep (scenarios/sweep/, the source of the
+// reports' survival matrix): every case must keep every invariant.
+func TestSweep(t *testing.T) {
+	cases, err := Load([]string{"sweep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := 0
+	for i := range cases {
+		res := cases[i].Run(t)
+		if res.Verdict != VerdictPass {
+			t.Errorf("%s: %s\n%s", res.ID, res.Verdict, FailureReport(res))
+		}
+		for _, c := range res.Calls {
+			if c.Lost {
+				lost++
+			}
+		}
+	}
+	// The sweep exists to tell survivors from losses: it must hold both.
+	if lost == 0 || lost == len(cases) {
+		t.Errorf("%d of %d sweep cases lost their reply: the sweep no longer separates anything", lost, len(cases))
+	}
+}
