@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-var determinismRuns = flag.Int("waitsim.transport-runs", 100, "runs of each HTTP world in TestTransportDeterminism")
+var determinismRuns = flag.Int("waitsim.transport-runs", 20, "runs of each HTTP world in TestTransportDeterminism at each GOMAXPROCS (make transport-determinism: 100)")
 
 // httpWorlds are one world over each HTTP mode that exercises the wire:
 // progress on a stream, the proxy's cut, drops, a resumption (2025-11-25 with
