@@ -29,7 +29,7 @@ func addWireLanes(tl *timeline, c *scenarios.CaseResult, extend func(int64)) {
 		}
 		if _, ok := lanes[cs.Caller]; !ok {
 			lanes[cs.Caller] = len(tl.Lanes)
-			tl.Lanes = append(tl.Lanes, tlLane{Kind: laneWire, Name: cs.Caller, Label: "wire " + cs.Caller + " · " + cs.Wire.Transport})
+			tl.Lanes = append(tl.Lanes, tlLane{Kind: laneWire, Name: cs.Caller, Label: "wire " + cs.Caller + " · " + cs.Wire.Mode})
 		}
 	}
 	if len(lanes) == 0 {
