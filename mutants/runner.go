@@ -172,6 +172,7 @@ type runner struct {
 	inputs    map[string]string // root-relative path → sha256 of the suite's inputs
 	salt      string            // go version, platform, suite: part of every cache key
 	cache     *Cache
+	catalog   []CatalogEntry // the checked catalog (nil with NoCatalog)
 	srcRe     *regexp.Regexp
 	schemaBin string   // the schemata test binary, when built
 	schemaMs  int64    // wall ms to build and check it
@@ -210,18 +211,29 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
+	// The catalog is read and checked before anything is written: a
+	// path in it that leaves the target package is a usage error.
+	var catalog []CatalogEntry
 	if !cfg.NoCatalog {
 		if err := checkDir(cfg.abs(cfg.CatalogDir)); err != nil {
 			return nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
 		}
+		if catalog, err = LoadCatalog(cfg.Root, cfg.CatalogDir); err != nil {
+			return nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
+		}
+		for _, e := range catalog {
+			if err := checkInPackage(e.File, cfg.Target); err != nil {
+				return nil, fmt.Errorf("%w: catalog: %s: field file: %v", ErrUsage, e.Path, err)
+			}
+		}
 	}
 	start := time.Now()
-	tmp, err := os.MkdirTemp("", "waitsim-mutate-")
+	tmp, err := makeRunDir("waitsim-mutate-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	r := &runner{cfg: cfg, tmp: tmp}
+	r := &runner{cfg: cfg, tmp: tmp, catalog: catalog}
 	r.srcRe = regexp.MustCompile(regexp.QuoteMeta(tmp+string(filepath.Separator)) + `w\d+` + regexp.QuoteMeta(string(filepath.Separator)) + `src` + regexp.QuoteMeta(string(filepath.Separator)))
 	if err := r.setup(ctx); err != nil {
 		return nil, err
@@ -471,11 +483,7 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 		return b, err
 	}
 	if !r.cfg.NoCatalog {
-		cat, err := LoadCatalog(r.cfg.Root, r.cfg.CatalogDir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
-		}
-		for _, e := range cat {
+		for _, e := range r.catalog {
 			m := &mutant{res: MutantResult{ID: e.ID, Source: SourceCatalog, Intent: e.Intent, File: e.File}, catPath: e.Path}
 			src, err := source(e.File)
 			if err != nil {
@@ -517,6 +525,9 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 			return nil, nil, fmt.Errorf("%w: %v", ErrUsage, err)
 		}
 		for _, s := range sites {
+			if err := checkInPackage(s.File, r.cfg.Target); err != nil {
+				return nil, nil, fmt.Errorf("gremlins' output: mutant %s: field file: %v", s.ID(), err)
+			}
 			id := s.ID()
 			m := &mutant{res: MutantResult{ID: id, Source: SourceGremlins, File: s.File, Line: s.Line}, lines: []int{s.Line}}
 			src, err := source(s.File)
