@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -329,8 +330,9 @@ func Summary(w io.Writer, res *Result) {
 	if res.DiffRef != "" && len(res.Counts) == 0 {
 		fmt.Fprintf(w, "no mutants on lines changed since %s\n", res.DiffRef)
 	}
-	fmt.Fprintf(w, "scores: catalog %s, operator %s (threshold %.1f%%); suite %s %s\n",
-		pctOrNA(res.CatalogScore, res.CatalogScored), pctOrNA(res.OperatorScore, res.OperatorScored), res.Threshold, res.Suite.Pkg, res.Suite.Run)
+	fmt.Fprintf(w, "scores: catalog %s, operator %s (threshold %s%%); suite %s %s\n",
+		pctOrNA(res.CatalogScore, res.CatalogScored, 100), pctOrNA(res.OperatorScore, res.OperatorScored, res.Threshold),
+		strconv.FormatFloat(res.Threshold, 'f', -1, 64), res.Suite.Pkg, res.Suite.Run)
 	fmt.Fprintf(w, "time: %.1fs wall, baseline run %d ms, mutant timeout %d ms, median %d ms per mutant\n",
 		float64(res.WallMs)/1000, res.BaselineMs, res.TimeoutMs, res.MedianMutantMs)
 	if g := res.Gremlins; g != nil {
@@ -342,12 +344,13 @@ func Summary(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "gate: %s (exit %d)\n", res.Gate, res.ExitCode)
 }
 
-// pctOrNA is "n/a" when nothing was scored, else the score in percent.
-func pctOrNA(score float64, scored int) string {
+// pctOrNA is "n/a" when nothing was scored, else the score in percent
+// (FormatScore) and the count scored.
+func pctOrNA(score float64, scored int, threshold float64) string {
 	if scored == 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.1f%% of %d", score, scored)
+	return fmt.Sprintf("%s of %d", FormatScore(score, scored, threshold), scored)
 }
 
 // firstLines is the first n non-blank lines of s, trimmed, with a colon

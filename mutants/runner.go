@@ -238,7 +238,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := r.setup(ctx); err != nil {
 		return nil, err
 	}
-	res := &Result{Version: ResultVersion, Suite: r.suite, Shard: cfg.Shard.String(), Commit: r.commit(ctx),
+	commit, tree, _ := TreeState(ctx, cfg.Root)
+	res := &Result{Version: ResultVersion, Suite: r.suite, Shard: cfg.Shard.String(), Commit: commit, Tree: tree,
 		Options: cfg.options(), DiffRef: cfg.DiffRef}
 	if r.suite.Note != "" {
 		res.Notes = append(res.Notes, r.suite.Note)
@@ -439,22 +440,6 @@ func first(xs []string, n int) []string {
 		return append(append([]string{}, xs[:n]...), fmt.Sprintf("… %d more", len(xs)-n))
 	}
 	return xs
-}
-
-// commit is the HEAD commit, with "-dirty" when the work tree has changes
-// or untracked files that git does not ignore; "" outside git. Read-only:
-// git status takes no optional lock (it does not refresh the index).
-func (r *runner) commit(ctx context.Context) string {
-	out, err := r.command(ctx, r.cfg.Root, "git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	c := strings.TrimSpace(string(out))
-	st, err := r.command(ctx, r.cfg.Root, "git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=normal").Output()
-	if err == nil && len(bytes.TrimSpace(st)) > 0 {
-		c += "-dirty"
-	}
-	return c
 }
 
 // repro is the command that runs the kill suite by hand.

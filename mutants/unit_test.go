@@ -1,7 +1,9 @@
 package mutants
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -279,6 +281,7 @@ func TestEvaluate(t *testing.T) {
 		{"catalog survived", mk(cat(StatusSurvived)), ExitGateFailed},
 		{"catalog timed out", mk(cat(StatusTimedOut)), ExitGateFailed},
 		{"catalog no longer applies", mk(cat(StatusKilled), cat(StatusNoApply)), ExitGateFailed},
+		{"catalog not viable", mk(cat(StatusKilled), cat(StatusNotViable), op("a", StatusKilled)), ExitGateFailed},
 		{"operator score below", mk(op("a", StatusKilled), op("b", StatusSurvived)), ExitGateFailed},
 		{"operator score at threshold", mk(op("a", StatusKilled), op("b", StatusKilled), op("c", StatusKilled), op("d", StatusKilled), op("e", StatusSurvived)), ExitPass},
 		{"not viable and equivalent do not count", mk(op("a", StatusKilled), op("b", StatusNotViable), op("c", StatusEquivalent)), ExitPass},
@@ -290,6 +293,58 @@ func TestEvaluate(t *testing.T) {
 		}
 		if c.res.ExitCode != c.exit {
 			t.Errorf("%s: exit %d (%s), want %d", c.name, c.res.ExitCode, c.res.Gate, c.exit)
+		}
+	}
+}
+
+// TestGateExactScore (issue 11 item 2): the operator score is compared with
+// the threshold as an exact fraction, never rounded first; and the message
+// never prints a failing score as equal to its threshold (item 15), and
+// names the config the threshold came from.
+func TestGateExactScore(t *testing.T) {
+	ops := func(killed, survived int, th float64, opts string) *Result {
+		r := &Result{Threshold: th, Options: opts, Mutants: []MutantResult{{ID: "sanity", Source: SourceSanity, Status: StatusKilled}}}
+		for i := 0; i < killed+survived; i++ {
+			st := StatusKilled
+			if i >= killed {
+				st = StatusSurvived
+			}
+			r.Mutants = append(r.Mutants, MutantResult{ID: fmt.Sprintf("op%05d", i), Source: SourceGremlins, Status: st})
+		}
+		Evaluate(r)
+		return r
+	}
+	for _, c := range []struct {
+		name             string
+		killed, survived int
+		th               float64
+		exit             int
+	}{
+		{"46/47 against 97.88", 46, 1, 97.88, ExitGateFailed},
+		{"46/47 against 97.87", 46, 1, 97.87, ExitPass},
+		{"2000/2001 against 100", 2000, 1, 100, ExitGateFailed},
+		{"1/2 against 50", 1, 1, 50, ExitPass},
+		{"2/3 against 66.67", 2, 1, 66.67, ExitGateFailed},
+		{"2/3 against 66.66", 2, 1, 66.66, ExitPass},
+		{"999/2000 against 49.96", 999, 1001, 49.96, ExitGateFailed},
+	} {
+		r := ops(c.killed, c.survived, c.th, "config=my-gremlins.yaml")
+		if r.ExitCode != c.exit {
+			t.Errorf("%s: exit %d (%s), want %d", c.name, r.ExitCode, r.Gate, c.exit)
+		}
+		if c.exit == ExitGateFailed {
+			if !strings.Contains(r.Gate, "my-gremlins.yaml") {
+				t.Errorf("%s: the gate does not name the config file: %s", c.name, r.Gate)
+			}
+			sc, th := ScoreAndThreshold(c.killed, c.killed+c.survived, c.th)
+			if sc == th || !strings.Contains(r.Gate, sc+" ("+fmt.Sprint(c.killed)) {
+				t.Errorf("%s: score %s printed as its threshold %s: %s", c.name, sc, th, r.Gate)
+			}
+			var b bytes.Buffer
+			Summary(&b, r)
+			if strings.Contains(b.String(), "operator 100.0%") {
+				t.Errorf("%s: the summary rounds a failing score up to 100.0%%:\n%s", c.name, b.String())
+			}
 		}
 	}
 }

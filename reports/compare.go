@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/scenarios"
@@ -289,6 +290,22 @@ func survivors(r *Run) []mutants.MutantResult {
 
 // pct formats a percentage with one decimal.
 func pct(v float64) string { return fmt.Sprintf("%.1f%%", v) }
+
+// catalogPct and operatorPct are a result's scores as the command line
+// prints them: "n/a" when nothing was scored, never a rounded-up 100.0%
+// for a score below its threshold (mutants.FormatScore).
+func catalogPct(m *mutants.Result) string {
+	return mutants.FormatScore(m.CatalogScore, m.CatalogScored, 100)
+}
+
+func operatorPct(m *mutants.Result) string {
+	return mutants.FormatScore(m.OperatorScore, m.OperatorScored, m.Threshold)
+}
+
+// thresholdPct is the operator threshold as written in the config.
+func thresholdPct(m *mutants.Result) string {
+	return strconv.FormatFloat(m.Threshold, 'f', -1, 64) + "%"
+}
 
 // pts formats a change of a percentage in points, signed.
 func pts(d float64) string {

@@ -193,7 +193,7 @@ func runHeadline(r *Run) (string, string) {
 			icon = "❌"
 		}
 		parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
-			pct(m.CatalogScore), pct(m.OperatorScore), oneLine(m.Gate)))
+			catalogPct(m), operatorPct(m), oneLine(m.Gate)))
 	} else {
 		parts = append(parts, "no mutation results")
 	}
@@ -253,7 +253,7 @@ func verdictIcon(v string) string {
 func mutationTable(b *mdBuilder, m *mutants.Result) {
 	b.line("| mutation score | catalog | operator | operator threshold | gate |")
 	b.line("|---|---:|---:|---:|---|")
-	b.line("| | %s | %s | %s | %s |", pct(m.CatalogScore), pct(m.OperatorScore), pct(m.Threshold), cell(m.Gate))
+	b.line("| | %s | %s | %s | %s |", catalogPct(m), operatorPct(m), thresholdPct(m), cell(m.Gate))
 	b.blank()
 	var cs []string
 	for _, st := range mutantStatuses {
