@@ -44,8 +44,8 @@ type MutantResult struct {
 
 // Result is the whole of out/mutation.json.
 type Result struct {
-	Version int            `json:"version"`
-	Commit  string         `json:"commit,omitempty"`
+	Version int    `json:"version"`
+	Commit  string `json:"commit,omitempty"`
 	// Tree is the sha256 of the work tree's content the run saw (see
 	// TreeState): two dirty trees of one commit differ here. "" outside git.
 	Tree    string         `json:"tree,omitempty"`
