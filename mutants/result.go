@@ -6,6 +6,8 @@ package mutants
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // ResultVersion is the version of the JSON written to out/mutation.json.
@@ -150,16 +152,20 @@ func (r *Result) Check() error {
 		}
 		seen[m.ID] = i
 		if !slices.Contains(Statuses, m.Status) && !(m.Source == SourceSanity && m.Status == "") {
-			return &FieldError{f + ".status", fmt.Sprintf("mutant %s: %q is not one of %q", m.ID, m.Status, Statuses)}
+			q := make([]string, len(Statuses))
+			for i, st := range Statuses {
+				q[i] = strconv.Quote(st)
+			}
+			return &FieldError{f + ".status", fmt.Sprintf("%q is not one of %s (mutant %s)", m.Status, strings.Join(q, ", "), m.ID)}
 		}
 		switch m.Source {
 		case SourceCatalog, SourceGremlins, SourceSanity:
 		default:
-			return &FieldError{f + ".source", fmt.Sprintf("mutant %s: %q is not %q, %q or %q", m.ID, m.Source, SourceCatalog, SourceGremlins, SourceSanity)}
+			return &FieldError{f + ".source", fmt.Sprintf("%q is not %q, %q or %q (mutant %s)", m.Source, SourceCatalog, SourceGremlins, SourceSanity, m.ID)}
 		}
 		if m.File != "" {
 			if err := CheckLocalPath(m.File); err != nil {
-				return &FieldError{f + ".file", fmt.Sprintf("mutant %s: %v", m.ID, err)}
+				return &FieldError{f + ".file", fmt.Sprintf("%v (mutant %s)", err, m.ID)}
 			}
 		}
 	}

@@ -153,6 +153,9 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		if head, err = reports.Assemble(sp, mp, c, seeds); err != nil {
 			return fail(err)
 		}
+		if err := checkCurrent(head, ".", sp, mp); err != nil {
+			return fail(err)
+		}
 	}
 
 	var cmp *reports.Comparison
@@ -186,6 +189,19 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return reportOK
+}
+
+// checkCurrent is nil when r's results were run on the work tree at dir as
+// it is now (reports.CheckTree); sp and mp are the inputs, for the message.
+func checkCurrent(r *reports.Run, dir, sp, mp string) error {
+	commit, tree, _ := mutants.TreeState(context.Background(), dir)
+	var src []string
+	for _, p := range []string{sp, mp} {
+		if p != "" {
+			src = append(src, p)
+		}
+	}
+	return reports.CheckTree(r, strings.Join(src, " and "), commit, tree)
 }
 
 func existing(p string) string {
@@ -276,7 +292,7 @@ func buildBaseAndHead(ctx context.Context, ref, runCmd, mutateCmd string, seeds 
 	if err != nil {
 		return nil, nil, fmt.Errorf("--base-ref %q is not a commit: %v", ref, err)
 	}
-	tmp, err := os.MkdirTemp("", "waitsim-base-")
+	tmp, err := mutants.MakeRunDir("waitsim-base-")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -342,5 +358,12 @@ func runIn(ctx context.Context, dir, runCmd, mutateCmd, commit string, seeds map
 			return nil, fmt.Errorf("%s was not written by the commands above", p)
 		}
 	}
-	return reports.Assemble(sp, mp, commit, seeds)
+	r, err := reports.Assemble(sp, mp, commit, seeds)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCurrent(r, dir, sp, mp); err != nil {
+		return nil, err
+	}
+	return r, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/scenarios"
 )
 
@@ -85,14 +87,15 @@ func runScenarios(args []string) int {
 	}
 	outFile := filepath.Join(root, "out", "scenarios.json")
 	if !*asJSON {
-		tmp, err := os.CreateTemp("", "waitsim-scenarios-*.json")
+		// A run directory with an owner file: one a killed run leaves is
+		// removed by the next (mutants.MakeRunDir).
+		tmp, err := mutants.MakeRunDir("waitsim-run-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "waitsim:", err)
 			return 2
 		}
-		tmp.Close()
-		outFile = tmp.Name()
-		defer os.Remove(outFile)
+		outFile = filepath.Join(tmp, "scenarios.json")
+		defer os.RemoveAll(tmp)
 	} else if err := os.MkdirAll(filepath.Dir(outFile), 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return 2
@@ -110,6 +113,7 @@ func runScenarios(args []string) int {
 	cmd.Dir = root
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
+	commit, tree, _ := mutants.TreeState(context.Background(), root)
 	runErr := cmd.Run()
 	b, err := os.ReadFile(outFile)
 	if err != nil {
@@ -135,6 +139,25 @@ func runScenarios(args []string) int {
 	if err := json.Unmarshal(b, &res); err != nil {
 		fmt.Fprintf(os.Stderr, "waitsim: %s: %v\n", outFile, err)
 		return 2
+	}
+	// Record what the table ran on, so that a report never mixes it with
+	// results of another tree (issue 11 item 4). A tree that changed during
+	// the run is no tree at all.
+	if c2, t2, _ := mutants.TreeState(context.Background(), root); t2 != tree || c2 != commit {
+		fmt.Fprintln(os.Stderr, "waitsim: the work tree changed during the run; its results may mix two versions: run again")
+		_ = os.Remove(outFile)
+		return 2
+	}
+	res.Commit, res.Tree = commit, tree
+	if *asJSON {
+		out, err := json.MarshalIndent(res, "", "  ")
+		if err == nil {
+			err = os.WriteFile(outFile, append(out, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "waitsim:", err)
+			return 2
+		}
 	}
 	scenarios.PrintTable(os.Stdout, res)
 	if *repeat > 0 && res.Failed+res.Errors == 0 {
