@@ -68,12 +68,12 @@ type RunResult struct {
 	// "-dirty") and the sha256 of the work tree's content (written by
 	// `waitsim run`; see mutants.TreeState). A report refuses to combine
 	// results whose trees differ. "" when unknown.
-	Commit string `json:"commit,omitempty"`
-	Tree   string `json:"tree,omitempty"`
-	Cases   []CaseResult `json:"cases"`
-	Passed  int          `json:"passed"`
-	Failed  int          `json:"failed"`
-	Errors  int          `json:"errors"`
+	Commit string       `json:"commit,omitempty"`
+	Tree   string       `json:"tree,omitempty"`
+	Cases  []CaseResult `json:"cases"`
+	Passed int          `json:"passed"`
+	Failed int          `json:"failed"`
+	Errors int          `json:"errors"`
 }
 
 // ToolEvent is one waittool.Event in virtual ms since the world's start.
