@@ -114,6 +114,7 @@ type runReport struct {
 	failed   []string      // leaf tests that failed, in order of failure
 	passed   int           // tests (and subtests) that passed
 	output   string        // the first failure's output, trimmed
+	panic    string        // the first "panic: …" line of the output (what happened), or ""
 	wall     time.Duration // wall time of the run
 }
 
@@ -194,6 +195,9 @@ func (r *runner) runSuite(ctx context.Context, bin string, timeout time.Duration
 	if rep.output == "" && rep.exit != 0 {
 		rep.output = tail(stderr.String(), 1500)
 	}
+	if rep.panic == "" {
+		rep.panic = panicLine(stderr.String())
+	}
 	return rep, nil
 }
 
@@ -220,6 +224,9 @@ func parseEvents(rd io.Reader) runReport {
 		}
 		switch ev.Action {
 		case "output":
+			if rep.panic == "" && strings.HasPrefix(ev.Output, "panic: ") {
+				rep.panic = strings.TrimSpace(ev.Output)
+			}
 			b := outputs[ev.Test]
 			if b == nil {
 				b = &strings.Builder{}
@@ -259,6 +266,16 @@ func parseEvents(rd io.Reader) runReport {
 		rep.output = tail(b.String(), 1500)
 	}
 	return rep
+}
+
+// panicLine is the first line of s that starts with "panic: ", or "".
+func panicLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "panic: ") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
 }
 
 // exitCode is the exit code of a finished command's error: 0 for nil, -1 if

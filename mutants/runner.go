@@ -382,8 +382,18 @@ func (r *runner) setup(ctx context.Context) error {
 		return err
 	}
 	r.suite = s
-	r.salt = strings.Join([]string{"waitsim-mutants-v1", env[0], env[1], env[2], env[3], s.Pkg, s.Run, fmt.Sprint(!r.cfg.NoVet)}, "\x00")
+	r.salt = cacheSalt(env, s, &r.cfg)
 	return nil
+}
+
+// cacheSalt is the part of every cache key that is not a file: the go
+// version, platform and GOFLAGS (env: GOVERSION, GOOS, GOARCH, GOFLAGS),
+// the suite and its -run pattern, and every option that can change a
+// verdict: vet on or off, and the timeout's factor and floor (a shorter
+// timeout can turn a kill into a time-out; issue 11 item 14).
+func cacheSalt(env []string, s Suite, c *Config) string {
+	return strings.Join(append(append([]string{"waitsim-mutants-v2"}, env...), s.Pkg, s.Run, fmt.Sprint(!c.NoVet),
+		fmt.Sprintf("timeout-factor=%g", c.TimeoutFactor), fmt.Sprintf("timeout-floor=%s", c.TimeoutFloor)), "\x00")
 }
 
 // ResolveSuite turns the configured suite into a runnable one: when pkg is

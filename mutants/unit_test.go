@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func mustRegexp(t *testing.T, s string) *regexp.Regexp {
@@ -208,6 +209,65 @@ func TestClassify(t *testing.T) {
 		classify(&m, c.rep, 0)
 		if m.Status != c.want {
 			t.Errorf("%+v: %s, want %s", c.rep, m.Status, c.want)
+		}
+	}
+}
+
+// TestPanicLineKept (issue 11 item 13): a killed mutant's detail keeps the
+// line that says what happened, however long the stack after it.
+func TestPanicLineKept(t *testing.T) {
+	const what = "panic: runtime error: index out of range [5] with length 3"
+	stack := strings.Repeat("goroutine 7 [running]:\nexample.com/x.f(0x1)\n\t/src/x.go:12 +0x1d\n", 60)
+	in := strings.Join([]string{
+		`{"Action":"run","Test":"TestTable/a"}`,
+		`{"Action":"output","Test":"TestTable/a","Output":"--- FAIL: TestTable/a\n"}`,
+		fmt.Sprintf(`{"Action":"output","Test":"TestTable/a","Output":%q}`, what+"\n"),
+		fmt.Sprintf(`{"Action":"output","Test":"TestTable/a","Output":%q}`, stack),
+		`{"Action":"fail","Test":"TestTable/a"}`,
+	}, "\n")
+	rep := parseEvents(strings.NewReader(in))
+	rep.exit = 2
+	var m MutantResult
+	classify(&m, rep, 0)
+	if m.Status != StatusKilled || !strings.Contains(m.Detail, what) {
+		t.Fatalf("%s, detail %q: the panic's message is lost", m.Status, m.Detail)
+	}
+	if panicLine("x\n"+what+"\ny") != what {
+		t.Error("panicLine")
+	}
+}
+
+// TestCacheKeyInvalidation (issue 11 items 14 and 19): a cached verdict is
+// reused only while everything it depends on is unchanged: any input file
+// of the suite, the mutated bytes, and every option that changes verdicts
+// (the timeout's floor and factor, vet) change the key.
+func TestCacheKeyInvalidation(t *testing.T) {
+	env := []string{"go1.27.3", "linux", "amd64", ""}
+	suite := Suite{Pkg: "./scenarios/", Run: "^TestTable$"}
+	cfg := Config{TimeoutFactor: 10, TimeoutFloor: 5 * time.Second}
+	mk := func(c Config, inputs map[string]string) *runner {
+		return &runner{salt: cacheSalt(env, suite, &c), inputs: inputs}
+	}
+	in := map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "waittool/tool.go": "c"}
+	files := map[string][]byte{"waittool/tool.go": []byte("mutated")}
+	base := mk(cfg, in).key(files)
+	if again := mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "waittool/tool.go": "c"}).key(files); again != base {
+		t.Fatal("the same inputs give another key: nothing could be reused")
+	}
+	if k := mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "waittool/tool.go": "other"}).key(files); k != base {
+		t.Error("the overlaid file's original bytes changed the key (its mutated bytes stand for it)")
+	}
+	for name, k := range map[string]string{
+		"a scenario file changed": mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "B", "waittool/tool.go": "c"}).key(files),
+		"go.mod changed":          mk(cfg, map[string]string{"go.mod": "A", "scenarios/table/x.yaml": "b", "waittool/tool.go": "c"}).key(files),
+		"an input added":          mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "scenarios/table/y.yaml": "d", "waittool/tool.go": "c"}).key(files),
+		"the mutant changed":      mk(cfg, in).key(map[string][]byte{"waittool/tool.go": []byte("mutated differently")}),
+		"--timeout-floor":         mk(Config{TimeoutFactor: 10, TimeoutFloor: 150 * time.Millisecond}, in).key(files),
+		"--timeout-factor":        mk(Config{TimeoutFactor: 2, TimeoutFloor: 5 * time.Second}, in).key(files),
+		"--no-vet":                mk(Config{TimeoutFactor: 10, TimeoutFloor: 5 * time.Second, NoVet: true}, in).key(files),
+	} {
+		if k == base {
+			t.Errorf("%s: same cache key, the old verdict would be reused", name)
 		}
 	}
 }
