@@ -333,8 +333,12 @@ func Summary(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "scores: catalog %s, operator %s (threshold %s%%); suite %s %s\n",
 		pctOrNA(res.CatalogScore, res.CatalogScored, 100), pctOrNA(res.OperatorScore, res.OperatorScored, res.Threshold),
 		strconv.FormatFloat(res.Threshold, 'f', -1, 64), res.Suite.Pkg, res.Suite.Run)
-	fmt.Fprintf(w, "time: %.1fs wall, baseline run %d ms, mutant timeout %d ms, median %d ms per mutant\n",
-		float64(res.WallMs)/1000, res.BaselineMs, res.TimeoutMs, res.MedianMutantMs)
+	median := fmt.Sprintf("median %d ms per mutant run (build + test run)", res.MedianMutantMs)
+	if res.MedianMutantMs == 0 {
+		median = "median n/a (no mutant was built and run: every verdict came from the cache or needed no run)"
+	}
+	fmt.Fprintf(w, "time: %.1fs wall, baseline run %d ms, mutant timeout %d ms (of the test run alone; a mutant's time adds its build), %s\n",
+		float64(res.WallMs)/1000, res.BaselineMs, res.TimeoutMs, median)
 	if g := res.Gremlins; g != nil {
 		fmt.Fprintf(w, "gremlins' own campaign: %.1fs wall, %d mutants tested, %.0f ms per mutant\n", float64(g.WallMs)/1000, g.Tested, g.PerMutantMs)
 		for _, d := range g.Disagreements {
