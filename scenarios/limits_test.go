@@ -218,3 +218,40 @@ func TestProblemIsOneLine(t *testing.T) {
 		t.Errorf("problem %q: want the newline escaped", problems[0])
 	}
 }
+
+// TestSafeFileName (issue 11 item 16): golden trace names hold no
+// character that breaks a shell, a glob or a file system, stay stable, and
+// never collide.
+func TestSafeFileName(t *testing.T) {
+	for id, want := range map[string]string{
+		"oracle-read-20000":                               "oracle-read-20000",
+		"boundary[timeoutMs=30500]":                       "boundary_timeoutMs=30500-",
+		`congestion[holds=[{"atMs":4500,"holdMs":3000}]]`: "congestion_holds=_atMs_4500_holdMs_3000-",
+		"agent-state[state=other:archived]":               "agent-state_state=other_archived-",
+		"../x":                                            "case.._x-",
+	} {
+		got := SafeFileName(id)
+		if !strings.HasPrefix(got, want) || (strings.HasSuffix(want, "-") && len(got) != len(want)+8) {
+			t.Errorf("%q → %q, want %s…", id, got, want)
+		}
+		if SafeFileName(id) != got {
+			t.Errorf("%q: not stable", id)
+		}
+	}
+	safe := regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._=-]*$`)
+	seen := map[string]string{}
+	cases, err := Load([]string{"table"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range append(cases, Case{ID: "a[b]"}, Case{ID: "a_b"}, Case{ID: "a{b}"}) {
+		n := SafeFileName(c.ID)
+		if !safe.MatchString(n) || len(n) > maxNameLen+9 {
+			t.Errorf("%q → %q is not a safe file name", c.ID, n)
+		}
+		if other, dup := seen[strings.ToLower(n)]; dup {
+			t.Errorf("%q and %q share the file name %q", c.ID, other, n)
+		}
+		seen[strings.ToLower(n)] = c.ID
+	}
+}
