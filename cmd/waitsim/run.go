@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -18,7 +19,15 @@ import (
 	"github.com/waitsim/waitsim/scenarios"
 )
 
-// moduleRoot returns the directory of the main module's go.mod.
+// modulePath is waitsim's own module: the commands drive `go test` on its
+// packages, so they work only inside it.
+const modulePath = "github.com/waitsim/waitsim"
+
+// moduleLine finds a go.mod's module path.
+var moduleLine = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)"?\s*$`)
+
+// moduleRoot returns the directory of the main module's go.mod, which must
+// be waitsim's own.
 func moduleRoot() (string, error) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
@@ -26,7 +35,14 @@ func moduleRoot() (string, error) {
 	}
 	gomod := strings.TrimSpace(string(out))
 	if gomod == "" || gomod == os.DevNull {
-		return "", fmt.Errorf("not inside the waitsim module (no go.mod found)")
+		return "", fmt.Errorf("not inside the waitsim module (no go.mod found): waitsim runs `go test` on its own packages, so run it inside a clone of %s", modulePath)
+	}
+	b, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", err
+	}
+	if m := moduleLine.FindSubmatch(b); m == nil || string(m[1]) != modulePath {
+		return "", fmt.Errorf("not inside the waitsim module (%s is another module's): waitsim runs `go test` on its own packages, so run it inside a clone of %s", gomod, modulePath)
 	}
 	return filepath.Dir(gomod), nil
 }
