@@ -176,9 +176,21 @@ func CheckTree(r *Run, sources, commit, tree string) error {
 		return fmt.Errorf("%s: stale or unknown results: they record no tree (written by an older waitsim, or by go test directly); the work tree is %s: run them again", sources, describeTree(commit, tree))
 	}
 	if r.Tree != tree {
-		return fmt.Errorf("%s: stale results: they were run on %s, the work tree is now %s: run them again", sources, describeTree(r.Commit, r.Tree), describeTree(commit, tree))
+		return fmt.Errorf("%s: stale results: they were run on %s, the work tree is now %s: run them again", sources, describeTree(inputsCommit(r), r.Tree), describeTree(commit, tree))
 	}
 	return nil
+}
+
+// inputsCommit is the commit r's inputs record they ran on (not the one a
+// report was asked to name).
+func inputsCommit(r *Run) string {
+	switch {
+	case r.Mutation != nil && r.Mutation.Commit != "":
+		return r.Mutation.Commit
+	case r.Scenarios != nil && r.Scenarios.Commit != "":
+		return r.Scenarios.Commit
+	}
+	return r.Commit
 }
 
 // describeTree names a tree state for people: "commit abc… (tree 123…)".
