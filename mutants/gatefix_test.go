@@ -186,6 +186,15 @@ func TestMergeCommandExit(t *testing.T) {
 	if code := Command(context.Background(), append([]string{"merge", "-o", out}, write(s)...), &so, &se); code != ExitUsage || !strings.Contains(se.String(), "sh2.json") {
 		t.Fatalf("a short shard: exit %d, stderr %q", code, se.String())
 	}
+	// Issue 11 item 10: an unknown status is exit 2 naming the file and
+	// the mutant (it was exit 1).
+	s = shardSet(t, 4, 10, "o")
+	s[1].Mutants[1].Status = "bogus"
+	se.Reset()
+	if code := Command(context.Background(), append([]string{"merge", "-o", out}, write(s)...), &so, &se); code != ExitUsage ||
+		!strings.Contains(se.String(), "sh2.json") || !strings.Contains(se.String(), "mutant m01") || !strings.Contains(se.String(), "bogus") {
+		t.Fatalf("an unknown status: exit %d, stderr %q; want %d naming sh2.json and mutant m01", code, se.String(), ExitUsage)
+	}
 	se.Reset()
 	if code := Command(context.Background(), []string{"merge", "-h"}, &so, &se); code != ExitPass || !strings.Contains(se.String(), "exit codes") {
 		t.Fatalf("merge -h: exit %d\n%s", code, se.String())
