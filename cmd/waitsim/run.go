@@ -122,9 +122,9 @@ func runScenarios(args []string) int {
 				if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "---") {
 					break
 				}
-				lines = append(lines, "  "+printable(l))
+				lines = append(lines, l)
 			}
-			fmt.Fprintf(os.Stderr, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
+			printProblems(lines)
 		} else {
 			io.Copy(os.Stderr, &buf)
 			fmt.Fprintln(os.Stderr, "waitsim: the scenario table did not run")
@@ -147,6 +147,16 @@ func runScenarios(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// printProblems prints the problems of the scenario files, one
+// "file:line:column: field: message" a line (`waitsim run` and `waitsim serve`).
+func printProblems(problems []string) {
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = "  " + printable(p)
+	}
+	fmt.Fprintf(os.Stderr, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
 }
 
 // printable replaces control and other non-printing characters (e.g. from a
