@@ -4,6 +4,7 @@
 //	waitsim mutate [flags]                                   the mutation gate
 //	waitsim report [flags]                                   reports (Markdown, JUnit, Stryker, HTML, traces)
 //	waitsim serve FILE.yaml [--case ID] [--http ADDR]        the tool on the real clock for real clients
+//	waitsim conformance [flags] [paths…]                     real clients vs the simulation, on the real clock
 //
 // Scenario worlds run inside testing/synctest bubbles, which exist only under
 // `go test`; so `waitsim run` drives `go test ./scenarios/` and reads the
@@ -20,6 +21,7 @@ const usage = `usage:
   waitsim mutate [flags]                                   the mutation gate (waitsim mutate -h)
   waitsim report [flags]                                   render reports (waitsim report -h)
   waitsim serve FILE.yaml [--case ID] [--http ADDR]        the tool on the real clock for real clients (waitsim serve -h)
+  waitsim conformance [flags] [paths…]                     real clients vs the simulation (waitsim conformance -h)
 `
 
 // commands maps a subcommand to its entry point, which returns the exit code.
@@ -28,6 +30,8 @@ var commands = map[string]func(args []string) int{
 	"mutate": runMutate,
 	"report": runReport,
 	"serve":  runServe,
+
+	"conformance": runConformance,
 }
 
 func main() {

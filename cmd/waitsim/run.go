@@ -97,20 +97,42 @@ func runScenarios(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return 2
 	}
+	res, runErr, ok := simulate(root, paths, outFile, *repeat)
+	if !ok {
+		return 2
+	}
+	scenarios.PrintTable(os.Stdout, res)
+	if *repeat > 0 && res.Failed+res.Errors == 0 {
+		fmt.Printf("determinism: every trace identical over %d run(s) at each of GOMAXPROCS 1, 2 and 4\n", max(*repeat, 1))
+	}
+	if *asJSON {
+		fmt.Printf("results: %s\n", outFile)
+	}
+	if res.Failed+res.Errors > 0 || runErr != nil {
+		return 1
+	}
+	return 0
+}
+
+// simulate runs the scenario table over paths through `go test` (synctest
+// exists only there), writing its results to outFile, and reads them back.
+// ok is false when the table did not run (file errors or a build failure,
+// already printed); runErr is go test's own error.
+func simulate(root string, paths []string, outFile string, repeat int) (res scenarios.RunResult, runErr error, ok bool) {
 	_ = os.Remove(outFile)
 	testArgs := []string{"test", "./scenarios/", "-count=1", "-run", "^TestTable$"}
-	if *repeat > 0 {
+	if repeat > 0 {
 		testArgs = append(testArgs, "-cpu", "1,2,4")
 	}
 	testArgs = append(testArgs, "-args", "-waitsim.paths="+strings.Join(paths, ","), "-waitsim.out="+outFile)
-	if *repeat > 1 {
-		testArgs = append(testArgs, fmt.Sprintf("-waitsim.repeat=%d", *repeat))
+	if repeat > 1 {
+		testArgs = append(testArgs, fmt.Sprintf("-waitsim.repeat=%d", repeat))
 	}
 	cmd := exec.Command("go", testArgs...)
 	cmd.Dir = root
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
-	runErr := cmd.Run()
+	runErr = cmd.Run()
 	b, err := os.ReadFile(outFile)
 	if err != nil {
 		// The table did not run: file errors or a build failure. Show why:
@@ -129,24 +151,13 @@ func runScenarios(args []string) int {
 			io.Copy(os.Stderr, &buf)
 			fmt.Fprintln(os.Stderr, "waitsim: the scenario table did not run")
 		}
-		return 2
+		return res, nil, false
 	}
-	var res scenarios.RunResult
 	if err := json.Unmarshal(b, &res); err != nil {
 		fmt.Fprintf(os.Stderr, "waitsim: %s: %v\n", outFile, err)
-		return 2
+		return res, nil, false
 	}
-	scenarios.PrintTable(os.Stdout, res)
-	if *repeat > 0 && res.Failed+res.Errors == 0 {
-		fmt.Printf("determinism: every trace identical over %d run(s) at each of GOMAXPROCS 1, 2 and 4\n", max(*repeat, 1))
-	}
-	if *asJSON {
-		fmt.Printf("results: %s\n", outFile)
-	}
-	if res.Failed+res.Errors > 0 || runErr != nil {
-		return 1
-	}
-	return 0
+	return res, runErr, true
 }
 
 // printProblems prints the problems of the scenario files, one
