@@ -25,10 +25,12 @@ var _ Scheduler = (*Kernel)(nil)
 func (k *Kernel) Logf(actor, format string, args ...any) { k.Trace.Addf(actor, format, args...) }
 
 // NewWorldBridge returns the bridge of world w on timeline s: w's bridge
-// script, the agents present at 0, and w's roster changes scheduled at their
-// times (contract §3). Callers are not part of it.
+// script (its latency jitter drawn from w.Seed), the agents present at 0, and
+// w's roster changes scheduled at their times (contract §3). Callers are not
+// part of it.
 func NewWorldBridge(s Scheduler, w World) *Bridge {
 	b := NewBridge(s, w.Bridge)
+	b.seed = w.Seed
 	for _, a := range w.Agents {
 		b.roster = append(b.roster, &agentState{ID: a.ID, State: a.State, Messages: append([]string(nil), a.Messages...)})
 	}
