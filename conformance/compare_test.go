@@ -82,8 +82,8 @@ func TestJudgeTolerance(t *testing.T) {
 	}
 	e = RunEntry{observed: obs}
 	judge(&e, simCalls(), 90, 100)
-	if !e.Agree || e.ToleranceMs != 270 {
-		t.Errorf("250 ms late, stall 90 ms: agree %v, tolerance %v; want agreement at 270 ms", e.Agree, e.ToleranceMs)
+	if !e.Agree || e.ToleranceMs != 90*StallFactor {
+		t.Errorf("250 ms late, stall 90 ms: agree %v, tolerance %v; want agreement at %d ms", e.Agree, e.ToleranceMs, 90*StallFactor)
 	}
 	e = RunEntry{observed: realCalls(), Error: "TypeScript client: boom"}
 	judge(&e, simCalls(), 0, 100)

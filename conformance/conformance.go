@@ -50,15 +50,23 @@ const (
 
 // DefaultToleranceMs is the floor of the tolerance on |real − simulated|
 // for resolve times and remainingMs; a case's tolerance is the larger of it
-// and StallFactor × the largest stall the probe saw while the case ran (see
-// README "Conformance" for the measurements behind both).
-const DefaultToleranceMs = 100
+// and StallFactor × the largest stall the probe saw while the case ran.
+//
+// Measured on this project's 2-core machine while five other engineers built
+// and tested on it (load average 10–24), over 5 conformance runs (96 client
+// runs, 222 calls, both clients, all three transports): the median |real −
+// simulated| was 40 ms; in cases whose probe saw stalls under 34 ms the
+// largest was 61 ms. The floor leaves 2.5 times that.
+const DefaultToleranceMs = 150
 
-// StallFactor scales the probe's largest stall into a case's tolerance: a
-// stall delays a reply once by itself, and once more when it lands in a
-// bridge read, whose cost then doubles the read reserve (contract §2 step 6)
-// and ends the call early; one more for the next call of a chain.
-const StallFactor = 3
+// StallFactor scales the probe's largest stall into a case's tolerance. A
+// stall the probe sees is not the one a server or client process suffers, and
+// one stall can count several times: it delays a reply once by itself, once
+// more when it lands in a bridge read (the read's cost then doubles the read
+// reserve, contract §2 step 6, and the call ends early), and again in the
+// next call of a chain. In the measurements above (DefaultToleranceMs) the
+// largest |real − simulated| was 3.6 times the case's probe stall.
+const StallFactor = 4
 
 // Options configure Run.
 type Options struct {

@@ -34,8 +34,8 @@ func PrintTable(w io.Writer, rep *Report) {
 		verdict, rep.Runs, rep.ToleranceText(), rep.MaxAbsDiffMs, rep.LostOutputs, rep.WallMs/1000)
 }
 
-// ToleranceText says how the tolerance was set, e.g. "tolerance max(100 ms,
-// 3 × the largest stall of a case); largest stall 12.3 ms".
+// ToleranceText says how the tolerance was set, e.g. "tolerance max(150 ms,
+// 4 × the largest stall of a case); largest stall 12.3 ms".
 func (rep *Report) ToleranceText() string {
 	return fmt.Sprintf("tolerance max(%.0f ms, %.0f × the largest stall of a case); largest stall %.1f ms",
 		rep.ToleranceMs, rep.StallFactor, rep.MaxStallMs)

@@ -8,7 +8,8 @@
 // times (bridge latencies, roster changes, congestion) count from the first
 // tools/call the server receives, so a client sees the timeline the
 // simulation predicts for a caller starting at 0. A scenario's callers and
-// expectations are not used: the clients are real.
+// expectations are not used (the clients are real), nor its modelled timer
+// lateness (real timers are late by themselves).
 //
 // The entry point is Run.
 package serve
