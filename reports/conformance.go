@@ -70,7 +70,9 @@ func conformanceVerdict(r *Run) (icon, text string) {
 	text += fmt.Sprintf("; %s; largest |real − simulated| %.1f ms; %d real replies lost their outputs",
 		c.ToleranceText(), c.MaxAbsDiffMs, c.LostOutputs)
 	if c.Commit != r.Commit {
-		icon = "⚠️"
+		if icon == "✅" {
+			icon = "⚠️"
+		}
 		text += fmt.Sprintf(" — STALE: measured at commit %s, not this run's %s", short(c.Commit), short(r.Commit))
 	}
 	return icon, text

@@ -93,6 +93,11 @@ func TestConformanceSection(t *testing.T) {
 	if md := RunMarkdown(r, 0); !strings.Contains(md, "⚠️ all 1 calls") || !strings.Contains(md, "STALE") {
 		t.Errorf("a table of another commit is not marked stale:\n%s", md)
 	}
+	r.Conformance = confReport(false)
+	r.Conformance.Commit = "deadbeef"
+	if md := RunMarkdown(r, 0); !strings.Contains(md, "❌ 1 of 1 calls disagree") || !strings.Contains(md, "STALE") {
+		t.Errorf("a stale disagreeing table is not shown as failing and stale:\n%s", md)
+	}
 	b, err := r.Marshal()
 	if err != nil {
 		t.Fatal(err)
