@@ -1,10 +1,13 @@
 package conformance
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/waitsim/waitsim/scenarios"
+	"github.com/waitsim/waitsim/serve"
 )
 
 func simCalls() []scenarios.CallSummary {
@@ -85,6 +88,11 @@ func TestJudgeTolerance(t *testing.T) {
 	if !e.Agree || e.ToleranceMs != 90*StallFactor {
 		t.Errorf("250 ms late, stall 90 ms: agree %v, tolerance %v; want agreement at %d ms", e.Agree, e.ToleranceMs, 90*StallFactor)
 	}
+	e = RunEntry{observed: obs, serverStallMs: 90}
+	judge(&e, simCalls(), 10, 100)
+	if !e.Agree || e.StallMs != 90 {
+		t.Errorf("250 ms late, the server's stall 90 ms: agree %v, stall %v; want agreement", e.Agree, e.StallMs)
+	}
 	e = RunEntry{observed: realCalls(), Error: "TypeScript client: boom"}
 	judge(&e, simCalls(), 0, 100)
 	if e.Agree {
@@ -105,5 +113,18 @@ func TestSummarize(t *testing.T) {
 	summarize(empty)
 	if empty.Agree {
 		t.Error("a report without runs agrees")
+	}
+}
+
+func TestServerStallFromLog(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "serve.log")
+	if err := os.WriteFile(p, []byte("        5 ms  tool:1     start\n"+serve.StallPrefix+"123.4 ms\nwaitsim serve: stopped\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := serverStall(nil, p); got != 123.4 {
+		t.Errorf("serverStall = %v, want 123.4", got)
+	}
+	if got := serverStall(&server{stallMs: 7}, p); got != 7 {
+		t.Errorf("an HTTP server's stall: %v, want 7", got)
 	}
 }

@@ -49,8 +49,9 @@ const (
 )
 
 // DefaultToleranceMs is the floor of the tolerance on |real − simulated|
-// for resolve times and remainingMs; a case's tolerance is the larger of it
-// and StallFactor × the largest stall the probe saw while the case ran.
+// for resolve times and remainingMs; a run's tolerance is the larger of it
+// and StallFactor × the largest stall seen (serve.Probe, in the runner while
+// the case ran and in the run's server).
 //
 // Measured on this project's 2-core machine while five other engineers built
 // and tested on it (load average 10–24), over 5 conformance runs (96 client
@@ -142,8 +143,9 @@ type RunEntry struct {
 	Error string `json:"error,omitempty"`
 	// ServeExit is the HTTP server's exit code after SIGINT (-1: none, stdio).
 	ServeExit int `json:"serveExit"`
-	// StallMs is the largest stall the probe saw while the case ran;
-	// ToleranceMs the tolerance it gave (see Report).
+	// StallMs is the largest stall seen while the case ran, by the runner's
+	// probe or by this run's server (`waitsim serve --probe`); ToleranceMs
+	// the tolerance it gave (see Report).
 	StallMs      float64          `json:"stallMs"`
 	ToleranceMs  float64          `json:"toleranceMs"`
 	MaxAbsDiffMs float64          `json:"maxAbsDiffMs"`
@@ -151,7 +153,27 @@ type RunEntry struct {
 	Log          string           `json:"log,omitempty"` // the server's log file
 	Calls        []CallComparison `json:"calls"`
 
-	observed []Observed // what the client saw, until judged
+	observed      []Observed // what the client saw, until judged
+	serverStallMs float64    // the largest stall its server's probe saw
+}
+
+// serverStall returns the largest stall the server's probe logged (0 if it
+// did not): from an HTTP server's stderr, or from a stdio server's log file.
+func serverStall(srv *server, logFile string) float64 {
+	if srv != nil {
+		return srv.stallMs
+	}
+	b, err := os.ReadFile(logFile)
+	if err != nil {
+		return 0
+	}
+	var ms float64
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, serve.StallPrefix); ok {
+			fmt.Sscanf(v, "%f", &ms)
+		}
+	}
+	return ms
 }
 
 // ErrNoSimulation: a case has no simulation result to compare with.
@@ -186,8 +208,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep := &Report{Version: ReportVersion, ToleranceMs: opts.ToleranceMs, StallFactor: StallFactor}
 	for run := 1; run <= opts.Runs; run++ {
 		for _, c := range opts.Cases {
-			var pr *probe
-			bar := newBarrier(len(opts.Clients)*len(opts.Transports), func() { pr = startProbe() })
+			var pr *serve.Probe
+			bar := newBarrier(len(opts.Clients)*len(opts.Transports), func() { pr = serve.StartProbe() })
 			var wg sync.WaitGroup
 			entries := make([]RunEntry, 0, len(opts.Clients)*len(opts.Transports))
 			var mu sync.Mutex
@@ -207,7 +229,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			}
 			wg.Wait()
 			<-bar.release
-			stall := pr.end()
+			stall := pr.Stop()
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -291,7 +313,7 @@ func runOne(ctx context.Context, opts Options, c scenarios.Case, client, transpo
 		e.Log = filepath.Join(opts.LogDir, fmt.Sprintf("%s.%s.%s.%d.log", safe(c.ID), client, transport, run))
 		_ = os.Remove(e.Log)
 	}
-	serveArgs := []string{"serve", c.File, "--case", c.ID}
+	serveArgs := []string{"serve", c.File, "--case", c.ID, "--probe"}
 	plan := Plan{Callers: c.World().Callers}
 	var srv *server
 	if transport == TransportStdio {
@@ -326,13 +348,16 @@ func runOne(ctx context.Context, opts Options, c scenarios.Case, client, transpo
 		e.Error = fmt.Sprintf("waitsim serve exited %d after SIGINT (want 0)", e.ServeExit)
 	}
 	e.observed = out.Calls
+	e.serverStallMs = serverStall(srv, e.Log)
 	e.WallMs = float64(time.Since(start).Milliseconds())
 	return e
 }
 
-// judge compares run e with the simulation's calls under the tolerance of a
-// case whose probe saw stallMs: max(floorMs, StallFactor × stallMs).
-func judge(e *RunEntry, sim []scenarios.CallSummary, stallMs, floorMs float64) {
+// judge compares run e with the simulation's calls under the tolerance
+// max(floorMs, StallFactor × the larger of caseStallMs, the runner's probe
+// while the case ran, and the stall e's own server logged).
+func judge(e *RunEntry, sim []scenarios.CallSummary, caseStallMs, floorMs float64) {
+	stallMs := math.Max(caseStallMs, e.serverStallMs)
 	e.StallMs = stallMs
 	e.ToleranceMs = math.Ceil(math.Max(floorMs, StallFactor*stallMs))
 	e.Calls = compare(sim, e.observed, e.ToleranceMs)
@@ -401,9 +426,10 @@ func runTSClient(ctx context.Context, script string, plan Plan, logFile string, 
 
 // server is one `waitsim serve --http` process.
 type server struct {
-	cmd  *exec.Cmd
-	url  string
-	done chan struct{} // closed when its log is fully copied
+	cmd     *exec.Cmd
+	url     string
+	done    chan struct{} // closed when its log is fully copied
+	stallMs float64       // its probe's largest stall, once done
 }
 
 // startServer starts waitsim with args and waits for its "listening on" line.
@@ -437,6 +463,9 @@ func startServer(bin string, args []string, logFile string) (*server, error) {
 			fmt.Fprintln(log, line)
 			if u, ok := strings.CutPrefix(line, serve.ListeningPrefix); ok {
 				urlc <- strings.Fields(u)[0]
+			}
+			if v, ok := strings.CutPrefix(line, serve.StallPrefix); ok {
+				fmt.Sscanf(v, "%f", &s.stallMs)
 			}
 		}
 	}()

@@ -55,6 +55,9 @@ type Options struct {
 	Log io.Writer
 	// Ready, when not nil, is called with the URL once HTTP listens.
 	Ready func(url string)
+	// Probe runs a stall probe (Probe) while serving and logs the largest
+	// stall at the end, on a line that starts with StallPrefix.
+	Probe bool
 }
 
 // ListeningPrefix opens the log line that gives the HTTP URL, e.g.
@@ -101,6 +104,10 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	server, stop := newServer(c, logw)
 	defer stop()
+	if opts.Probe {
+		p := StartProbe()
+		defer func() { fmt.Fprintf(logw, "%s%.1f ms\n", StallPrefix, p.Stop()) }()
+	}
 	if opts.HTTP == "" {
 		in, out := opts.Stdin, opts.Stdout
 		if in == nil {

@@ -127,8 +127,9 @@ func TestServeCaseOverStdio(t *testing.T) {
 		cin, sout := io.Pipe()
 		sin, cout := io.Pipe()
 		done := make(chan error, 1)
+		var log strings.Builder
 		go func() {
-			done <- Run(ctx, Options{File: p, Stdin: sin, Stdout: sout, Log: io.Discard})
+			done <- Run(ctx, Options{File: p, Stdin: sin, Stdout: sout, Log: &log, Probe: true})
 			sout.Close()
 		}()
 		client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
@@ -153,6 +154,10 @@ func TestServeCaseOverStdio(t *testing.T) {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Run ended with %v, want nil (a clean end)", err)
+		}
+		// In the bubble every wake is on time: the probe saw no stall.
+		if !strings.Contains(log.String(), "\n"+StallPrefix+"0.0 ms\n") {
+			t.Errorf("the log has no probe line %q:\n%s", StallPrefix, log.String())
 		}
 	})
 }

@@ -24,6 +24,7 @@ func runServe(args []string) int {
 	id := fs.String("case", "", "the case id to serve (needed when the file holds several cases)")
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080; port 0 picks one) instead of stdio")
 	jsonResp := fs.Bool("json-response", false, "with --http: answer calls with one JSON body instead of an SSE stream")
+	probe := fs.Bool("probe", false, "log the largest scheduling stall of this process at exit (make conformance scales its tolerance by it)")
 	stateless := fs.Bool("stateless", false, "with --http: no sessions (progress cannot reach the client with --json-response)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), serveUsage)
@@ -65,7 +66,7 @@ func runServe(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = serve.Run(ctx, serve.Options{File: file, Case: *id, HTTP: *addr, JSONResponse: *jsonResp, Stateless: *stateless})
+	err = serve.Run(ctx, serve.Options{File: file, Case: *id, HTTP: *addr, JSONResponse: *jsonResp, Stateless: *stateless, Probe: *probe})
 	var fe *scenarios.FileError
 	switch {
 	case err == nil:
