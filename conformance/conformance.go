@@ -98,10 +98,10 @@ type Report struct {
 	Version int    `json:"version"`
 	Commit  string `json:"commit,omitempty"`
 	// ToleranceMs is the tolerance floor; StallFactor scales the probe's
-	// largest stall of a case into its tolerance (RunEntry.ToleranceMs).
+	// largest stall of a run into its tolerance (RunEntry.ToleranceMs).
 	ToleranceMs float64 `json:"toleranceMs"`
 	StallFactor float64 `json:"stallFactor"`
-	// MaxStallMs is the largest stall the probe saw in all runs.
+	// MaxStallMs is the largest stall seen in all runs (RunEntry.StallMs).
 	MaxStallMs float64 `json:"maxStallMs"`
 	// Agree: every call of every run agreed with the simulation, and every
 	// HTTP server stopped with exit 0 on SIGINT.
@@ -233,7 +233,6 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			rep.MaxStallMs = math.Max(rep.MaxStallMs, stall)
 			for i := range entries {
 				judge(&entries[i], opts.Sim[c.ID].Calls, stall, opts.ToleranceMs)
 				if e := entries[i]; opts.Progress != nil {
@@ -291,6 +290,7 @@ func summarize(rep *Report) {
 		}
 		p.MaxAbsDiffMs = math.Max(p.MaxAbsDiffMs, e.MaxAbsDiffMs)
 		rep.MaxAbsDiffMs = math.Max(rep.MaxAbsDiffMs, e.MaxAbsDiffMs)
+		rep.MaxStallMs = math.Max(rep.MaxStallMs, e.StallMs)
 	}
 	sort.Slice(order, func(i, j int) bool {
 		if order[i][0] != order[j][0] {

@@ -35,8 +35,8 @@ func PrintTable(w io.Writer, rep *Report) {
 }
 
 // ToleranceText says how the tolerance was set, e.g. "tolerance max(150 ms,
-// 4 × the largest stall of a case); largest stall 12.3 ms".
+// 4 × a run's largest stall); largest stall 12.3 ms".
 func (rep *Report) ToleranceText() string {
-	return fmt.Sprintf("tolerance max(%.0f ms, %.0f × the largest stall of a case); largest stall %.1f ms",
+	return fmt.Sprintf("tolerance max(%.0f ms, %.0f × a run's largest stall); largest stall %.1f ms",
 		rep.ToleranceMs, rep.StallFactor, rep.MaxStallMs)
 }
