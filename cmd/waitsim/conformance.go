@@ -27,7 +27,7 @@ func runConformance(args []string) int {
 	clients := fs.String("clients", "ts,go", "clients: ts (TypeScript SDK), go (Go SDK)")
 	transports := fs.String("transports", "stdio,sse,json", "transports: stdio, sse (streamable HTTP), json (streamable HTTP, JSON responses)")
 	tol := fs.Float64("tolerance-ms", conformance.DefaultToleranceMs, "largest |real − simulated| accepted for resolve times and remainingMs, ms")
-	tsclient := fs.String("tsclient", "out/tsclient/client.mjs", "the TypeScript client script, beside its installed node_modules (make conformance installs it)")
+	tsclient := fs.String("tsclient", "out/tsclient/client.mjs", "the TypeScript client script, beside its installed node_modules (make conformance installs it); relative to the module root")
 	out := fs.String("out", "out/conformance.json", "where to write the table")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: waitsim conformance [flags] [paths…]   (default: conformance/scenarios)")
@@ -80,7 +80,10 @@ func runConformance(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return 2
 	}
-	script, _ := filepath.Abs(*tsclient)
+	script := *tsclient
+	if !filepath.IsAbs(script) {
+		script = filepath.Join(root, script)
+	}
 	if strings.Contains(*clients, conformance.ClientTS) {
 		if _, err := os.Stat(filepath.Join(filepath.Dir(script), "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
 			fmt.Fprintf(os.Stderr, "waitsim conformance: the TypeScript client is not installed beside %s (make conformance runs npm ci)\n", script)
