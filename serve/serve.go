@@ -24,6 +24,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -98,10 +99,11 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	logw := opts.Log
-	if logw == nil {
-		logw = os.Stderr
+	var logw io.Writer = os.Stderr
+	if opts.Log != nil {
+		logw = opts.Log
 	}
+	logw = &lockedWriter{w: logw} // the tool's handlers and the bridge log at once
 	server, stop := newServer(c, logw)
 	defer stop()
 	if opts.Probe {
@@ -124,6 +126,18 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	return serveHTTP(ctx, server, c.ID, opts, logw)
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -102,9 +102,10 @@ func (s *wallScheduler) At(atMs int64, _ string, fn func()) {
 // Soon implements sim.Scheduler.
 func (s *wallScheduler) Soon(name string, fn func()) { s.At(s.NowMs(), name, fn) }
 
-// Logf implements sim.Scheduler: one line on the log, "<ms> ms  <actor> <text>".
+// Logf implements sim.Scheduler: one line on the log, "<ms> ms  <actor> <text>",
+// in one Write.
 func (s *wallScheduler) Logf(actor, format string, args ...any) {
-	fmt.Fprintf(s.log, "%9d ms  %-10s %s\n", s.NowMs(), actor, fmt.Sprintf(format, args...))
+	_, _ = io.WriteString(s.log, fmt.Sprintf("%9d ms  %-10s %s\n", s.NowMs(), actor, fmt.Sprintf(format, args...)))
 }
 
 // loop runs due events until stop is closed.
