@@ -54,7 +54,7 @@ const (
 // the case ran and in the run's server).
 //
 // Measured on this project's 2-core machine while five other engineers built
-// and tested on it (load average 10–24), over 5 conformance runs (96 client
+// and tested on it (load average 10–24), over 3 conformance runs (78 client
 // runs, 222 calls, both clients, all three transports): the median |real −
 // simulated| was 40 ms; in cases whose probe saw stalls under 34 ms the
 // largest was 61 ms. The floor leaves 2.5 times that.
