@@ -47,6 +47,7 @@ func HTML(r *Run, cmp *Comparison) []byte {
 	if m := r.Mutation; m != nil {
 		htmlMutants(&b, m)
 	}
+	htmlConformance(&b, r)
 	b.WriteString("</body>\n</html>\n")
 	return []byte(b.String())
 }

@@ -45,6 +45,7 @@ func RunMarkdown(r *Run, limit int) string {
 	if m := r.Mutation; m != nil {
 		mutationTable(&b, m)
 	}
+	conformanceMarkdown(&b, r)
 	if fs := headFailures(r); len(fs) > 0 {
 		b.line("### Failures (%d)", len(fs))
 		b.blank()

@@ -1,5 +1,6 @@
 // Package reports turns the results of a waitsim run — the scenario table
-// (out/scenarios.json) and the mutation gate (out/mutation.json) — into what
+// (out/scenarios.json), the mutation gate (out/mutation.json) and, when
+// present, the conformance table (out/conformance.json) — into what
 // people read: Markdown for a pull-request comment and a CI job summary, JUnit
 // XML, Stryker's mutation-testing-report-schema JSON, a self-contained HTML
 // report with a timeline picture per scenario, and a trace-event JSON per
@@ -7,7 +8,8 @@
 // a head run.
 //
 // Every renderer is deterministic: identical inputs give byte-identical
-// outputs. No renderer prints wall-clock data, dates or tool versions. Times
+// outputs. No renderer prints wall-clock data, dates or tool versions, except
+// the conformance section, whose measurements are wall-clock times. Times
 // are virtual milliseconds since the start of a scenario's world unless a name
 // says otherwise.
 package reports
@@ -23,6 +25,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/waitsim/waitsim/conformance"
 	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/scenarios"
 )
@@ -53,6 +56,11 @@ type Run struct {
 	Scenarios *scenarios.RunResult `json:"scenarios"`
 	// Mutation is the mutation gate's result; nil when the gate was not run.
 	Mutation *mutants.Result `json:"mutation"`
+	// Conformance is the "simulation vs real" table of `make conformance`
+	// (out/conformance.json), when present. It is wall-clock data by nature,
+	// so it stays out of run.json and of the base-vs-head comparison; the
+	// Markdown and HTML of a single run show it.
+	Conformance *conformance.Report `json:"-"`
 }
 
 // InputError is a bad input file: malformed JSON, a wrong version, a field of

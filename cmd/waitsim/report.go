@@ -28,8 +28,9 @@ const (
 )
 
 const reportUsageText = `usage:
-  waitsim report [--scenarios F] [--mutation F] [--commit SHA] [--seed NAME=N]... [--root DIR] [--out DIR]
-      render one run from the producers' files (default out/scenarios.json, out/mutation.json)
+  waitsim report [--scenarios F] [--mutation F] [--conformance F] [--commit SHA] [--seed NAME=N]... [--root DIR] [--out DIR]
+      render one run from the producers' files (default out/scenarios.json, out/mutation.json,
+      and out/conformance.json when present: the Markdown and HTML show it, run.json does not)
   waitsim report --run RUN.json [--root DIR] [--out DIR]
       render a run.json written earlier
   waitsim report --base A.json --head B.json [--root DIR] [--out DIR]
@@ -61,6 +62,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 	var (
 		scenariosPath = fs.String("scenarios", "", "scenario result (default out/scenarios.json if present)")
 		mutationPath  = fs.String("mutation", "", "mutation result (default out/mutation.json if present)")
+		confPath      = fs.String("conformance", "", "conformance table of `make conformance` (default out/conformance.json if present; Markdown and HTML only)")
 		runPath       = fs.String("run", "", "render this run.json")
 		basePath      = fs.String("base", "", "base run.json to compare")
 		headPath      = fs.String("head", "", "head run.json to compare")
@@ -97,7 +99,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 	}
 	modes := 0
 	for _, set := range []bool{*runPath != "", *basePath != "" || *headPath != "", *baseRef != "",
-		*scenariosPath != "" || *mutationPath != ""} {
+		*scenariosPath != "" || *mutationPath != "" || *confPath != ""} {
 		if set {
 			modes++
 		}
@@ -155,6 +157,15 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		}
 		if err := checkCurrent(head, ".", sp, mp); err != nil {
 			return fail(err)
+		}
+		cp := *confPath
+		if cp == "" {
+			cp = existing(filepath.Join("out", "conformance.json"))
+		}
+		if cp != "" {
+			if head.Conformance, err = reports.LoadConformance(cp); err != nil {
+				return fail(err)
+			}
 		}
 	}
 

@@ -116,44 +116,9 @@ func runScenarios(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return 2
 	}
-	_ = os.Remove(outFile)
-	testArgs := []string{"test", "./scenarios/", "-count=1", "-run", "^TestTable$"}
-	if *repeat > 0 {
-		testArgs = append(testArgs, "-cpu", "1,2,4")
-	}
-	testArgs = append(testArgs, "-args", "-waitsim.paths="+strings.Join(paths, ","), "-waitsim.out="+outFile)
-	if *repeat > 1 {
-		testArgs = append(testArgs, fmt.Sprintf("-waitsim.repeat=%d", *repeat))
-	}
-	cmd := exec.Command("go", testArgs...)
-	cmd.Dir = root
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
 	commit, tree, _ := mutants.TreeState(context.Background(), root)
-	runErr := cmd.Run()
-	b, err := os.ReadFile(outFile)
-	if err != nil {
-		// The table did not run: file errors or a build failure. Show why:
-		// the problems alone when the files are at fault, else all of it.
-		out := buf.String()
-		if i := strings.Index(out, "problem(s) in the scenario files:"); i >= 0 {
-			var lines []string
-			for _, l := range strings.Split(out[i:], "\n")[1:] {
-				if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "---") {
-					break
-				}
-				lines = append(lines, "  "+printable(l))
-			}
-			fmt.Fprintf(os.Stderr, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
-		} else {
-			io.Copy(os.Stderr, &buf)
-			fmt.Fprintln(os.Stderr, "waitsim: the scenario table did not run")
-		}
-		return 2
-	}
-	var res scenarios.RunResult
-	if err := json.Unmarshal(b, &res); err != nil {
-		fmt.Fprintf(os.Stderr, "waitsim: %s: %v\n", outFile, err)
+	res, runErr, ok := simulate(root, paths, outFile, *repeat)
+	if !ok {
 		return 2
 	}
 	// Record what the table ran on, so that a report never mixes it with
@@ -186,6 +151,62 @@ func runScenarios(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// simulate runs the scenario table over paths through `go test` (synctest
+// exists only there), writing its results to outFile, and reads them back.
+// ok is false when the table did not run (file errors or a build failure,
+// already printed); runErr is go test's own error.
+func simulate(root string, paths []string, outFile string, repeat int) (res scenarios.RunResult, runErr error, ok bool) {
+	_ = os.Remove(outFile)
+	testArgs := []string{"test", "./scenarios/", "-count=1", "-run", "^TestTable$"}
+	if repeat > 0 {
+		testArgs = append(testArgs, "-cpu", "1,2,4")
+	}
+	testArgs = append(testArgs, "-args", "-waitsim.paths="+strings.Join(paths, ","), "-waitsim.out="+outFile)
+	if repeat > 1 {
+		testArgs = append(testArgs, fmt.Sprintf("-waitsim.repeat=%d", repeat))
+	}
+	cmd := exec.Command("go", testArgs...)
+	cmd.Dir = root
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	runErr = cmd.Run()
+	b, err := os.ReadFile(outFile)
+	if err != nil {
+		// The table did not run: file errors or a build failure. Show why:
+		// the problems alone when the files are at fault, else all of it.
+		out := buf.String()
+		if i := strings.Index(out, "problem(s) in the scenario files:"); i >= 0 {
+			var lines []string
+			for _, l := range strings.Split(out[i:], "\n")[1:] {
+				if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "---") {
+					break
+				}
+				lines = append(lines, l)
+			}
+			printProblems(lines)
+		} else {
+			io.Copy(os.Stderr, &buf)
+			fmt.Fprintln(os.Stderr, "waitsim: the scenario table did not run")
+		}
+		return res, nil, false
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		fmt.Fprintf(os.Stderr, "waitsim: %s: %v\n", outFile, err)
+		return res, nil, false
+	}
+	return res, runErr, true
+}
+
+// printProblems prints the problems of the scenario files, one
+// "file:line:column: field: message" a line (`waitsim run` and `waitsim serve`).
+func printProblems(problems []string) {
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = "  " + printable(p)
+	}
+	fmt.Fprintf(os.Stderr, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
 }
 
 // printable replaces control and other non-printing characters (e.g. from a
