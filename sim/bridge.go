@@ -113,6 +113,7 @@ type Bridge struct {
 	nList  int
 	nRead  int
 	recent map[string]*Request
+	lists  map[uint64]int         // lists issued per call (ErrPollStorm)
 	open   map[chan struct{}]bool // waiter channels not yet closed
 }
 
@@ -120,7 +121,7 @@ var _ waittool.Bridge = (*Bridge)(nil)
 
 // NewBridge returns a bridge on timeline k (usually a *Kernel), following script.
 func NewBridge(k Scheduler, script BridgeScript) *Bridge {
-	b := &Bridge{k: k, script: script, recent: map[string]*Request{}, open: map[chan struct{}]bool{}}
+	b := &Bridge{k: k, script: script, recent: map[string]*Request{}, lists: map[uint64]int{}, open: map[chan struct{}]bool{}}
 	for _, h := range script.Congestion {
 		h := h
 		k.At(h.AtMs, "hold", func() { b.hold(h.HoldMs) })
@@ -241,6 +242,13 @@ func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Req
 	if kk, isKernel := b.k.(*Kernel); isKernel {
 		if late, ok := kk.wakeLate(); ok {
 			r.WakeLateMs = &late
+		}
+		if ci, ok := waittool.CallInfoFrom(ctx); ok && op == "list" {
+			b.lists[callID]++
+			capped := ci.Deadline.Sub(ci.StartedAt).Milliseconds()
+			if n, most := b.lists[callID], capped/waittool.MinPollIntervalMs+2; int64(n) > most {
+				kk.fail(fmt.Errorf("%w: call %d issued %d lists in a call capped at %d ms, more than the %d its sleeps of at least %d ms allow", ErrPollStorm, callID, n, capped, most, waittool.MinPollIntervalMs))
+			}
 		}
 	}
 	b.reqs = append(b.reqs, r)
