@@ -34,6 +34,9 @@ var Invariants = []Invariant{
 	{"progress-reports-elapsed", "Each progress notification carries progress = the elapsed ms of the call and total = its capped ms, and progress grows (SPEC §2 step 11)."},
 	{"chain-terminates", "Following remainingMs terminates: each next call passes the last remainingMs, which shrinks, and the chain ends before the default bound of 50 calls (SPEC §2 step 9)."},
 	{"bridge-errors-are-fields", "A valid call never gets an error result or a protocol error: bridge errors are reply fields (SPEC §2 step 9)."},
+	{ModelRequests, "The call issues exactly the bridge reads the contract calls for, each at the instant it calls for it, and its reply resolves when the model says (the reference model, contract §2 steps 1–8)."},
+	{ModelReply, "Every reply field equals what the reference model computes from the world's records: ok, error, done, agents with states, outputs (the exact messages kept), truncated, bridgeError, remainingMs, agentsUnavailable, outputsUnavailable (contract §2 steps 7–9)."},
+	{ModelProgress, "With a progress token, the caller receives one notification per poll, progress = elapsed ms at the poll, total = capped ms, and none without a token (contract §2 step 11)."},
 	{"description-states-cap", "The tool description and the timeoutMs description state the 30-second cap, remainingMs and the call-again instruction, in no other unit (SPEC §2 step 10)."},
 }
 
@@ -46,6 +49,7 @@ type callView struct {
 	capped   int64
 	deadline int64
 	reqs     []sim.Request // this call's list/read requests, in issue order
+	noBridge bool          // the world registers the tool without a bridge
 }
 
 // checkInvariants returns every invariant violation of the case.
@@ -74,7 +78,7 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 			continue
 		}
 		timeout := s.TimeoutMs
-		v := callView{sum: s, cr: cr, spec: spec, capped: min(timeout, waittool.CallCapMs)}
+		v := callView{sum: s, cr: cr, spec: spec, capped: min(timeout, waittool.CallCapMs), noBridge: c.Scenario.NoBridge}
 		v.deadline = s.StartMs + v.capped
 		for _, r := range res.Requests {
 			if r.CallID == s.CallID && s.CallID != 0 && r.Op != "hold" {
@@ -85,6 +89,7 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 	}
 	for _, v := range views {
 		vs = append(vs, checkCall(v)...)
+		vs = append(vs, checkModel(v)...)
 	}
 	vs = append(vs, checkChains(c, sums)...)
 	vs = append(vs, checkDescriptions(res)...)

@@ -68,6 +68,12 @@ type Request struct {
 	Err          string `json:"error,omitempty"`
 	// SharedWith is the ID of the request whose result this one shared (cache), or 0.
 	SharedWith int `json:"sharedWith,omitempty"`
+	// IDs are the session ids an output read asked for, as the tool passed them.
+	IDs []string `json:"-"`
+	// Agents (a list) and Outputs (a read) are what a successful request
+	// returned to its requester, as the bridge built it; nil otherwise.
+	Agents  []waittool.Agent       `json:"-"`
+	Outputs []waittool.AgentOutput `json:"-"`
 
 	key     string
 	step    Step
@@ -173,6 +179,13 @@ func (b *Bridge) Requests() []Request {
 	for i, r := range b.reqs {
 		out[i] = *r
 		out[i].waiters, out[i].sharers, out[i].agents, out[i].outputs = nil, nil, nil, nil
+		out[i].IDs = slices.Clone(r.ids)
+		if r.Err == "" && r.CompletedMs >= 0 {
+			out[i].Agents = slices.Clone(r.agents)
+			for _, o := range r.outputs {
+				out[i].Outputs = append(out[i].Outputs, waittool.AgentOutput{SessionID: o.SessionID, Messages: slices.Clone(o.Messages)})
+			}
+		}
 	}
 	return out
 }
