@@ -15,6 +15,11 @@ import (
 	"time"
 )
 
+// killSuiteEnv is set in every suite run's environment: the scenario
+// generator (scenarios.KillSuiteEnv) then stops at its first counterexample
+// instead of shrinking it, so that a kill never times out.
+const killSuiteEnv = "WAITSIM_KILL_SUITE"
+
 // command prepares a child process: in dir, with the runner's environment,
 // in its own process group that is killed as a whole when ctx ends.
 func (r *runner) command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
@@ -134,9 +139,8 @@ func (r *runner) runSuite(ctx context.Context, bin string, timeout time.Duration
 		args = append(args, "-test.timeout", (2*timeout + 10*time.Second).String())
 	}
 	cmd := r.command(rctx, r.suite.Dir, r.test2json, args...)
-	if len(env) > 0 {
-		cmd.Env = append(append([]string{}, cmd.Env...), env...)
-	}
+	cmd.Env = append(append([]string{}, cmd.Env...), killSuiteEnv+"=1")
+	cmd.Env = append(cmd.Env, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return runReport{}, err

@@ -16,11 +16,15 @@ import (
 //   - Reject: rejected at once, without entering the queue (with Err, or
 //     "owner window is gone").
 //   - otherwise: completes successfully after LatencyMs.
+//   - Outputs != nil (an output read that succeeds): the read returns these
+//     outputs, whatever ids it asked for (a real bridge may return ids it was
+//     not asked for, an id twice, or any order).
 type Step struct {
-	LatencyMs int64  `json:"latencyMs,omitempty"`
-	Stall     bool   `json:"stall,omitempty"`
-	Err       string `json:"error,omitempty"`
-	Reject    bool   `json:"reject,omitempty"`
+	LatencyMs int64                  `json:"latencyMs,omitempty"`
+	Stall     bool                   `json:"stall,omitempty"`
+	Err       string                 `json:"error,omitempty"`
+	Reject    bool                   `json:"reject,omitempty"`
+	Outputs   []waittool.AgentOutput `json:"outputs,omitempty"`
 }
 
 // Hold is another requester of the app taking the dispatch slot: it joins the
@@ -355,6 +359,13 @@ func (b *Bridge) complete(r *Request, errText string) {
 				r.agents = append(r.agents, waittool.Agent{SessionID: a.ID, State: a.State})
 			}
 		case "read":
+			if r.step.Outputs != nil {
+				r.outputs = []waittool.AgentOutput{}
+				for _, o := range r.step.Outputs {
+					r.outputs = append(r.outputs, waittool.AgentOutput{SessionID: o.SessionID, Messages: slices.Clone(o.Messages)})
+				}
+				break
+			}
 			for _, a := range b.roster {
 				if slices.Contains(r.ids, a.ID) {
 					r.outputs = append(r.outputs, waittool.AgentOutput{SessionID: a.ID, Messages: slices.Clone(a.Messages)})
