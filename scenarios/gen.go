@@ -97,7 +97,7 @@ var (
 	}
 	// Message lengths in characters at and around the budgets' edges, and
 	// characters of one to four bytes in UTF-8.
-	genLengths = []int{0, 1, 49, 50, 51, 99, 100, 101, 149, 150, 151, 999, 1000, 1001}
+	genLengths = []int{0, 1, 49, 50, 51, 99, 100, 101, 149, 150, 151, 500, 501, 700, 999, 1000, 1001}
 	genChars   = []string{"x", "é", "日", "🙂"}
 	genCounts  = []int{0, 1, 2, 3, 4, 21, 101}
 	genTimes   = []int64{0, 100, 250, 999, 1000, 2500, 5000, 15000, 29999, 30000, 30001, 45000, 60000}
@@ -107,14 +107,14 @@ var (
 // that each failing read has its own message. An output read (ids given)
 // may return outputs of its own: ids it was not asked for, an id twice.
 func genStep(t *rapid.T, label string, ids []string) Step {
-	switch rapid.IntRange(0, 9).Draw(t, label+".kind") {
+	switch rapid.IntRange(0, 11).Draw(t, label+".kind") {
 	case 0:
 		return Step{Stall: true}
-	case 1:
+	case 1, 2:
 		return Step{LatencyMs: rapid.SampledFrom(genLatencies).Draw(t, label+".ms"), Error: "boom at " + label}
-	case 2:
-		return Step{Reject: true, Error: rapid.SampledFrom([]string{"", "rejected " + label}).Draw(t, label+".why")}
 	case 3:
+		return Step{Reject: true, Error: rapid.SampledFrom([]string{"", "rejected " + label}).Draw(t, label+".why")}
+	case 4, 5:
 		if ids != nil {
 			st := Step{LatencyMs: rapid.SampledFrom(genLatencies).Draw(t, label+".ms"), Outputs: []OutputSpec{}}
 			pool := append(slices.Clone(ids), "zz")
@@ -131,13 +131,17 @@ func genStep(t *rapid.T, label string, ids []string) Step {
 // genMessages draws an agent's messages: how many, and each one's length
 // and character, around the budgets' edges.
 func genMessages(t *rapid.T, label string) []string {
-	if rapid.IntRange(0, 2).Draw(t, label+".plain") == 0 {
+	lengths, counts := genLengths, genCounts
+	switch rapid.IntRange(0, 3).Draw(t, label+".kind") {
+	case 0:
 		return []string{"out of " + label}
+	case 1: // a few long messages: agents that share maxTotalChars
+		lengths, counts = genLengths[len(genLengths)-6:], []int{1, 2, 3}
 	}
-	n := rapid.SampledFrom(genCounts).Draw(t, label+".count")
+	n := rapid.SampledFrom(counts).Draw(t, label+".count")
 	msgs := make([]string, 0, n)
 	for i := range n {
-		size := rapid.SampledFrom(genLengths).Draw(t, fmt.Sprintf("%s.m%d.len", label, i))
+		size := rapid.SampledFrom(lengths).Draw(t, fmt.Sprintf("%s.m%d.len", label, i))
 		ch := rapid.SampledFrom(genChars).Draw(t, fmt.Sprintf("%s.m%d.char", label, i))
 		msgs = append(msgs, genText(i, size, ch))
 	}
@@ -163,9 +167,9 @@ func Generate(t *rapid.T) Scenario {
 		sc.Agents = append(sc.Agents, AgentSpec{ID: id, State: rapid.SampledFrom(genStates).Draw(t, "state."+id),
 			Messages: genMessages(t, id)})
 	}
-	if rapid.Bool().Draw(t, "bridge") {
+	if rapid.IntRange(0, 3).Draw(t, "bridge") > 0 {
 		b := &BridgeSpec{}
-		for i := range rapid.IntRange(0, 3).Draw(t, "lists") {
+		for i := range rapid.IntRange(0, 4).Draw(t, "lists") {
 			b.List = append(b.List, genStep(t, fmt.Sprintf("list%d", i), nil))
 		}
 		for i := range rapid.IntRange(0, 2).Draw(t, "reads") {
@@ -218,7 +222,7 @@ func Generate(t *rapid.T) Scenario {
 			c.Args["pollIntervalMs"] = rapid.SampledFrom(genPolls).Draw(t, name+".poll")
 		}
 		for _, k := range []string{"maxMessagesPerAgent", "maxCharsPerMessage", "maxCharsPerAgent", "maxTotalChars"} {
-			if rapid.IntRange(0, 2).Draw(t, name+".has."+k) == 0 {
+			if rapid.IntRange(0, 1).Draw(t, name+".has."+k) == 0 {
 				c.Args[k] = rapid.SampledFrom(genBudgets[k]).Draw(t, name+"."+k)
 			}
 		}
