@@ -137,9 +137,14 @@ func (m *model) read(op string, ids []string) (*sim.Request, readEnd) {
 	return r, endLost
 }
 
+// story tells what the model saw last, for messages: at most the last three
+// reads.
 func (m *model) story() string {
-	if len(m.why) == 0 {
+	switch n := len(m.why); {
+	case n == 0:
 		return "at the start of the call"
+	case n > 3:
+		return fmt.Sprintf("after %d reads, the last: %s", n, strings.Join(m.why[n-3:], ", "))
 	}
 	return "after " + strings.Join(m.why, ", ")
 }
