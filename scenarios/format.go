@@ -37,6 +37,19 @@ type Scenario struct {
 	Expect []Expect `json:"expect,omitempty" yaml:"expect,omitempty" jsonschema:"what each call must show at the instant its reply resolves"`
 	// HorizonMs is the virtual horizon; default one hour.
 	HorizonMs int64 `json:"horizonMs,omitempty" yaml:"horizonMs,omitempty" jsonschema:"the virtual horizon in ms; default 3600000"`
+	// Timers makes the tool's timers fire late, as real ones do (contract §2
+	// step 12); absent: every timer fires exactly on time.
+	Timers *TimersSpec `json:"timers,omitempty" yaml:"timers,omitempty" jsonschema:"make the tool's timers fire late (contract §2 step 12); absent: exact timers"`
+	// Seed drives every jitter of the world (timers.jitterMs,
+	// bridge.jitterMs); default 0. The same seed gives the same trace.
+	Seed int64 `json:"seed,omitempty" yaml:"seed,omitempty" jsonschema:"drives timers.jitterMs and bridge.jitterMs; the same seed gives the same trace; default 0"`
+}
+
+// TimersSpec is the YAML form of sim.TimerScript: each of the tool's timers
+// fires lateMs plus a seeded draw from 0..jitterMs after its due time.
+type TimersSpec struct {
+	LateMs   int64 `json:"lateMs,omitempty" yaml:"lateMs,omitempty" jsonschema:"every tool timer fires this many ms late"`
+	JitterMs int64 `json:"jitterMs,omitempty" yaml:"jitterMs,omitempty" jsonschema:"plus a draw from 0..jitterMs ms, by the scenario's seed"`
 }
 
 // BridgeSpec is the YAML form of sim.BridgeScript.
@@ -46,6 +59,7 @@ type BridgeSpec struct {
 	TimeoutMs  *Limit     `json:"timeoutMs,omitempty" yaml:"timeoutMs,omitempty" jsonschema:"bridge timeout from dispatch in ms, or none; default 30000"`
 	CacheMs    *int64     `json:"cacheMs,omitempty" yaml:"cacheMs,omitempty" jsonschema:"identical reads issued less than this apart share one request; 0 disables; default 250"`
 	Congestion []HoldSpec `json:"congestion,omitempty" yaml:"congestion,omitempty" jsonschema:"other requesters holding the one dispatch slot"`
+	JitterMs   int64      `json:"jitterMs,omitempty" yaml:"jitterMs,omitempty" jsonschema:"each list or read takes a draw from 0..jitterMs ms longer, by the scenario's seed"`
 }
 
 // HoldSpec is another requester: it queues at atMs and holds the slot holdMs.

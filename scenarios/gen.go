@@ -101,6 +101,9 @@ var (
 	genChars   = []string{"x", "é", "日", "🙂"}
 	genCounts  = []int{0, 1, 2, 3, 4, 21, 101}
 	genTimes   = []int64{0, 100, 250, 999, 1000, 2500, 5000, 15000, 29999, 30000, 30001, 45000, 60000}
+	// genLateness: timer lateness and jitter in ms, from idle (1–3 ms, as
+	// measured) to a loaded machine.
+	genLateness = []int64{0, 1, 3, 5, 20}
 )
 
 // genStep draws one bridge step. A failing step's error names its label, so
@@ -234,6 +237,16 @@ func Generate(t *rapid.T) Scenario {
 			c.Args["sessionIds"] = scope
 		}
 		sc.Callers = append(sc.Callers, c)
+	}
+	// Real timers fire late (contract §2 step 12): a third of the worlds make
+	// the tool's timers late, and bridges jitter, by a drawn seed.
+	if rapid.IntRange(0, 2).Draw(t, "lateTimers") == 0 {
+		sc.Timers = &TimersSpec{LateMs: rapid.SampledFrom(genLateness).Draw(t, "timers.lateMs"),
+			JitterMs: rapid.SampledFrom(genLateness).Draw(t, "timers.jitterMs")}
+		if sc.Bridge != nil && rapid.Bool().Draw(t, "bridgeJitter") {
+			sc.Bridge.JitterMs = rapid.SampledFrom(genLatencies[:4]).Draw(t, "bridge.jitterMs")
+		}
+		sc.Seed = rapid.Int64Range(0, 1000).Draw(t, "seed")
 	}
 	// Drop roster changes the loader would refuse (e.g. a state change after
 	// the agent left), in order, so that every draw is a valid scenario.

@@ -20,10 +20,10 @@ type Invariant struct {
 
 // Invariants lists every invariant, in the order they are checked.
 var Invariants = []Invariant{
-	{"resolves-by-deadline", "A reply resolves no later than the call's start plus min(timeoutMs, 30000) ms (SPEC §2 step 1)."},
+	{"resolves-by-deadline", "A reply resolves no later than the call's start plus min(timeoutMs, 30000) ms, plus, when the world makes the tool's timers late, twice the largest lateness it gave (a late last sleep and a late race timer; SPEC §2 steps 1 and 12)."},
 	{"default-caller-never-loses", "A caller with the default 60 s request timeout never loses a reply (SPEC §4)."},
-	{"read-predicted-in-time", "No bridge read is issued unless now + cost ≤ deadline, cost being the longest read of the call so far (SPEC §2 steps 2 and 4)."},
-	{"poll-leaves-reserve", "No poll starts without room for itself and the final read: its list is issued at a time t with t + 2·cost ≤ deadline (SPEC §2 step 6)."},
+	{"read-predicted-in-time", "No bridge read is issued unless now + cost ≤ deadline + slip, cost being the longest read of the call so far and slip the lateness of the call's latest sleep, 0 with exact timers (SPEC §2 steps 2, 4 and 12)."},
+	{"poll-leaves-reserve", "No poll starts without room for itself and the final read: its list is issued at a time t with t + 2·cost ≤ deadline + slip (SPEC §2 steps 6 and 12)."},
 	{"remaining-when-spec-says", "remainingMs is present exactly when the reply is not done, the call was capped and timeoutMs minus the elapsed time is ≥ 1000, and then equals timeoutMs minus the elapsed time measured at resolution (SPEC §2 step 9)."},
 	{"remaining-legal", "remainingMs, when present, is a legal timeoutMs: an integer from 1000 to 600000 (SPEC §2 step 9)."},
 	{"done-needs-terminal-list", "done is never true unless a list of the call was read in time and every scoped agent in it is terminal (SPEC §2 step 9)."},
@@ -31,12 +31,13 @@ var Invariants = []Invariant{
 	{"outputs-unavailable-exact", "outputsUnavailable is set exactly when a list was read in time but no output read of the call ended by the deadline (SPEC §2 step 9)."},
 	{"agents-in-scope", "Every agent and output in a reply is inside the call's sessionIds scope (SPEC §2 step 7)."},
 	{"outputs-within-budget", "Outputs respect maxMessagesPerAgent, maxCharsPerMessage, maxCharsPerAgent and maxTotalChars (SPEC §2 step 8)."},
-	{"progress-reports-elapsed", "Each progress notification carries progress = the elapsed ms of the call and total = its capped ms, and progress grows (SPEC §2 step 11)."},
+	{"progress-reports-elapsed", "Each progress notification carries total = the call's capped ms and progress = the elapsed ms of the call, or total when a late timer took it past the cap; progress grows and never exceeds total (SPEC §2 steps 11 and 12)."},
+	{"progress-needs-token", "No progress notification reaches a caller without a progress token it sent (SPEC §2 step 11)."},
 	{"chain-terminates", "Following remainingMs terminates: each next call passes the last remainingMs, which shrinks, and the chain ends before the default bound of 50 calls (SPEC §2 step 9)."},
 	{"bridge-errors-are-fields", "A valid call never gets an error result or a protocol error: bridge errors are reply fields (SPEC §2 step 9)."},
-	{ModelRequests, "The call issues exactly the bridge reads the contract calls for, each at the instant it calls for it, and its reply resolves when the model says (the reference model, contract §2 steps 1–8)."},
+	{ModelRequests, "The call issues exactly the bridge reads the contract calls for, each at the instant it calls for it, and its reply resolves when the model says; a late tool timer may move an instant by at most the world's lateness (the reference model, contract §2 steps 1–8 and 12)."},
 	{ModelReply, "Every reply field equals what the reference model computes from the world's records: ok, error, done, agents with states, outputs (the exact messages kept), truncated, bridgeError, remainingMs, agentsUnavailable, outputsUnavailable (contract §2 steps 7–9)."},
-	{ModelProgress, "With a progress token, the caller receives one notification per poll, progress = elapsed ms at the poll, total = capped ms, and none without a token (contract §2 step 11)."},
+	{ModelProgress, "With a progress token, the caller receives one notification per poll whose elapsed ms grew, progress = elapsed ms at the poll (at most total), total = capped ms, and none without a token (contract §2 steps 11 and 12)."},
 	{"description-states-cap", "The tool description and the timeoutMs description state the 30-second cap, remainingMs and the call-again instruction, in no other unit (SPEC §2 step 10)."},
 }
 
@@ -48,6 +49,7 @@ type callView struct {
 	spec     CallerSpec
 	capped   int64
 	deadline int64
+	maxLate  int64         // the largest lateness the world gave a tool timer (ms)
 	reqs     []sim.Request // this call's list/read requests, in issue order
 	noBridge bool          // the world registers the tool without a bridge
 }
@@ -80,6 +82,7 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 		timeout := s.TimeoutMs
 		v := callView{sum: s, cr: cr, spec: spec, capped: min(timeout, waittool.CallCapMs), noBridge: c.Scenario.NoBridge}
 		v.deadline = s.StartMs + v.capped
+		v.maxLate = res.MaxTimerLateMs
 		for _, r := range res.Requests {
 			if r.CallID == s.CallID && s.CallID != 0 && r.Op != "hold" {
 				v.reqs = append(v.reqs, r)
@@ -93,6 +96,9 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 	}
 	vs = append(vs, checkChains(c, sums)...)
 	vs = append(vs, checkDescriptions(res)...)
+	for _, p := range res.StrayProgress {
+		add("progress-needs-token", "%s received a progress notification at %d ms with a token it did not send (%s)", p.Caller, p.AtMs, p.Token)
+	}
 	return vs
 }
 
@@ -108,38 +114,53 @@ func checkCall(v callView) []Violation {
 		return nil
 	}
 	elapsed := v.sum.EndMs - v.sum.StartMs
-	if v.sum.EndMs > v.deadline {
-		add("resolves-by-deadline", "resolved at %d ms, after the deadline %d ms (start %d + capped %d)", v.sum.EndMs, v.deadline, v.sum.StartMs, v.capped)
+	if by := v.deadline + 2*v.maxLate; v.sum.EndMs > by {
+		add("resolves-by-deadline", "resolved at %d ms, after the deadline %d ms (start %d + capped %d) + 2 × %d ms of timer lateness", v.sum.EndMs, v.deadline, v.sum.StartMs, v.capped, v.maxLate)
 	}
 
 	// Cost as the tool must have measured it: each earlier read's duration, a
-	// read that lost the race counting until the deadline.
-	var cost int64
-	var listedInTime, readEnded bool
+	// read that lost the race counting until the deadline. slip is the
+	// lateness of the call's latest sleep, read from the world's stamp on the
+	// requests issued when a tool timer woke the call (a call's first read
+	// follows no sleep). A read that ends by deadline + slip is in time; one
+	// that ends later but before the race timer, itself late by up to
+	// maxLate, fired may be taken too: then either verdict is right.
+	var cost, slip int64
+	// in time: for sure / possibly (the window of a late race timer)
+	var listedSure, listedMaybe, readSure, readMaybe bool
 	firstList := true
-	for _, r := range v.reqs {
-		if r.IssuedMs+cost > v.deadline {
-			add("read-predicted-in-time", "%s #%d issued at %d ms with cost %d ms: predicted to end at %d ms, after the deadline %d ms", r.Op, r.ID, r.IssuedMs, cost, r.IssuedMs+cost, v.deadline)
+	for i, r := range v.reqs {
+		if i > 0 && r.WakeLateMs != nil {
+			slip = *r.WakeLateMs
+		}
+		limit := v.deadline + slip
+		if r.IssuedMs+cost > limit {
+			add("read-predicted-in-time", "%s #%d issued at %d ms with cost %d ms: predicted to end at %d ms, after the deadline %d ms + slip %d ms", r.Op, r.ID, r.IssuedMs, cost, r.IssuedMs+cost, v.deadline, slip)
 		}
 		if r.Op == "list" {
-			if !firstList && r.IssuedMs+2*cost > v.deadline {
-				add("poll-leaves-reserve", "poll list #%d issued at %d ms with cost %d ms leaves no room for the final read: %d + 2·%d > deadline %d", r.ID, r.IssuedMs, cost, r.IssuedMs, cost, v.deadline)
+			if !firstList && r.IssuedMs+2*cost > limit {
+				add("poll-leaves-reserve", "poll list #%d issued at %d ms with cost %d ms leaves no room for the final read: %d + 2·%d > deadline %d + slip %d", r.ID, r.IssuedMs, cost, r.IssuedMs, cost, v.deadline, slip)
 			}
 			firstList = false
 		}
 		end := r.CompletedMs
-		inTime := end >= 0 && end <= v.deadline
-		if !inTime {
-			end = max(v.deadline, r.IssuedMs)
+		sure := end >= 0 && end <= limit
+		maybe := sure || end >= 0 && end <= limit+v.maxLate
+		if !sure {
+			end = max(limit, r.IssuedMs)
 		}
 		cost = max(cost, end-r.IssuedMs)
-		if inTime && r.Op == "list" && r.Err == "" {
-			listedInTime = true
+		if r.Op == "list" && r.Err == "" {
+			listedSure, listedMaybe = listedSure || sure, listedMaybe || maybe
 		}
-		if inTime && r.Op == "read" {
-			readEnded = true
+		if r.Op == "read" {
+			readSure, readMaybe = readSure || sure, readMaybe || maybe
 		}
 	}
+	// Where lateness leaves a verdict open, the reply's own account of it is
+	// taken: agentsUnavailable says whether a list was read in time.
+	listedInTime := listedSure || listedMaybe && !rep.AgentsUnavailable
+	readEnded := readSure || readMaybe && !rep.OutputsUnavailable
 
 	done := rep.Done
 	if done && !listedInTime {
@@ -203,8 +224,8 @@ func checkCall(v callView) []Violation {
 	vs = append(vs, checkBudget(who, v.cr.Args, rep)...)
 	last := -1.0
 	for _, n := range v.cr.ProgressNotes {
-		elapsed := float64(n.AtMs - v.sum.StartMs)
-		if n.Total != float64(v.capped) || n.Progress != elapsed || n.Progress <= last {
+		elapsed := float64(min(n.AtMs-v.sum.StartMs, v.capped))
+		if n.Total != float64(v.capped) || n.Progress != elapsed || n.Progress <= last || n.Progress > n.Total {
 			add("progress-reports-elapsed", "progress %.0f/%.0f received at %d ms, want %.0f/%d", n.Progress, n.Total, n.AtMs, elapsed, v.capped)
 		}
 		last = n.Progress

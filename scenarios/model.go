@@ -69,43 +69,76 @@ func modelInputOf(args map[string]any, timeout int64) modelInput {
 type readEnd int
 
 const (
-	endOK        readEnd = iota // resolved by the deadline with a result
-	endFailed                   // resolved by the deadline with an error
-	endLost                     // not resolved by the deadline: the deadline won
-	endNotIssued                // now + cost > deadline: must not be issued
+	endOK        readEnd = iota // resolved in time with a result
+	endFailed                   // resolved in time with an error
+	endLost                     // not resolved in time: the race timer won
+	endNotIssued                // now + cost > deadline + slip: must not be issued
 	endWrong                    // the records differ from the model: stop here
 )
 
-// model is one call being walked.
+// model is one call being walked. Timer lateness (contract §2 step 12) is
+// the one thing the world decides that the records show only by its effect:
+// a timer due at t wakes the call at some w with t ≤ w ≤ t + maxLate. The
+// model reads w from the next thing the call did (its next request, or its
+// reply) and checks the bound; where a late race timer leaves open whether a
+// result that ended after deadline + slip was in time, the model walks both
+// ways (see explore).
 type model struct {
 	who      string
 	in       modelInput
 	start    int64
 	deadline int64
 	capped   int64
+	maxLate  int64 // the largest lateness the world gave a tool timer
+	endMs    int64 // when the reply resolved, as recorded
 	reqs     []sim.Request
-	next     int   // the next request of reqs to account for
-	now      int64 // the tool's clock as the model has it
-	cost     int64 // contract §2 step 2
-	lastErr  string
-	why      []string // the story so far, for messages
-	vs       []Violation
+	choices  []bool // the verdicts of open races, in order: true = in time
+	asked    int    // open races met so far
+
+	next    int   // the next request of reqs to account for
+	now     int64 // the tool's clock as the model has it
+	cost    int64 // contract §2 step 2: the longest read so far
+	late    int64 // the largest lateness of the call's timer wakes so far
+	slip    int64 // the lateness of the call's latest sleep
+	lastErr string
+	why     []string // the story so far, for messages
+	vs      []Violation
 }
 
 func (m *model) fail(id, format string, args ...any) {
 	m.vs = append(m.vs, Violation{Invariant: id, Message: m.who + ": " + fmt.Sprintf(format, args...)})
 }
 
+// wake returns when a timer of the call due at due woke it: due itself with
+// exact timers, else the instant of the call's next act in the records,
+// which must lie within due..due+maxLate.
+func (m *model) wake(due int64, what string) int64 {
+	if m.maxLate == 0 {
+		return due
+	}
+	w := m.endMs
+	if m.next < len(m.reqs) {
+		w = m.reqs[m.next].IssuedMs
+	}
+	if w < due || w > due+m.maxLate {
+		m.fail(ModelRequests, "%s due at %d ms woke the call at %d ms (its next act); timers are at most %d ms late (%s)", what, due, w, m.maxLate, m.story())
+		return max(due, min(w, due+m.maxLate))
+	}
+	m.late = max(m.late, w-due)
+	return w
+}
+
 // read accounts for the next read of kind op ("list" or "read", for ids):
 // the contract says whether it is issued now, and its record says how it ended.
 func (m *model) read(op string, ids []string) (*sim.Request, readEnd) {
-	if m.now+m.cost > m.deadline {
+	limit := m.deadline + m.slip
+	if m.now+m.cost > limit {
 		m.why = append(m.why, fmt.Sprintf("%s not issued at %d ms (cost %d ms)", op, m.now, m.cost))
 		return nil, endNotIssued
 	}
 	if m.next >= len(m.reqs) {
-		m.fail(ModelRequests, "no %s was issued at %d ms; the contract calls for one (now %d + cost %d ≤ deadline %d; %s)",
-			op, m.now, m.now, m.cost, m.deadline, m.story())
+		m.fail(ModelRequests, "no %s was issued at %d ms; the contract calls for one (now %d + cost %d ≤ deadline %d + slip %d; %s)",
+			op, m.now, m.now, m.cost, m.deadline, m.slip, m.story())
 		return nil, endWrong
 	}
 	r := &m.reqs[m.next]
@@ -118,7 +151,14 @@ func (m *model) read(op string, ids []string) (*sim.Request, readEnd) {
 	if op == "read" && !slices.Equal(r.IDs, ids) {
 		m.fail(ModelRequests, "read #%d asks for %v; the contract asks for the listed agents %v", r.ID, r.IDs, ids)
 	}
-	if r.CompletedMs >= 0 && r.CompletedMs <= m.deadline {
+	ended := r.CompletedMs >= 0
+	inTime := ended && r.CompletedMs <= limit
+	if ended && !inTime && r.CompletedMs <= limit+m.maxLate {
+		// The race timer, due at limit, may have woken after the result.
+		inTime = m.asked >= len(m.choices) || m.choices[m.asked]
+		m.asked++
+	}
+	if inTime {
 		m.cost = max(m.cost, r.CompletedMs-r.IssuedMs)
 		m.now = r.CompletedMs
 		if r.Err != "" {
@@ -129,11 +169,14 @@ func (m *model) read(op string, ids []string) (*sim.Request, readEnd) {
 		m.why = append(m.why, fmt.Sprintf("%s #%d in time at %d ms", op, r.ID, m.now))
 		return r, endOK
 	}
-	// The deadline won: the tool stops waiting when its deadline timer fires,
-	// and the read's cost runs until then.
-	m.now = m.deadline
+	// The race timer won: the call stops waiting when it wakes, and the
+	// read's cost runs until then.
+	m.now = m.wake(limit, "the race timer of "+op+fmt.Sprintf(" #%d", r.ID))
+	if ended && r.CompletedMs <= m.now {
+		m.fail(ModelRequests, "%s #%d ended at %d ms, before its race timer woke the call at %d ms: it was in time (%s)", op, r.ID, r.CompletedMs, m.now, m.story())
+	}
 	m.cost = max(m.cost, m.now-r.IssuedMs)
-	m.why = append(m.why, fmt.Sprintf("%s #%d lost to the deadline %d ms", op, r.ID, m.deadline))
+	m.why = append(m.why, fmt.Sprintf("%s #%d lost to the deadline at %d ms", op, r.ID, m.now))
 	return r, endLost
 }
 
@@ -166,19 +209,49 @@ func someActive(agents []waittool.Agent) bool {
 }
 
 // modelWant is the model's account of one call: its reply as a JSON object,
-// when it resolves, and the progress values the caller must receive.
+// when it resolves, and the progress the caller must receive.
 type modelWant struct {
 	reply    map[string]any
 	endMs    int64
-	progress []int64 // elapsed ms of each notification; total is capped
+	progress []sim.ProgressNote
 }
 
 // checkModel walks call v through contract §2 and returns every difference
 // between what the model says and what the records show.
 func checkModel(v callView) []Violation {
-	m := &model{who: fmt.Sprintf("%s#%d", v.sum.Caller, v.sum.Index), start: v.sum.StartMs,
-		deadline: v.deadline, capped: v.capped, reqs: v.reqs, now: v.sum.StartMs,
+	base := model{who: fmt.Sprintf("%s#%d", v.sum.Caller, v.sum.Index), start: v.sum.StartMs,
+		deadline: v.deadline, capped: v.capped, maxLate: v.maxLate, endMs: v.sum.EndMs, reqs: v.reqs,
 		in: modelInputOf(v.cr.Args, v.sum.TimeoutMs)}
+	return base.explore(v, nil)
+}
+
+// explore walks the call with the given verdicts of its open races (later
+// ones default to "in time"); when that fails and an open race was decided
+// by default, it tries both verdicts of the first undecided one. It returns
+// nil when some walk matches the records, else the shortest list of
+// differences found.
+func (base model) explore(v callView, choices []bool) []Violation {
+	m := base
+	m.choices, m.now = choices, m.start
+	m.run(v)
+	if len(m.vs) == 0 || m.asked <= len(choices) || len(choices) >= 8 {
+		return m.vs
+	}
+	best := m.vs
+	for _, verdict := range []bool{true, false} {
+		vs := base.explore(v, append(slices.Clone(choices), verdict))
+		if len(vs) == 0 {
+			return nil
+		}
+		if len(vs) < len(best) {
+			best = vs
+		}
+	}
+	return best
+}
+
+// run walks the call once and compares.
+func (m *model) run(v callView) {
 	var want modelWant
 	if v.noBridge {
 		// No bridge: the tool answers at once, without a read (contract §2 step 9, ok).
@@ -187,7 +260,7 @@ func checkModel(v callView) []Violation {
 	} else {
 		var ok bool
 		if want, ok = m.walk(v.spec.Progress || v.spec.ResetOnProgress); !ok {
-			return m.vs
+			return
 		}
 	}
 	if m.next < len(m.reqs) {
@@ -199,11 +272,10 @@ func checkModel(v callView) []Violation {
 	}
 	m.compareReply(v.sum.Reply, want.reply)
 	m.compareProgress(v.cr.ProgressNotes, want.progress)
-	return m.vs
 }
 
-// walk runs contract §2 steps 1–9 over the call's records. ok is false when
-// the records left the model's path (already reported).
+// walk runs contract §2 steps 1–11 over the call's records. ok is false
+// when the records left the model's path (already reported).
 func (m *model) walk(token bool) (want modelWant, ok bool) {
 	var agents []waittool.Agent // nil until a list is read in time
 	// Step 5: the first list.
@@ -216,12 +288,19 @@ func (m *model) walk(token bool) (want modelWant, ok bool) {
 	}
 	firstFailed := end == endFailed
 	stopped := end == endLost
+	var sent int64 // the last progress sent, elapsed ms
 	// Step 6: poll while an agent is active (or the first list failed and no
-	// list was read since), leaving room for a round trip and the final read.
-	for !stopped && m.now+2*m.cost < m.deadline && (agents == nil && firstFailed || agents != nil && someActive(agents)) {
-		m.now += min(m.in.poll, m.deadline-m.now-2*m.cost)
-		if token {
-			want.progress = append(want.progress, m.now-m.start) // step 11
+	// list was read since), leaving a reserve for a round trip, the final
+	// read and the lateness of the call's timers so far (step 12).
+	for !stopped && m.now+2*m.cost+m.late < m.deadline && (agents == nil && firstFailed || agents != nil && someActive(agents)) {
+		due := m.now + min(m.in.poll, m.deadline-m.now-2*m.cost-m.late)
+		m.now = m.wake(due, "the poll sleep")
+		m.slip = m.now - due
+		// Step 11: one notification per poll, with the elapsed ms (never
+		// above the capped ms), only when it grows.
+		if elapsed := min(m.now-m.start, m.capped); token && elapsed > sent {
+			sent = elapsed
+			want.progress = append(want.progress, sim.ProgressNote{AtMs: m.now, Progress: float64(elapsed), Total: float64(m.capped)})
 		}
 		r, end := m.read("list", nil)
 		switch end {
@@ -359,15 +438,15 @@ func (m *model) compareReply(got, want map[string]any) {
 	}
 }
 
-func (m *model) compareProgress(notes []sim.ProgressNote, want []int64) {
+func (m *model) compareProgress(notes, want []sim.ProgressNote) {
 	for i := range max(len(notes), len(want)) {
 		switch {
 		case i >= len(notes):
-			m.fail(ModelProgress, "progress notification %d of %d (%d/%d ms) was not received", i+1, len(want), want[i], m.capped)
+			m.fail(ModelProgress, "progress notification %d of %d (%.0f/%.0f ms at %d ms) was not received", i+1, len(want), want[i].Progress, want[i].Total, want[i].AtMs)
 		case i >= len(want):
 			m.fail(ModelProgress, "progress notification %d (%.0f/%.0f ms at %d ms) was not called for: want %d notifications", i+1, notes[i].Progress, notes[i].Total, notes[i].AtMs, len(want))
-		case notes[i].Progress != float64(want[i]) || notes[i].Total != float64(m.capped) || notes[i].AtMs != m.start+want[i]:
-			m.fail(ModelProgress, "progress notification %d is %.0f/%.0f ms at %d ms, want %d/%d ms at %d ms", i+1, notes[i].Progress, notes[i].Total, notes[i].AtMs, want[i], m.capped, m.start+want[i])
+		case notes[i] != want[i]:
+			m.fail(ModelProgress, "progress notification %d is %.0f/%.0f ms at %d ms, want %.0f/%.0f ms at %d ms", i+1, notes[i].Progress, notes[i].Total, notes[i].AtMs, want[i].Progress, want[i].Total, want[i].AtMs)
 		}
 	}
 }

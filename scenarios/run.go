@@ -15,8 +15,12 @@ import (
 // World builds the sim.World of a case.
 func (c *Case) World() sim.World {
 	sc := c.Scenario
-	w := sim.World{Name: c.ID, NoBridge: sc.NoBridge, HorizonMs: sc.HorizonMs}
+	w := sim.World{Name: c.ID, NoBridge: sc.NoBridge, HorizonMs: sc.HorizonMs, Seed: uint64(sc.Seed)}
+	if t := sc.Timers; t != nil {
+		w.Timers = sim.TimerScript{LateMs: t.LateMs, JitterMs: t.JitterMs}
+	}
 	if b := sc.Bridge; b != nil {
+		w.Bridge.JitterMs = b.JitterMs
 		w.Bridge.List = steps(b.List)
 		w.Bridge.Read = steps(b.Read)
 		if b.TimeoutMs != nil {

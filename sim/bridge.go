@@ -52,6 +52,10 @@ type BridgeScript struct {
 	CacheMs int64 `json:"cacheMs,omitempty"`
 	// Congestion lists other requesters holding the slot.
 	Congestion []Hold `json:"congestion,omitempty"`
+	// JitterMs adds to each list or read request's latency (and to the time
+	// of an error after a latency) a draw from 0..JitterMs, by the world's
+	// seed and the request's id: the same seed gives the same latencies.
+	JitterMs int64 `json:"jitterMs,omitempty"`
 }
 
 // Default bridge figures of the reference bridge (SPEC §3), in ms.
@@ -78,6 +82,13 @@ type Request struct {
 	// returned to its requester, as the bridge built it; nil otherwise.
 	Agents  []waittool.Agent       `json:"-"`
 	Outputs []waittool.AgentOutput `json:"-"`
+	// WakeLateMs is set when the request was issued in the kernel step that
+	// released one of the tool's timers: that timer's lateness in ms (0 when
+	// on time). It lets invariants follow the tool's tolerance of a late wake
+	// (contract §2 step 12) from the world's own records.
+	WakeLateMs *int64 `json:"wakeLateMs,omitempty"`
+	// JitterMs is the latency the bridge's jitter added to this request.
+	JitterMs int64 `json:"jitterMs,omitempty"`
 
 	key     string
 	step    Step
@@ -101,6 +112,7 @@ type agentState struct {
 type Bridge struct {
 	k      *Kernel
 	script BridgeScript
+	seed   uint64 // draws Request.JitterMs (BridgeScript.JitterMs)
 
 	mu     sync.Mutex
 	roster []*agentState
@@ -242,6 +254,9 @@ func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Req
 		callID = ci.ID
 	}
 	r := &Request{ID: len(b.reqs) + 1, Op: op, CallID: callID, IssuedMs: now, DispatchedMs: -1, CompletedMs: -1, key: key, ids: ids}
+	if late, ok := b.k.wakeLate(); ok {
+		r.WakeLateMs = &late
+	}
 	b.reqs = append(b.reqs, r)
 	who := fmt.Sprintf("call %d", callID)
 
@@ -327,7 +342,14 @@ func (b *Bridge) dispatchLocked() {
 	b.slot = r
 	now := b.k.NowMs()
 	r.DispatchedMs = now
-	b.k.Trace.Addf("bridge", "%s #%d dispatched", r.Op, r.ID)
+	if r.Op != "hold" && !r.step.Stall && b.script.JitterMs > 0 {
+		r.JitterMs = draw(b.seed, streamBridge, uint64(r.ID), b.script.JitterMs)
+	}
+	if r.JitterMs > 0 {
+		b.k.Trace.Addf("bridge", "%s #%d dispatched (latency jitter +%d ms)", r.Op, r.ID, r.JitterMs)
+	} else {
+		b.k.Trace.Addf("bridge", "%s #%d dispatched", r.Op, r.ID)
+	}
 	timeout := b.timeoutMs()
 	if r.Op == "hold" {
 		timeout = -1
@@ -340,7 +362,10 @@ func (b *Bridge) dispatchLocked() {
 	case r.step.Stall, timeout >= 0 && r.step.LatencyMs > timeout:
 		after, errText = timeout, fmt.Sprintf("bridge timeout after %d ms", timeout)
 	default:
-		after = r.step.LatencyMs
+		after = r.step.LatencyMs + r.JitterMs
+		if timeout >= 0 && after > timeout {
+			after, errText = timeout, fmt.Sprintf("bridge timeout after %d ms", timeout)
+		}
 	}
 	b.k.At(now+after, "complete", func() { b.complete(r, errText) })
 }

@@ -30,6 +30,7 @@ type gated struct {
 	fn       func()         // AfterFunc timers
 	fired    bool           // the mock has fired it
 	released bool
+	late     time.Duration // lateness given to a tool timer (TimerScript)
 }
 
 // Clock is the virtual clock the tool sees: a clock.Clock built on
@@ -45,6 +46,21 @@ type Clock struct {
 	mu      sync.Mutex
 	seq     uint64
 	pending []*gated // handed out, not yet released nor known stopped
+
+	// late gives the n-th tool timer (n from 1, in creation order) its
+	// lateness; nil means every tool timer fires exactly on time.
+	late    func(n uint64) time.Duration
+	toolN   uint64
+	maxLate time.Duration // the largest lateness given to a tool timer
+}
+
+// MaxLate is the largest lateness given to any tool timer so far, whether it
+// fired or was stopped: a stopped race timer's lateness still decided which
+// result was in time.
+func (c *Clock) MaxLate() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.maxLate
 }
 
 var _ clock.Clock = (*Clock)(nil)
@@ -74,10 +90,27 @@ func ms(t time.Time) int64 { return t.Sub(Epoch).Milliseconds() }
 // NowMs returns the current virtual time in ms since Epoch.
 func (c *Clock) NowMs() int64 { return ms(c.Now()) }
 
+// SetLateness makes the tool's timers fire late (contract §2 step 12): the
+// n-th timer the tool creates (n from 1, in creation order, which the kernel's
+// one-chain-per-step order makes deterministic) fires late(n) after its due
+// time. Caller timers and sim events stay exact. Call it before the world runs.
+func (c *Clock) SetLateness(late func(n uint64) time.Duration) {
+	c.mu.Lock()
+	c.late = late
+	c.mu.Unlock()
+}
+
 func (c *Clock) newTimer(d time.Duration, class int, fn func()) *clock.Timer {
 	c.mu.Lock()
 	c.seq++
-	g := &gated{at: c.mock.Now().Add(d), class: class, seq: c.seq, fn: fn}
+	var late time.Duration
+	if class == classTool && c.late != nil {
+		c.toolN++
+		late = max(c.late(c.toolN), 0)
+		c.maxLate = max(c.maxLate, late)
+		d += late
+	}
+	g := &gated{at: c.mock.Now().Add(d), class: class, seq: c.seq, fn: fn, late: late}
 	if fn == nil {
 		g.ch = make(chan time.Time, 1)
 	}

@@ -85,6 +85,26 @@ type Kernel struct {
 	seq    uint64
 	step   atomic.Uint64
 	nowMs  atomic.Int64 // for the wall-clock watchdog, which lives outside the bubble
+
+	// wake is the tool timer released by the current step, if any: the bridge
+	// stamps the requests that step issues with its lateness (Request.WakeLateMs).
+	wake struct {
+		sync.Mutex
+		step   uint64
+		lateMs int64
+	}
+}
+
+// MaxTimerLateMs is the largest lateness in ms given to any tool timer so far
+// (0 with exact timers).
+func (k *Kernel) MaxTimerLateMs() int64 { return k.Clock.MaxLate().Milliseconds() }
+
+// wakeLate returns the lateness in ms of the tool timer released by the
+// current step, and whether the current step released one.
+func (k *Kernel) wakeLate() (int64, bool) {
+	k.wake.Lock()
+	defer k.wake.Unlock()
+	return k.wake.lateMs, k.wake.step != 0 && k.wake.step == k.Step()
 }
 
 // NewKernel returns a kernel at Epoch with the given horizon in ms.
@@ -183,7 +203,16 @@ func (k *Kernel) Run(finished func() bool) error {
 			}
 		}
 		if g := k.Clock.popDue(); g != nil {
-			k.step.Add(1)
+			step := k.step.Add(1)
+			if g.class == classTool {
+				late := g.late.Milliseconds()
+				k.wake.Lock()
+				k.wake.step, k.wake.lateMs = step, late
+				k.wake.Unlock()
+				if late > 0 {
+					k.Trace.Addf("clock", "tool timer fired %d ms late (due at %d ms)", late, ms(g.at.Add(-g.late)))
+				}
+			}
 			g.deliver(k.Clock.Now())
 		}
 	}

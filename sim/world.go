@@ -88,6 +88,11 @@ type World struct {
 	Changes   []Change     `json:"changes,omitempty"`
 	Callers   []CallerSpec `json:"callers"`
 	HorizonMs int64        `json:"horizonMs,omitempty"` // 0 = DefaultHorizonMs
+	// Timers makes the tool's timers fire late (contract §2 step 12).
+	Timers TimerScript `json:"timers,omitzero"`
+	// Seed drives every jitter of the world (Timers.JitterMs,
+	// Bridge.JitterMs): the same seed gives the same trace.
+	Seed uint64 `json:"seed,omitempty"`
 	// WrapBridge, if set, wraps the simulated bridge before the tool sees it
 	// (e.g. to inject a panic).
 	WrapBridge func(waittool.Bridge) waittool.Bridge `json:"-"`
@@ -141,8 +146,14 @@ type Result struct {
 	Trace    []Entry          `json:"trace"`
 	Hash     string           `json:"hash"`
 	EndMs    int64            `json:"endMs"`
-	Err      string           `json:"error,omitempty"`
-	Timeline string           `json:"-"`
+	// MaxTimerLateMs is the largest lateness in ms the world gave any of the
+	// tool's timers, fired or stopped (World.Timers; 0 with exact timers).
+	MaxTimerLateMs int64 `json:"maxTimerLateMs,omitempty"`
+	// StrayProgress are progress notifications that reached a caller
+	// without a token it sent (contract §2 step 11 forbids them).
+	StrayProgress []StrayProgress `json:"strayProgress,omitempty"`
+	Err           string          `json:"error,omitempty"`
+	Timeline      string          `json:"-"`
 }
 
 // Call returns the call with the given caller name and 1-based index, or nil.
@@ -225,6 +236,15 @@ type worldRun struct {
 	sessions map[*mcp.ServerSession]string
 	pending  int                       // callers not finished
 	progress map[string][]ProgressNote // progress notifications by token
+	stray    []StrayProgress
+}
+
+// StrayProgress is a progress notification a caller received with a token it
+// did not send (or none): at virtual time AtMs (ms), Token as text.
+type StrayProgress struct {
+	Caller string `json:"caller"`
+	AtMs   int64  `json:"atMs"`
+	Token  string `json:"token"`
 }
 
 // Run runs w and returns its result. It must be called inside a synctest
@@ -236,6 +256,10 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 	}
 	k := NewKernel(horizon)
 	k.StandstillLimit = (len(w.Callers) + 1) * ActionsPerInstantPerCaller
+	if w.Timers != (TimerScript{}) {
+		ts, seed := w.Timers, w.Seed
+		k.Clock.SetLateness(func(n uint64) time.Duration { return ts.Lateness(seed, n) })
+	}
 	if onKernel != nil {
 		onKernel(k)
 	}
@@ -247,6 +271,7 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 	opts := waittool.Options{Clock: k.Clock, Observer: wr.observe}
 	if !w.NoBridge {
 		wr.bridge = NewBridge(k, w.Bridge)
+		wr.bridge.seed = w.Seed
 		for _, a := range w.Agents {
 			wr.bridge.roster = append(wr.bridge.roster, &agentState{ID: a.ID, State: a.State, Messages: append([]string(nil), a.Messages...)})
 		}
@@ -339,10 +364,19 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 		cr.Progress = len(cr.ProgressNotes)
 	}
 	res.Calls = append(res.Calls, wr.calls...)
+	res.StrayProgress = append(res.StrayProgress, wr.stray...)
+	sort.SliceStable(res.StrayProgress, func(i, j int) bool {
+		a, b := res.StrayProgress[i], res.StrayProgress[j]
+		if a.AtMs != b.AtMs {
+			return a.AtMs < b.AtMs
+		}
+		return a.Caller < b.Caller
+	})
 	res.Events = append(res.Events, wr.events...)
 	wr.mu.Unlock()
 	sort.SliceStable(res.Calls, func(i, j int) bool { return res.Calls[i].StartMs < res.Calls[j].StartMs })
 	res.EndMs = k.NowMs()
+	res.MaxTimerLateMs = k.MaxTimerLateMs()
 	res.Trace = k.Trace.Entries()
 	res.Timeline = FormatEntries(res.Trace)
 	res.Hash = k.Trace.Hash()
@@ -396,6 +430,12 @@ func (c *caller) timeout() int64 {
 func (c *caller) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	token := fmt.Sprint(req.Params.ProgressToken)
 	if !strings.HasPrefix(token, c.spec.Name+"/") {
+		// Not a token this caller sent (contract §2 step 11: no notification
+		// without a token): kept for the invariants.
+		c.wr.mu.Lock()
+		c.wr.stray = append(c.wr.stray, StrayProgress{Caller: c.spec.Name, AtMs: c.wr.k.NowMs(), Token: token})
+		c.wr.mu.Unlock()
+		c.wr.k.Trace.SideAddf(c.actor(), "progress %.0f/%.0f ms with a token it did not send (%s)", req.Params.Progress, req.Params.Total, token)
 		return
 	}
 	c.wr.mu.Lock()

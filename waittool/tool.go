@@ -83,6 +83,11 @@ type call struct {
 	deadline time.Time
 	cost     time.Duration // SPEC §2 step 2: longest read so far
 	lastErr  error
+	// late is the largest lateness of any of this call's timer wakes so far,
+	// slip the lateness of its latest sleep (SPEC §2 step 12). Both are
+	// measured, like cost: a timer due at t that wakes the call at t + l has
+	// lateness l.
+	late, slip time.Duration
 }
 
 func (c *call) now() time.Time { return c.t.opts.Clock.Now() }
@@ -100,6 +105,20 @@ func (c *call) observe(d time.Duration) {
 	}
 }
 
+// woke records the lateness of a timer wake that was due at due (SPEC §2
+// step 12) and returns it.
+func (c *call) woke(due time.Time) time.Duration {
+	l := max(c.now().Sub(due), 0)
+	c.late = max(c.late, l)
+	return l
+}
+
+// limit is the instant a read must be issued and resolved by: the deadline,
+// moved by the lateness of the call's latest sleep (SPEC §2 step 12). A read
+// that was in time when the sleep was due stays in time when its timer wakes
+// late: the wake's lateness delays the reply by itself, never costs a read.
+func (c *call) limit() time.Time { return c.deadline.Add(c.slip) }
+
 type readResult[T any] struct {
 	v   T
 	err error
@@ -113,7 +132,8 @@ type readResult[T any] struct {
 func raceRead[T any](c *call, what string, read func(context.Context) (T, error)) (T, outcome) {
 	var zero T
 	now := c.now()
-	if now.Add(c.cost).After(c.deadline) {
+	limit := c.limit()
+	if now.Add(c.cost).After(limit) {
 		c.emit(EvNotIssued, what)
 		return zero, notIssued
 	}
@@ -131,12 +151,13 @@ func raceRead[T any](c *call, what string, read func(context.Context) (T, error)
 		}()
 		r.v, r.err = read(c.ctx)
 	}()
-	timer := clk.Timer(c.deadline.Sub(now))
+	timer := clk.Timer(limit.Sub(now))
 	defer timer.Stop()
 	var r readResult[T]
 	select {
 	case r = <-ch:
 	case <-timer.C:
+		c.woke(limit)
 		select {
 		case r = <-ch: // ready at the same instant: in time
 		default:
@@ -157,13 +178,16 @@ func raceRead[T any](c *call, what string, read func(context.Context) (T, error)
 	return r.v, inTime
 }
 
-// sleep waits d on the clock; it returns false if the caller went away.
+// sleep waits d on the clock and measures how late it woke (SPEC §2 step
+// 12); it returns false if the caller went away.
 func (c *call) sleep(d time.Duration) bool {
 	c.emit(EvSleep, fmt.Sprint(d.Milliseconds()))
+	due := c.now().Add(d)
 	timer := c.t.opts.Clock.Timer(d)
 	defer timer.Stop()
 	select {
 	case <-timer.C:
+		c.slip = c.woke(due)
 		return true
 	case <-c.ctx.Done():
 		return false
@@ -257,13 +281,23 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest, in Input) (
 	// remainingMs call again for ever at the same instant (issue 4:
 	// following remainingMs always terminates).
 	retry := oc == failed
+	// The reserve (SPEC §2 steps 6 and 12): room for one more round trip and
+	// the final read (2·cost), and for the last sleep to wake as late as the
+	// call's timers have woken so far (late). All three are measured.
+	reserve := func() time.Duration { return 2*c.cost + c.late }
+	var progressed int64 // the last progress sent, in ms
 polling:
-	for (agents != nil && anyActive(agents) || agents == nil && retry) && c.now().Add(2*c.cost).Before(deadline) {
-		if !c.sleep(min(poll, deadline.Sub(c.now())-2*c.cost)) {
+	for (agents != nil && anyActive(agents) || agents == nil && retry) && c.now().Add(reserve()).Before(deadline) {
+		if !c.sleep(min(poll, deadline.Sub(c.now())-reserve())) {
 			return nil, Reply{}, ctx.Err()
 		}
-		if token != nil && req.Session != nil {
-			elapsed := c.now().Sub(startedAt).Milliseconds()
+		// Step 11: one notification per poll, only with a token. Progress
+		// never exceeds total: a sleep that woke late past the cap reports
+		// the cap (step 12). It must grow: on a real clock a short last
+		// sleep can end within the same ms as the previous poll, and then
+		// no notification is sent.
+		if elapsed := min(c.now().Sub(startedAt).Milliseconds(), int64(capped)); token != nil && req.Session != nil && elapsed > progressed {
+			progressed = elapsed
 			c.emit(EvProgress, fmt.Sprint(elapsed))
 			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 				ProgressToken: token,
