@@ -121,8 +121,9 @@ func checkCall(v callView) []Violation {
 	// Cost as the tool must have measured it: each earlier read's duration, a
 	// read that lost the race counting until the deadline. slip is the
 	// lateness of the call's latest sleep, read from the world's stamp on the
-	// requests issued when a tool timer woke the call (a call's first read
-	// follows no sleep). A read that ends by deadline + slip is in time; one
+	// poll lists issued when a tool timer woke the call (a call's first read
+	// follows no sleep; a read issued when a race timer woke the call keeps
+	// the slip of the sleep before, as the tool does). A read that ends by deadline + slip is in time; one
 	// that ends later but before the race timer, itself late by up to
 	// maxLate, fired may be taken too: then either verdict is right.
 	var cost, slip int64
@@ -130,7 +131,7 @@ func checkCall(v callView) []Violation {
 	var listedSure, listedMaybe, readSure, readMaybe bool
 	firstList := true
 	for i, r := range v.reqs {
-		if i > 0 && r.WakeLateMs != nil {
+		if i > 0 && r.Op == "list" && r.WakeLateMs != nil {
 			slip = *r.WakeLateMs
 		}
 		limit := v.deadline + slip
