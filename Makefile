@@ -7,7 +7,7 @@ export GOTOOLCHAIN := go1.27.3
 N ?= 2000
 SEED ?= 0
 
-.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism scenarios mutate fuzz bench golden report report-check clean
+.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism scenarios mutate realclock fuzz bench golden report report-check clean
 
 # The command is built once and run directly, so its exit codes (README.md)
 # reach make's "Error N" line unchanged (go run turns every failure into 1).
@@ -68,6 +68,13 @@ endif
 report-check: bin
 	$(WAITSIM) report --base reports/testdata/base.json --head reports/testdata/head.json --out out/report-check || [ $$? -eq 1 ]
 	bash reports/check_html.sh out/report-check/report.html
+
+## realclock: the tool on the REAL clock with an instant in-process bridge
+## (contract §2 step 12): 100 one-second calls and 10 capped chains, counting
+## replies that lose their outputs and progress above total. About 35 s of
+## wall time; kept out of the deterministic suite by a build tag.
+realclock: deps
+	$(GO) test -tags realclock -count=1 -v -run '^TestRealClock' ./waittool/
 
 ## fuzz: N random worlds against the invariants (SEED=0: a random seed).
 fuzz:

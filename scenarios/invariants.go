@@ -90,9 +90,12 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 		}
 		views = append(views, v)
 	}
+	var walked []lateAt
 	for _, v := range views {
 		vs = append(vs, checkCall(v)...)
-		vs = append(vs, checkModel(v)...)
+		mvs, late := checkModel(v, walked)
+		vs = append(vs, mvs...)
+		walked = append(walked, lateAt{endMs: v.sum.EndMs, late: late})
 	}
 	vs = append(vs, checkChains(c, sums)...)
 	vs = append(vs, checkDescriptions(res)...)

@@ -95,11 +95,14 @@ type model struct {
 	choices  []bool // the verdicts of open races, in order: true = in time
 	asked    int    // open races met so far
 
+	inherited int64 // the machine delay the tool's previous call measured (step 12)
+
 	next    int   // the next request of reqs to account for
 	now     int64 // the tool's clock as the model has it
 	cost    int64 // contract §2 step 2: the longest read so far
-	late    int64 // the largest lateness of the call's timer wakes so far
-	slip    int64 // the lateness of the call's latest sleep
+	late    int64 // the largest machine delay the call has measured so far (step 12)
+	anchor  int64 // when the latest sleep was due (the start before the first)
+	spent   int64 // the bridge time of the reads issued since anchor
 	lastErr string
 	why     []string // the story so far, for messages
 	vs      []Violation
@@ -131,14 +134,19 @@ func (m *model) wake(due int64, what string) int64 {
 // read accounts for the next read of kind op ("list" or "read", for ids):
 // the contract says whether it is issued now, and its record says how it ended.
 func (m *model) read(op string, ids []string) (*sim.Request, readEnd) {
-	limit := m.deadline + m.slip
+	// Only planned sleeps and the bridge's time count against the deadline
+	// (step 12): the slip, the time since the plan's anchor spent on neither,
+	// moves the read's limit.
+	slip := max(m.now-m.anchor-m.spent, 0)
+	m.late = max(m.late, slip)
+	limit := m.deadline + slip
 	if m.now+m.cost > limit {
 		m.why = append(m.why, fmt.Sprintf("%s not issued at %d ms (cost %d ms)", op, m.now, m.cost))
 		return nil, endNotIssued
 	}
 	if m.next >= len(m.reqs) {
 		m.fail(ModelRequests, "no %s was issued at %d ms; the contract calls for one (now %d + cost %d ≤ deadline %d + slip %d; %s)",
-			op, m.now, m.now, m.cost, m.deadline, m.slip, m.story())
+			op, m.now, m.now, m.cost, m.deadline, slip, m.story())
 		return nil, endWrong
 	}
 	r := &m.reqs[m.next]
@@ -160,6 +168,7 @@ func (m *model) read(op string, ids []string) (*sim.Request, readEnd) {
 	}
 	if inTime {
 		m.cost = max(m.cost, r.CompletedMs-r.IssuedMs)
+		m.spent += r.CompletedMs - r.IssuedMs
 		m.now = r.CompletedMs
 		if r.Err != "" {
 			m.lastErr = r.Err
@@ -176,6 +185,7 @@ func (m *model) read(op string, ids []string) (*sim.Request, readEnd) {
 		m.fail(ModelRequests, "%s #%d ended at %d ms, before its race timer woke the call at %d ms: it was in time (%s)", op, r.ID, r.CompletedMs, m.now, m.story())
 	}
 	m.cost = max(m.cost, m.now-r.IssuedMs)
+	m.spent += m.now - r.IssuedMs
 	m.why = append(m.why, fmt.Sprintf("%s #%d lost to the deadline at %d ms", op, r.ID, m.now))
 	return r, endLost
 }
@@ -216,13 +226,47 @@ type modelWant struct {
 	progress []sim.ProgressNote
 }
 
+// lateAt is a walked call's measured machine delay (late) and when its
+// reply resolved: what the tool hands to its next call (contract §2 step 12).
+type lateAt struct{ endMs, late int64 }
+
 // checkModel walks call v through contract §2 and returns every difference
-// between what the model says and what the records show.
-func checkModel(v callView) []Violation {
+// between what the model says and what the records show, and the machine
+// delay the call measured. prior holds the calls walked before it: the tool's
+// previous call is the one whose reply resolved last by v's start (of several
+// at that instant, any may have been the last, and each is tried).
+func checkModel(v callView, prior []lateAt) ([]Violation, int64) {
 	base := model{who: fmt.Sprintf("%s#%d", v.sum.Caller, v.sum.Index), start: v.sum.StartMs,
 		deadline: v.deadline, capped: v.capped, maxLate: v.maxLate, endMs: v.sum.EndMs, reqs: v.reqs,
 		in: modelInputOf(v.cr.Args, v.sum.TimeoutMs)}
-	return base.explore(v, nil)
+	last := int64(-1)
+	for _, p := range prior {
+		if p.endMs <= v.sum.StartMs {
+			last = max(last, p.endMs)
+		}
+	}
+	candidates := []int64{0}
+	if last >= 0 {
+		candidates = nil
+		for _, p := range prior {
+			if p.endMs == last && !slices.Contains(candidates, p.late) {
+				candidates = append(candidates, p.late)
+			}
+		}
+	}
+	var first []Violation
+	var firstLate int64
+	for i, inherited := range candidates {
+		base.inherited = inherited
+		vs, late := base.explore(v, nil)
+		if len(vs) == 0 {
+			return nil, late
+		}
+		if i == 0 {
+			first, firstLate = vs, late
+		}
+	}
+	return first, firstLate
 }
 
 // explore walks the call with the given verdicts of its open races (later
@@ -230,24 +274,24 @@ func checkModel(v callView) []Violation {
 // by default, it tries both verdicts of the first undecided one. It returns
 // nil when some walk matches the records, else the shortest list of
 // differences found.
-func (base model) explore(v callView, choices []bool) []Violation {
+func (base model) explore(v callView, choices []bool) ([]Violation, int64) {
 	m := base
-	m.choices, m.now = choices, m.start
+	m.choices, m.now, m.anchor = choices, m.start, m.start
 	m.run(v)
 	if len(m.vs) == 0 || m.asked <= len(choices) || len(choices) >= 8 {
-		return m.vs
+		return m.vs, m.late
 	}
-	best := m.vs
+	best, late := m.vs, m.late
 	for _, verdict := range []bool{true, false} {
-		vs := base.explore(v, append(slices.Clone(choices), verdict))
+		vs, l := base.explore(v, append(slices.Clone(choices), verdict))
 		if len(vs) == 0 {
-			return nil
+			return nil, l
 		}
 		if len(vs) < len(best) {
-			best = vs
+			best, late = vs, l
 		}
 	}
-	return best
+	return best, late
 }
 
 // run walks the call once and compares.
@@ -291,11 +335,13 @@ func (m *model) walk(token bool) (want modelWant, ok bool) {
 	var sent int64 // the last progress sent, elapsed ms
 	// Step 6: poll while an agent is active (or the first list failed and no
 	// list was read since), leaving a reserve for a round trip, the final
-	// read and the lateness of the call's timers so far (step 12).
-	for !stopped && m.now+2*m.cost+m.late < m.deadline && (agents == nil && firstFailed || agents != nil && someActive(agents)) {
-		due := m.now + min(m.in.poll, m.deadline-m.now-2*m.cost-m.late)
+	// read and the machine's delay, the larger of what this call and the
+	// tool's previous call measured (step 12).
+	reserve := func() int64 { return 2*m.cost + max(m.late, m.inherited) }
+	for !stopped && m.now+reserve() < m.deadline && (agents == nil && firstFailed || agents != nil && someActive(agents)) {
+		due := m.now + min(m.in.poll, m.deadline-m.now-reserve())
 		m.now = m.wake(due, "the poll sleep")
-		m.slip = m.now - due
+		m.anchor, m.spent = due, 0
 		// Step 11: one notification per poll, with the elapsed ms (never
 		// above the capped ms), only when it grows.
 		if elapsed := min(m.now-m.start, m.capped); token && elapsed > sent {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"flag"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -62,3 +63,18 @@ func BenchmarkRecoveryChain(b *testing.B) {
 
 // BenchmarkBusyWorld: three callers, a congested queue, membership changes.
 func BenchmarkBusyWorld(b *testing.B) { inBubble(b, busyWorld()) }
+
+// BenchmarkCallers: N callers sharing one bridge, each making one capped
+// 30 s call (poll 1000 ms) at time 0. The cost per world should grow
+// linearly with N (issue 13: 64 callers at most 70× one).
+func BenchmarkCallers(b *testing.B) {
+	for _, n := range []int{1, 4, 16, 64} {
+		b.Run(fmt.Sprintf("callers=%d", n), func(b *testing.B) {
+			w := World{Name: "callers", Agents: []AgentSpec{{ID: "c", State: "running"}}}
+			for i := range n {
+				w.Callers = append(w.Callers, CallerSpec{Name: fmt.Sprintf("C%d", i), Args: map[string]any{"timeoutMs": 600000}})
+			}
+			inBubble(b, w)
+		})
+	}
+}

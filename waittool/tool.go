@@ -62,6 +62,11 @@ func publishedSchemas() (in, out *jsonschema.Schema) {
 type tool struct {
 	opts  Options
 	calls atomic.Uint64
+	// late is the machine delay (ns) measured by the call that ended last
+	// (SPEC §2 step 12): every call of the tool runs on the same machine, so
+	// a call starts its reserve from it. The latest call's own figure, not a
+	// running maximum: it follows the machine's load as the load changes.
+	late atomic.Int64
 }
 
 // outcome is how one raced bridge read ended (SPEC §2 steps 3–4).
@@ -83,11 +88,17 @@ type call struct {
 	deadline time.Time
 	cost     time.Duration // SPEC §2 step 2: longest read so far
 	lastErr  error
-	// late is the largest lateness of any of this call's timer wakes so far,
-	// slip the lateness of its latest sleep (SPEC §2 step 12). Both are
-	// measured, like cost: a timer due at t that wakes the call at t + l has
-	// lateness l.
-	late, slip time.Duration
+	// late is the largest delay of the machine this call has measured so
+	// far (SPEC §2 step 12), like cost: the lateness of a timer wake (due at
+	// t, woke at t + l), the slip at a read's issue, the wait of a read's
+	// goroutine for a CPU. inherited is what the tool's previous call
+	// measured; the reserve uses the larger of the two.
+	late, inherited time.Duration
+	// The plan (step 12): anchor is the instant the latest sleep was due
+	// (startedAt before the first), spent the bridge time of the reads
+	// issued since; see slip.
+	anchor time.Time
+	spent  time.Duration
 }
 
 func (c *call) now() time.Time { return c.t.opts.Clock.Now() }
@@ -106,33 +117,39 @@ func (c *call) observe(d time.Duration) {
 }
 
 // woke records the lateness of a timer wake that was due at due (SPEC §2
-// step 12) and returns it.
-func (c *call) woke(due time.Time) time.Duration {
-	l := max(c.now().Sub(due), 0)
-	c.late = max(c.late, l)
-	return l
+// step 12) into late.
+func (c *call) woke(due time.Time) {
+	c.late = max(c.late, c.now().Sub(due))
 }
 
-// limit is the instant a read must be issued and resolved by: the deadline,
-// moved by the lateness of the call's latest sleep (SPEC §2 step 12). A read
-// that was in time when the sleep was due stays in time when its timer wakes
-// late: the wake's lateness delays the reply by itself, never costs a read.
-func (c *call) limit() time.Time { return c.deadline.Add(c.slip) }
+// slip is the machine's delay in the call's plan (SPEC §2 step 12): the time
+// since the plan's anchor (the instant the latest sleep was due, or the start)
+// that was spent neither sleeping as planned nor waiting for the bridge —
+// a timer that woke late, a goroutine that was scheduled late, the tool's own
+// work. It is 0 on an exact clock.
+func (c *call) slip() time.Duration { return max(c.now().Sub(c.anchor)-c.spent, 0) }
 
 type readResult[T any] struct {
-	v   T
-	err error
-	d   time.Duration
+	v     T
+	err   error
+	start time.Time     // when the read's goroutine began the bridge call
+	d     time.Duration // the bridge's time: from start to the result
 }
 
 // raceRead issues one bridge read if it is predicted to finish in time
 // (SPEC §2 step 4) and races it against the deadline (step 3). A result ready
 // at the deadline instant is in time: after waking on the deadline, a result
 // that is already there is taken.
+//
+// Only planned sleeps and the bridge's time count against the deadline (step
+// 12): the read is issued, and raced, against the deadline moved by the
+// call's slip, so the machine's delays delay the reply by themselves and never
+// cost a read.
 func raceRead[T any](c *call, what string, read func(context.Context) (T, error)) (T, outcome) {
 	var zero T
-	now := c.now()
-	limit := c.limit()
+	now, slip := c.now(), c.slip()
+	c.late = max(c.late, slip)
+	limit := c.deadline.Add(slip)
 	if now.Add(c.cost).After(limit) {
 		c.emit(EvNotIssued, what)
 		return zero, notIssued
@@ -141,12 +158,12 @@ func raceRead[T any](c *call, what string, read func(context.Context) (T, error)
 	ch := make(chan readResult[T], 1)
 	c.emit(EvIssue, what)
 	go func() {
-		var r readResult[T]
+		r := readResult[T]{start: clk.Now()}
 		defer func() {
 			if p := recover(); p != nil {
 				r.err = fmt.Errorf("bridge panic: %v", p)
 			}
-			r.d = clk.Since(now)
+			r.d = clk.Since(r.start) // the bridge's time, from the read's start
 			ch <- r
 		}()
 		r.v, r.err = read(c.ctx)
@@ -161,14 +178,18 @@ func raceRead[T any](c *call, what string, read func(context.Context) (T, error)
 		select {
 		case r = <-ch: // ready at the same instant: in time
 		default:
-			c.observe(clk.Since(now))
+			d := clk.Since(now)
+			c.observe(d)
+			c.spent += d
 			c.emit(EvLost, what)
 			return zero, expired
 		}
 	case <-c.ctx.Done():
 		return zero, canceled
 	}
+	c.late = max(c.late, r.start.Sub(now)) // the read's wait for a CPU
 	c.observe(r.d)
+	c.spent += r.d
 	if r.err != nil {
 		c.lastErr = r.err
 		c.emit(EvFailed, what)
@@ -187,7 +208,8 @@ func (c *call) sleep(d time.Duration) bool {
 	defer timer.Stop()
 	select {
 	case <-timer.C:
-		c.slip = c.woke(due)
+		c.woke(due)
+		c.anchor, c.spent = due, 0
 		return true
 	case <-c.ctx.Done():
 		return false
@@ -249,7 +271,7 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest, in Input) (
 	startedAt := clk.Now()
 	capped := min(in.TimeoutMs, CallCapMs)
 	deadline := startedAt.Add(time.Duration(capped) * time.Millisecond)
-	c := &call{t: t, deadline: deadline}
+	c := &call{t: t, deadline: deadline, anchor: startedAt, inherited: time.Duration(t.late.Load())}
 	c.info = CallInfo{ID: t.calls.Add(1), StartedAt: startedAt, Deadline: deadline}
 	if req != nil {
 		c.info.Session = req.Session
@@ -282,9 +304,10 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest, in Input) (
 	// following remainingMs always terminates).
 	retry := oc == failed
 	// The reserve (SPEC §2 steps 6 and 12): room for one more round trip and
-	// the final read (2·cost), and for the last sleep to wake as late as the
-	// call's timers have woken so far (late). All three are measured.
-	reserve := func() time.Duration { return 2*c.cost + c.late }
+	// the final read (2·cost), and for the machine to be as late as it was
+	// measured to be, in this call or the tool's previous one. All of it is
+	// measured.
+	reserve := func() time.Duration { return 2*c.cost + max(c.late, c.inherited) }
 	var progressed int64 // the last progress sent, in ms
 polling:
 	for (agents != nil && anyActive(agents) || agents == nil && retry) && c.now().Add(reserve()).Before(deadline) {
@@ -349,6 +372,7 @@ polling:
 	if !reply.Done && capped < in.TimeoutMs && remaining >= MinTimeoutMs {
 		reply.RemainingMs = &remaining
 	}
+	t.late.Store(int64(c.late))
 	c.emit(EvReply, "")
 	return nil, reply, nil
 }

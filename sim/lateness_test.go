@@ -1,0 +1,102 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDrawRangeAndSpread: draws stay in 0..bound, depend only on their
+// inputs, and cover the range (a constant or a stuck hash would not).
+func TestDrawRangeAndSpread(t *testing.T) {
+	seen := map[int64]bool{}
+	for n := uint64(1); n <= 2000; n++ {
+		v := draw(7, streamTimers, n, 4)
+		if v < 0 || v > 4 {
+			t.Fatalf("draw %d out of 0..4", v)
+		}
+		if v != draw(7, streamTimers, n, 4) {
+			t.Fatal("draw is not a function of its inputs")
+		}
+		seen[v] = true
+	}
+	if len(seen) != 5 {
+		t.Errorf("2000 draws from 0..4 hit only %v", seen)
+	}
+	if draw(7, streamTimers, 1, 0) != 0 || draw(7, streamTimers, 1, -3) != 0 {
+		t.Error("a bound ≤ 0 must draw 0")
+	}
+	differ := 0
+	for n := uint64(1); n <= 100; n++ {
+		if draw(1, streamTimers, n, 1000) != draw(2, streamTimers, n, 1000) {
+			differ++
+		}
+		if draw(1, streamTimers, n, 1000) != draw(1, streamBridge, n, 1000) {
+			differ++
+		}
+	}
+	if differ < 150 {
+		t.Errorf("seeds and streams barely change the draws (%d of 200 differ)", differ)
+	}
+}
+
+// TestLateTimers: with lateMs 3 a one-second call's sleeps each fire 3 ms
+// late, the trace says so, and the poll list a late wake issues carries the
+// wake's lateness; caller timeouts stay exact.
+func TestLateTimers(t *testing.T) {
+	w := world("late", BridgeScript{}, []AgentSpec{{ID: "c", State: "running", Messages: []string{"m"}}},
+		CallerSpec{Name: "A", RequestTimeoutMs: 500, Args: map[string]any{"timeoutMs": 1000, "pollIntervalMs": 250}})
+	w.Timers = TimerScript{LateMs: 3}
+	res := mustRun(t, w)
+	if !strings.Contains(res.Timeline, "tool timer fired 3 ms late (due at 250 ms)") {
+		t.Errorf("the trace does not record the first sleep's lateness:\n%s", res.Timeline)
+	}
+	if c := res.Call("A", 1); !c.Lost || c.EndMs != 500 {
+		t.Errorf("the caller's 500 ms timeout must stay exact: lost %v at %d ms", c.Lost, c.EndMs)
+	}
+	if r := req(t, res, "list", 1); r.WakeLateMs != nil {
+		t.Errorf("the first list follows no wake, yet carries WakeLateMs %d", *r.WakeLateMs)
+	}
+	r := req(t, res, "list", 2)
+	if r.IssuedMs != 253 || r.WakeLateMs == nil || *r.WakeLateMs != 3 {
+		t.Errorf("second list issued at %d with WakeLateMs %v, want 253 and 3", r.IssuedMs, r.WakeLateMs)
+	}
+	if res.MaxTimerLateMs != 3 {
+		t.Errorf("MaxTimerLateMs = %d, want 3", res.MaxTimerLateMs)
+	}
+}
+
+// TestJitterIsSeeded: the same seed gives the same trace, another seed
+// another one, and every wake's lateness stays within lateMs..lateMs+jitterMs.
+func TestJitterIsSeeded(t *testing.T) {
+	mk := func(seed uint64) World {
+		w := world("jitter", BridgeScript{JitterMs: 9}, []AgentSpec{{ID: "c", State: "running"}},
+			mkCaller("A", map[string]any{"timeoutMs": 5000, "pollIntervalMs": 250}))
+		w.Timers, w.Seed = TimerScript{LateMs: 1, JitterMs: 4}, seed
+		return w
+	}
+	a, b, c := mustRun(t, mk(1)), mustRun(t, mk(1)), mustRun(t, mk(2))
+	if a.Hash != b.Hash {
+		t.Errorf("the same seed gave two traces")
+	}
+	if a.Hash == c.Hash {
+		t.Errorf("seeds 1 and 2 gave the same trace")
+	}
+	if a.MaxTimerLateMs < 1 || a.MaxTimerLateMs > 5 {
+		t.Errorf("MaxTimerLateMs = %d, want 1..5", a.MaxTimerLateMs)
+	}
+	jittered := 0
+	for _, r := range a.Requests {
+		if r.JitterMs < 0 || r.JitterMs > 9 {
+			t.Errorf("request #%d jitter %d out of 0..9", r.ID, r.JitterMs)
+		}
+		if r.JitterMs > 0 {
+			jittered++
+			if got := r.CompletedMs - r.DispatchedMs; got != r.JitterMs {
+				t.Errorf("request #%d took %d ms, want its jitter %d", r.ID, got, r.JitterMs)
+			}
+		}
+	}
+	if jittered == 0 {
+		t.Error("no request was jittered")
+	}
+}
