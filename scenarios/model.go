@@ -232,26 +232,36 @@ type lateAt struct{ endMs, late int64 }
 
 // checkModel walks call v through contract §2 and returns every difference
 // between what the model says and what the records show, and the machine
-// delay the call measured. prior holds the calls walked before it: the tool's
-// previous call is the one whose reply resolved last by v's start (of several
-// at that instant, any may have been the last, and each is tried).
+// delay the call measured. prior holds the calls walked before it.
 func checkModel(v callView, prior []lateAt) ([]Violation, int64) {
 	base := model{who: fmt.Sprintf("%s#%d", v.sum.Caller, v.sum.Index), start: v.sum.StartMs,
 		deadline: v.deadline, capped: v.capped, maxLate: v.maxLate, endMs: v.sum.EndMs, reqs: v.reqs,
 		in: modelInputOf(v.cr.Args, v.sum.TimeoutMs)}
-	last := int64(-1)
-	for _, p := range prior {
-		if p.endMs <= v.sum.StartMs {
-			last = max(last, p.endMs)
-		}
-	}
-	candidates := []int64{0}
-	if last >= 0 {
-		candidates = nil
+	// The tool's previous call is one whose reply resolved last by v's start;
+	// at v's start instant itself the order is open, so a call that resolved
+	// then, or the last one before, may be it. Each candidate is tried.
+	latest := func(by int64, strict bool) []int64 {
+		last := int64(-1)
 		for _, p := range prior {
-			if p.endMs == last && !slices.Contains(candidates, p.late) {
-				candidates = append(candidates, p.late)
+			if p.endMs < by || !strict && p.endMs == by {
+				last = max(last, p.endMs)
 			}
+		}
+		if last < 0 {
+			return []int64{0}
+		}
+		var out []int64
+		for _, p := range prior {
+			if p.endMs == last {
+				out = append(out, p.late)
+			}
+		}
+		return out
+	}
+	var candidates []int64
+	for _, l := range append(latest(v.sum.StartMs, false), latest(v.sum.StartMs, true)...) {
+		if !slices.Contains(candidates, l) {
+			candidates = append(candidates, l)
 		}
 	}
 	var first []Violation
