@@ -7,7 +7,7 @@ export GOTOOLCHAIN := go1.27.3
 N ?= 2000
 SEED ?= 0
 
-.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism scenarios mutate realclock fuzz bench golden report report-check clean
+.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism scenarios mutate realclock conformance tsclient fuzz bench golden report report-check clean
 
 # The command is built once and run directly, so its exit codes (README.md)
 # reach make's "Error N" line unchanged (go run turns every failure into 1).
@@ -53,6 +53,24 @@ scenarios: bin
 ## mutate: the mutation gate (exit codes in README.md).
 mutate: bin
 	$(WAITSIM) mutate
+
+## conformance: real clients — the official TypeScript SDK client (npm ci
+## from conformance/tsclient/package-lock.json, into out/tsclient) and the Go
+## SDK client — against `waitsim serve` on the real clock over stdio, SSE and
+## JSON-response HTTP, compared with the simulation; writes
+## out/conformance.json. Wall time is the point: about 1.5 minutes.
+conformance: bin tsclient
+	$(WAITSIM) conformance
+
+TSCLIENT := out/tsclient
+$(TSCLIENT)/.installed: conformance/tsclient/package.json conformance/tsclient/package-lock.json
+	mkdir -p $(TSCLIENT)
+	cp conformance/tsclient/package.json conformance/tsclient/package-lock.json $(TSCLIENT)/
+	cd $(TSCLIENT) && npm ci --no-audit --no-fund --silent
+	touch $@
+
+tsclient: $(TSCLIENT)/.installed
+	cp conformance/tsclient/client.mjs $(TSCLIENT)/
 
 ## report: render out/report/ from out/scenarios.json and out/mutation.json;
 ## with BASE=<git ref>, build and run the base in a git worktree and compare.

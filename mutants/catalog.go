@@ -93,10 +93,59 @@ func loadEntry(root, name string) (CatalogEntry, error) {
 		return e, fmt.Errorf("%s: no file", rel)
 	case strings.TrimSpace(e.Patch) == "":
 		return e, fmt.Errorf("%s: no patch", rel)
-	case PatchFile(e.Patch) != e.File:
-		return e, fmt.Errorf("%s: the patch names %q, the entry's file is %q", rel, PatchFile(e.Patch), e.File)
+	}
+	if err := CheckLocalPath(e.File); err != nil {
+		return e, fmt.Errorf("%s: field file: %v", rel, err)
+	}
+	for _, name := range patchHeaderNames(e.Patch) {
+		if err := CheckLocalPath(name); err != nil {
+			return e, fmt.Errorf("%s: field patch: header names %v", rel, err)
+		}
+		if name != e.File {
+			return e, fmt.Errorf("%s: field patch: the patch names %q, the entry's file is %q", rel, name, e.File)
+		}
+	}
+	if PatchFile(e.Patch) != e.File {
+		return e, fmt.Errorf("%s: field patch: the patch names %q, the entry's file is %q", rel, PatchFile(e.Patch), e.File)
 	}
 	return e, nil
+}
+
+// patchHeaderNames returns every path the header lines of a unified diff
+// name ("--- a/x", "+++ b/x", "diff --git a/x b/x"; a/ and b/ stripped,
+// /dev/null left out), up to its first hunk.
+func patchHeaderNames(patch string) []string {
+	var out []string
+	strip := func(n string) string {
+		n, _, _ = strings.Cut(n, "\t")
+		n = strings.TrimSpace(n)
+		if s, ok := strings.CutPrefix(n, "a/"); ok {
+			return s
+		}
+		if s, ok := strings.CutPrefix(n, "b/"); ok {
+			return s
+		}
+		return n
+	}
+	for _, l := range strings.Split(patch, "\n") {
+		if strings.HasPrefix(l, "@@") {
+			break
+		}
+		var names []string
+		if n, ok := strings.CutPrefix(l, "--- "); ok {
+			names = []string{n}
+		} else if n, ok := strings.CutPrefix(l, "+++ "); ok {
+			names = []string{n}
+		} else if n, ok := strings.CutPrefix(l, "diff --git "); ok {
+			names = strings.Fields(n)
+		}
+		for _, n := range names {
+			if n = strip(n); n != "/dev/null" {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // Equivalent is one line of mutants/equivalent.yaml: an operator mutant

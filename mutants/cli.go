@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -329,10 +330,15 @@ func Summary(w io.Writer, res *Result) {
 	if res.DiffRef != "" && len(res.Counts) == 0 {
 		fmt.Fprintf(w, "no mutants on lines changed since %s\n", res.DiffRef)
 	}
-	fmt.Fprintf(w, "scores: catalog %s, operator %s (threshold %.1f%%); suite %s %s\n",
-		pctOrNA(res.CatalogScore, res.CatalogScored), pctOrNA(res.OperatorScore, res.OperatorScored), res.Threshold, res.Suite.Pkg, res.Suite.Run)
-	fmt.Fprintf(w, "time: %.1fs wall, baseline run %d ms, mutant timeout %d ms, median %d ms per mutant\n",
-		float64(res.WallMs)/1000, res.BaselineMs, res.TimeoutMs, res.MedianMutantMs)
+	fmt.Fprintf(w, "scores: catalog %s, operator %s (threshold %s%%); suite %s %s\n",
+		pctOrNA(res.CatalogScore, res.CatalogScored, 100), pctOrNA(res.OperatorScore, res.OperatorScored, res.Threshold),
+		strconv.FormatFloat(res.Threshold, 'f', -1, 64), res.Suite.Pkg, res.Suite.Run)
+	median := fmt.Sprintf("median %d ms per mutant run (build + test run)", res.MedianMutantMs)
+	if res.MedianMutantMs == 0 {
+		median = "median n/a (no mutant was built and run: every verdict came from the cache or needed no run)"
+	}
+	fmt.Fprintf(w, "time: %.1fs wall, baseline run %d ms, mutant timeout %d ms (of the test run alone; a mutant's time adds its build), %s\n",
+		float64(res.WallMs)/1000, res.BaselineMs, res.TimeoutMs, median)
 	if g := res.Gremlins; g != nil {
 		fmt.Fprintf(w, "gremlins' own campaign: %.1fs wall, %d mutants tested, %.0f ms per mutant\n", float64(g.WallMs)/1000, g.Tested, g.PerMutantMs)
 		for _, d := range g.Disagreements {
@@ -342,12 +348,13 @@ func Summary(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "gate: %s (exit %d)\n", res.Gate, res.ExitCode)
 }
 
-// pctOrNA is "n/a" when nothing was scored, else the score in percent.
-func pctOrNA(score float64, scored int) string {
+// pctOrNA is "n/a" when nothing was scored, else the score in percent
+// (FormatScore) and the count scored.
+func pctOrNA(score float64, scored int, threshold float64) string {
 	if scored == 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.1f%% of %d", score, scored)
+	return fmt.Sprintf("%s of %d", FormatScore(score, scored, threshold), scored)
 }
 
 // firstLines is the first n non-blank lines of s, trimmed, with a colon

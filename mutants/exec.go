@@ -46,7 +46,10 @@ func GroupCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
 func (r *runner) overlayFile(dir string, files map[string][]byte) (string, error) {
 	replace := map[string]string{}
 	for rel, b := range files {
-		dst := filepath.Join(dir, "src", filepath.FromSlash(rel))
+		dst, err := within(filepath.Join(dir, "src"), rel)
+		if err != nil {
+			return "", fmt.Errorf("%w: overlay: %v", ErrUsage, err)
+		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return "", err
 		}
@@ -116,6 +119,7 @@ type runReport struct {
 	failed   []string      // leaf tests that failed, in order of failure
 	passed   int           // tests (and subtests) that passed
 	output   string        // the first failure's output, trimmed
+	panic    string        // the first "panic: …" line of the output (what happened), or ""
 	wall     time.Duration // wall time of the run
 }
 
@@ -138,21 +142,43 @@ func (r *runner) runSuite(ctx context.Context, bin string, timeout time.Duration
 		// A backstop: the binary panics on its own if it ever outlives us.
 		args = append(args, "-test.timeout", (2*timeout + 10*time.Second).String())
 	}
-	cmd := r.command(rctx, r.suite.Dir, r.test2json, args...)
+	// The test binary is run as our own child (not as test2json's), so
+	// that it gets the parent-death signal too: killed with us, it cannot
+	// run on as an orphan. Its output goes through a pipe to test2json.
+	cmd := r.command(rctx, r.suite.Dir, bin, args[4:]...)
 	cmd.Env = append(append([]string{}, cmd.Env...), killSuiteEnv+"=1")
 	cmd.Env = append(cmd.Env, env...)
-	stdout, err := cmd.StdoutPipe()
+	conv := r.command(rctx, r.suite.Dir, r.test2json, args[:3]...)
+	pr, pw, err := os.Pipe()
 	if err != nil {
 		return runReport{}, err
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &limitWriter{w: &stderr, n: 8 << 10}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = pw, pw // as test2json itself runs a binary
+	conv.Stdin = pr
+	stdout, err := conv.StdoutPipe()
+	if err != nil {
+		pr.Close()
+		pw.Close()
 		return runReport{}, err
 	}
+	var stderr strings.Builder
+	conv.Stderr = &limitWriter{w: &stderr, n: 8 << 10}
+	start := time.Now()
+	if err := conv.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return runReport{}, err
+	}
+	pr.Close()
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		_ = conv.Wait()
+		return runReport{}, err
+	}
+	pw.Close()
 	rep := parseEvents(stdout)
 	err = cmd.Wait()
+	_ = conv.Wait()
 	rep.wall = time.Since(start)
 	if ctx.Err() != nil {
 		return rep, ctx.Err()
@@ -172,6 +198,9 @@ func (r *runner) runSuite(ctx context.Context, bin string, timeout time.Duration
 	}
 	if rep.output == "" && rep.exit != 0 {
 		rep.output = tail(stderr.String(), 1500)
+	}
+	if rep.panic == "" {
+		rep.panic = panicLine(stderr.String())
 	}
 	return rep, nil
 }
@@ -199,6 +228,9 @@ func parseEvents(rd io.Reader) runReport {
 		}
 		switch ev.Action {
 		case "output":
+			if rep.panic == "" && strings.HasPrefix(ev.Output, "panic: ") {
+				rep.panic = strings.TrimSpace(ev.Output)
+			}
 			b := outputs[ev.Test]
 			if b == nil {
 				b = &strings.Builder{}
@@ -238,6 +270,16 @@ func parseEvents(rd io.Reader) runReport {
 		rep.output = tail(b.String(), 1500)
 	}
 	return rep
+}
+
+// panicLine is the first line of s that starts with "panic: ", or "".
+func panicLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "panic: ") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
 }
 
 // exitCode is the exit code of a finished command's error: 0 for nil, -1 if

@@ -4,8 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"math"
+	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -98,8 +99,9 @@ func Evaluate(res *Result) {
 	if len(catBad) > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d catalog mutant(s) not killed: %s", len(catBad), strings.Join(catBad, ", ")))
 	}
-	if res.Shard == "" && opN > 0 && res.OperatorScore < res.Threshold {
-		reasons = append(reasons, fmt.Sprintf("operator mutation score %.1f%% is below the threshold %.1f%% (.gremlins.yaml unleash.threshold.efficacy)", res.OperatorScore, res.Threshold))
+	if res.Shard == "" && opN > 0 && Below(opK, opN, res.Threshold) {
+		sc, th := ScoreAndThreshold(opK, opN, res.Threshold)
+		reasons = append(reasons, fmt.Sprintf("operator mutation score %s (%d of %d killed) is below the threshold %s (%s unleash.threshold.efficacy)", sc, opK, opN, th, configName(res)))
 	}
 	if len(reasons) > 0 {
 		res.Gate = strings.Join(reasons, "; ")
@@ -109,6 +111,13 @@ func Evaluate(res *Result) {
 	res.Gate = "pass"
 }
 
+func orNone(s string) string {
+	if s == "" {
+		return "(none recorded)"
+	}
+	return s
+}
+
 func orNotRun(s string) string {
 	if s == "" {
 		return "not run"
@@ -116,11 +125,74 @@ func orNotRun(s string) string {
 	return s
 }
 
+// score is k/n in percent, unrounded (100 when n is 0: see
+// Result.OperatorScored). It is for display: the gate compares exact
+// fractions (Below).
 func score(k, n int) float64 {
 	if n == 0 {
 		return 100
 	}
-	return math.Round(float64(k)*1000/float64(n)) / 10
+	return float64(k) * 100 / float64(n)
+}
+
+// Below reports whether the score k/n (in percent) is below threshold, in
+// exact arithmetic: the threshold is read as the decimal it is written as
+// (its shortest representation), never rounded, and neither is the score.
+// So 46/47 (97.872…%) is below 97.88, and 2000/2001 below 100.
+func Below(k, n int, threshold float64) bool {
+	th, ok := new(big.Rat).SetString(strconv.FormatFloat(threshold, 'g', -1, 64))
+	if !ok {
+		th = new(big.Rat).SetFloat64(threshold)
+	}
+	sc := big.NewRat(int64(k)*100, int64(max(n, 1)))
+	return sc.Cmp(th) < 0
+}
+
+// ScoreAndThreshold formats the score k/n and the threshold, both in
+// percent, with one decimal, or with as many more as it takes for a score
+// below the threshold not to print as equal to it or above it (never
+// "50.0% is below the threshold 50.0%").
+func ScoreAndThreshold(k, n int, threshold float64) (string, string) {
+	sc := score(k, n)
+	below := Below(k, n, threshold)
+	for d := 1; d < 12; d++ {
+		a, b := strconv.FormatFloat(sc, 'f', d, 64), strconv.FormatFloat(threshold, 'f', d, 64)
+		fa, _ := strconv.ParseFloat(a, 64)
+		fb, _ := strconv.ParseFloat(b, 64)
+		if below == (fa < fb) {
+			return a + "%", b + "%"
+		}
+	}
+	return strconv.FormatFloat(sc, 'g', -1, 64) + "%", strconv.FormatFloat(threshold, 'g', -1, 64) + "%"
+}
+
+// FormatScore formats a score in percent for people: "n/a" when nothing
+// was scored, else one decimal, or as many more as it takes for a score
+// below the threshold not to print as reaching it (99.95% against 100 is
+// "99.95%", never "100.0%"). Give threshold 100 for the catalog score.
+func FormatScore(score float64, scored int, threshold float64) string {
+	if scored == 0 {
+		return "n/a"
+	}
+	for d := 1; d < 12; d++ {
+		a := strconv.FormatFloat(score, 'f', d, 64)
+		fa, _ := strconv.ParseFloat(a, 64)
+		if (score < threshold) == (fa < threshold) {
+			return a + "%"
+		}
+	}
+	return strconv.FormatFloat(score, 'g', -1, 64) + "%"
+}
+
+// configName is the config file the threshold came from (--config), as
+// the run's options record it; ".gremlins.yaml" when unknown.
+func configName(res *Result) string {
+	for _, f := range strings.Fields(res.Options) {
+		if v, ok := strings.CutPrefix(f, "config="); ok && v != "" {
+			return v
+		}
+	}
+	return ".gremlins.yaml"
 }
 
 func median(xs []int64) int64 {
@@ -167,6 +239,9 @@ func Merge(shards []*Result, names ...string) (*Result, error) {
 			return fail("%s is not a shard result (shard %q): run it with --shard k/n", name(i), s.Shard)
 		}
 		parsed[i] = sh
+		if err := s.Check(); err != nil {
+			return fail("%s: %v", name(i), err)
+		}
 		switch {
 		case s.Version != ResultVersion:
 			return fail("%s has result version %d, want %d", name(i), s.Version, ResultVersion)
@@ -178,6 +253,8 @@ func Merge(shards []*Result, names ...string) (*Result, error) {
 			return fail("%s ran suite %s %q, %s ran %s %q", name(i), s.Suite.Pkg, s.Suite.Run, name(0), ref.Suite.Pkg, ref.Suite.Run)
 		case s.Commit != ref.Commit:
 			return fail("%s is of commit %q, %s of %q: every shard must run on the same commit", name(i), s.Commit, name(0), ref.Commit)
+		case s.Tree != ref.Tree:
+			return fail("%s ran on tree %.12s, %s on tree %.12s (commit %q): the shards saw different files; run every shard on the same tree", name(i), orNone(s.Tree), name(0), orNone(ref.Tree), ref.Commit)
 		case s.Threshold != ref.Threshold:
 			return fail("%s has operator threshold %.1f%%, %s %.1f%%", name(i), s.Threshold, name(0), ref.Threshold)
 		}
@@ -192,7 +269,7 @@ func Merge(shards []*Result, names ...string) (*Result, error) {
 			return fail("shard %d/%d is missing (given: %s)", k, n, strings.Join(namesOf(len(shards), name), ", "))
 		}
 	}
-	out := &Result{Version: ResultVersion, Commit: ref.Commit, Suite: ref.Suite, Threshold: ref.Threshold, Options: ref.Options, DiffRef: ref.DiffRef}
+	out := &Result{Version: ResultVersion, Commit: ref.Commit, Tree: ref.Tree, Suite: ref.Suite, Threshold: ref.Threshold, Options: ref.Options, DiffRef: ref.DiffRef}
 	var untrusted []string
 	var camp *Campaign
 	campFrom := 0

@@ -93,6 +93,39 @@ func TestMergeRefuses(t *testing.T) {
 			s[2].Commit = "abc-dirty"
 			return s
 		}, []string{"sh3.json", "commit"}},
+		{"different tree of one dirty commit", func(s []*Result) []*Result {
+			for i, r := range s {
+				r.Commit, r.Tree = "abc-dirty", "t1"
+				if i == 2 {
+					r.Tree = "t2"
+				}
+			}
+			return s
+		}, []string{"sh3.json", "tree"}},
+		{"different suite", func(s []*Result) []*Result {
+			s[1].Suite = Suite{Pkg: "./waittool/"}
+			return s
+		}, []string{"sh2.json", "suite"}},
+		{"different suite pattern", func(s []*Result) []*Result {
+			s[1].Suite.Run = "^TestOther$"
+			return s
+		}, []string{"sh2.json", "suite"}},
+		{"different threshold", func(s []*Result) []*Result {
+			s[3].Threshold = 90
+			return s
+		}, []string{"sh4.json", "threshold"}},
+		{"different version", func(s []*Result) []*Result {
+			s[0].Version = ResultVersion + 1
+			return s
+		}, []string{"sh1.json", "version"}},
+		{"unknown status", func(s []*Result) []*Result {
+			s[1].Mutants[1].Status = "bogus"
+			return s
+		}, []string{"sh2.json", s10id(), "bogus"}},
+		{"result file escapes", func(s []*Result) []*Result {
+			s[1].Mutants[1].File = "../../etc/passwd"
+			return s
+		}, []string{"sh2.json", "file"}},
 		{"different campaign", func(s []*Result) []*Result {
 			s[2] = shardSet(t, 4, 11, "o")[2]
 			return s
@@ -114,6 +147,9 @@ func TestMergeRefuses(t *testing.T) {
 		}
 	}
 }
+
+// s10id is the id of the second mutant of shard 2/4 in shardSet(4, 10).
+func s10id() string { return "m01" }
 
 // Sanity sets the status of r's sanity mutant and re-evaluates r.
 func (r *Result) Sanity(st string) {
@@ -149,6 +185,15 @@ func TestMergeCommandExit(t *testing.T) {
 	se.Reset()
 	if code := Command(context.Background(), append([]string{"merge", "-o", out}, write(s)...), &so, &se); code != ExitUsage || !strings.Contains(se.String(), "sh2.json") {
 		t.Fatalf("a short shard: exit %d, stderr %q", code, se.String())
+	}
+	// Issue 11 item 10: an unknown status is exit 2 naming the file and
+	// the mutant (it was exit 1).
+	s = shardSet(t, 4, 10, "o")
+	s[1].Mutants[1].Status = "bogus"
+	se.Reset()
+	if code := Command(context.Background(), append([]string{"merge", "-o", out}, write(s)...), &so, &se); code != ExitUsage ||
+		!strings.Contains(se.String(), "sh2.json") || !strings.Contains(se.String(), "mutant m01") || !strings.Contains(se.String(), "bogus") {
+		t.Fatalf("an unknown status: exit %d, stderr %q; want %d naming sh2.json and mutant m01", code, se.String(), ExitUsage)
 	}
 	se.Reset()
 	if code := Command(context.Background(), []string{"merge", "-h"}, &so, &se); code != ExitPass || !strings.Contains(se.String(), "exit codes") {
@@ -288,8 +333,10 @@ func TestNoOpPatch(t *testing.T) {
 	}
 }
 
-// TestCommitDirty: P2-e. A modified or untracked (not ignored) file makes
-// the commit "-dirty"; an ignored one does not.
+// TestCommitDirty: P2-e. A modified tracked file or an untracked (not
+// ignored) file makes the commit "-dirty"; an ignored one does not. The tree
+// hash tells two dirty trees of one commit apart (issue 11 item 5), and
+// changes back when the edit is undone.
 func TestCommitDirty(t *testing.T) {
 	dir := t.TempDir()
 	git := func(args ...string) {
@@ -303,17 +350,38 @@ func TestCommitDirty(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a"), []byte("a\n"), 0o644)
 	git("add", ".")
 	git("commit", "-q", "-m", "x")
-	r := &runner{cfg: Config{Root: dir}, env: os.Environ()}
 	ctx := context.Background()
-	if c := r.commit(ctx); c == "" || strings.HasSuffix(c, "-dirty") {
+	state := func() (string, string) {
+		t.Helper()
+		c, tree, err := TreeState(ctx, dir)
+		if err != nil || c == "" || tree == "" {
+			t.Fatalf("TreeState: %q %q %v", c, tree, err)
+		}
+		return c, tree
+	}
+	c, clean := state()
+	if strings.HasSuffix(c, "-dirty") {
 		t.Fatalf("clean tree: %q", c)
 	}
 	os.WriteFile(filepath.Join(dir, "ignored"), []byte("x\n"), 0o644)
-	if c := r.commit(ctx); strings.HasSuffix(c, "-dirty") {
-		t.Fatalf("an ignored file made it dirty: %q", c)
+	if c, tree := state(); strings.HasSuffix(c, "-dirty") || tree != clean {
+		t.Fatalf("an ignored file made it dirty: %q (tree changed: %t)", c, tree != clean)
+	}
+	os.WriteFile(filepath.Join(dir, "a"), []byte("edit one\n"), 0o644)
+	c1, tree1 := state()
+	if !strings.HasSuffix(c1, "-dirty") || tree1 == clean {
+		t.Fatalf("a modified tracked file: %q, tree changed %t; want -dirty and a new tree", c1, tree1 != clean)
+	}
+	os.WriteFile(filepath.Join(dir, "a"), []byte("edit two\n"), 0o644)
+	if c2, tree2 := state(); c2 != c1 || tree2 == tree1 {
+		t.Fatalf("two edits of one commit: %q %q, trees equal %t; want the same commit string and different trees", c1, c2, tree1 == tree2)
+	}
+	os.WriteFile(filepath.Join(dir, "a"), []byte("a\n"), 0o644)
+	if c, tree := state(); strings.HasSuffix(c, "-dirty") || tree != clean {
+		t.Fatalf("edit undone: %q, tree back %t", c, tree == clean)
 	}
 	os.WriteFile(filepath.Join(dir, "new"), []byte("x\n"), 0o644)
-	if c := r.commit(ctx); !strings.HasSuffix(c, "-dirty") {
-		t.Fatalf("an untracked file: %q, want -dirty", c)
+	if c, tree := state(); !strings.HasSuffix(c, "-dirty") || tree == clean {
+		t.Fatalf("an untracked file: %q, want -dirty and a new tree", c)
 	}
 }

@@ -271,8 +271,13 @@ func classify(res *MutantResult, rep runReport, timeout time.Duration) {
 		} else if rep.exit == 2 {
 			res.Detail = "the suite panicked"
 		}
-		if rep.output != "" {
-			res.Detail = strings.TrimSpace(res.Detail + "\n" + tail(rep.output, 600))
+		// The line that says what happened first: the stack's tail
+		// alone does not (issue 11 item 13).
+		if rep.panic != "" {
+			res.Detail = strings.TrimSpace(res.Detail + "\n" + rep.panic)
+		}
+		if out := tail(rep.output, 600); out != "" && (rep.panic == "" || !strings.Contains(out, rep.panic)) {
+			res.Detail = strings.TrimSpace(res.Detail + "\n" + out)
 		}
 	}
 }

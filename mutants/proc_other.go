@@ -14,3 +14,7 @@ func killGroup(cmd *exec.Cmd) error {
 	}
 	return cmd.Process.Kill()
 }
+
+// processAlive is true where liveness cannot be asked cheaply: a run
+// directory is then never taken for stale.
+func processAlive(int) bool { return true }

@@ -35,7 +35,7 @@ func (p *progress) done(r MutantResult) {
 	if el := time.Since(p.start); p.n > 0 {
 		eta = (el / time.Duration(p.n) * time.Duration(p.total-p.n)).Round(time.Second).String()
 	}
-	how := fmt.Sprintf("%.1fs", float64(r.DurationMs)/1000)
+	how := fmt.Sprintf("%.1fs build + run", float64(r.DurationMs)/1000)
 	if r.Cached {
 		how = "cached"
 	}

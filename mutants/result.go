@@ -3,6 +3,13 @@
 // against the scenario table through `go test -overlay`, never by editing the tree.
 package mutants
 
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
 // ResultVersion is the version of the JSON written to out/mutation.json.
 const ResultVersion = 1
 
@@ -39,8 +46,11 @@ type MutantResult struct {
 
 // Result is the whole of out/mutation.json.
 type Result struct {
-	Version int            `json:"version"`
-	Commit  string         `json:"commit,omitempty"`
+	Version int    `json:"version"`
+	Commit  string `json:"commit,omitempty"`
+	// Tree is the sha256 of the work tree's content the run saw (see
+	// TreeState): two dirty trees of one commit differ here. "" outside git.
+	Tree    string         `json:"tree,omitempty"`
 	Mutants []MutantResult `json:"mutants"`
 	// Counts by status, and the mutation score: killed / (killed + survived +
 	// timed out), in percent, over catalog and operator mutants separately.
@@ -107,4 +117,57 @@ type BaselineFailure struct {
 	Failed []string `json:"failed,omitempty"`
 	Repro  string   `json:"repro"`
 	Output string   `json:"output,omitempty"`
+}
+
+// Statuses are the statuses a MutantResult may carry once it was judged.
+var Statuses = []string{StatusKilled, StatusSurvived, StatusNotViable, StatusTimedOut, StatusNoApply, StatusEquivalent}
+
+// FieldError is a result file's field that is not what a result may hold.
+// Field is a JSON path such as "mutants[3].status".
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
+
+// Check is nil when every mutant of r has an id (unique), a known source
+// and status (Statuses), and a file that is a path inside the module
+// (CheckLocalPath; "" only for a mutant that was not materialized), and
+// when a result without a failed baseline has a mutant list at all. It is
+// the check every reader of a result file (merge, report) applies before
+// trusting it.
+func (r *Result) Check() error {
+	if r.Mutants == nil && r.Baseline == nil {
+		return &FieldError{"mutants", "missing (null): a result without a failed baseline lists its mutants; a report cannot show a pass without them"}
+	}
+	seen := map[string]int{}
+	for i, m := range r.Mutants {
+		f := fmt.Sprintf("mutants[%d]", i)
+		if m.ID == "" {
+			return &FieldError{f + ".id", "empty"}
+		}
+		if j, dup := seen[m.ID]; dup {
+			return &FieldError{f + ".id", fmt.Sprintf("%q repeats mutants[%d]", m.ID, j)}
+		}
+		seen[m.ID] = i
+		if !slices.Contains(Statuses, m.Status) && !(m.Source == SourceSanity && m.Status == "") {
+			q := make([]string, len(Statuses))
+			for i, st := range Statuses {
+				q[i] = strconv.Quote(st)
+			}
+			return &FieldError{f + ".status", fmt.Sprintf("%q is not one of %s (mutant %s)", m.Status, strings.Join(q, ", "), m.ID)}
+		}
+		switch m.Source {
+		case SourceCatalog, SourceGremlins, SourceSanity:
+		default:
+			return &FieldError{f + ".source", fmt.Sprintf("%q is not %q, %q or %q (mutant %s)", m.Source, SourceCatalog, SourceGremlins, SourceSanity, m.ID)}
+		}
+		if m.File != "" {
+			if err := CheckLocalPath(m.File); err != nil {
+				return &FieldError{f + ".file", fmt.Sprintf("%v (mutant %s)", err, m.ID)}
+			}
+		}
+	}
+	return nil
 }

@@ -172,6 +172,7 @@ type runner struct {
 	inputs    map[string]string // root-relative path → sha256 of the suite's inputs
 	salt      string            // go version, platform, suite: part of every cache key
 	cache     *Cache
+	catalog   []CatalogEntry // the checked catalog (nil with NoCatalog)
 	srcRe     *regexp.Regexp
 	schemaBin string   // the schemata test binary, when built
 	schemaMs  int64    // wall ms to build and check it
@@ -210,23 +211,35 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
+	// The catalog is read and checked before anything is written: a
+	// path in it that leaves the target package is a usage error.
+	var catalog []CatalogEntry
 	if !cfg.NoCatalog {
 		if err := checkDir(cfg.abs(cfg.CatalogDir)); err != nil {
 			return nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
 		}
+		if catalog, err = LoadCatalog(cfg.Root, cfg.CatalogDir); err != nil {
+			return nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
+		}
+		for _, e := range catalog {
+			if err := checkInPackage(e.File, cfg.Target); err != nil {
+				return nil, fmt.Errorf("%w: catalog: %s: field file: %v", ErrUsage, e.Path, err)
+			}
+		}
 	}
 	start := time.Now()
-	tmp, err := os.MkdirTemp("", "waitsim-mutate-")
+	tmp, err := makeRunDir("waitsim-mutate-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	r := &runner{cfg: cfg, tmp: tmp}
+	r := &runner{cfg: cfg, tmp: tmp, catalog: catalog}
 	r.srcRe = regexp.MustCompile(regexp.QuoteMeta(tmp+string(filepath.Separator)) + `w\d+` + regexp.QuoteMeta(string(filepath.Separator)) + `src` + regexp.QuoteMeta(string(filepath.Separator)))
 	if err := r.setup(ctx); err != nil {
 		return nil, err
 	}
-	res := &Result{Version: ResultVersion, Suite: r.suite, Shard: cfg.Shard.String(), Commit: r.commit(ctx),
+	commit, tree, _ := TreeState(ctx, cfg.Root)
+	res := &Result{Version: ResultVersion, Suite: r.suite, Shard: cfg.Shard.String(), Commit: commit, Tree: tree,
 		Options: cfg.options(), DiffRef: cfg.DiffRef}
 	if r.suite.Note != "" {
 		res.Notes = append(res.Notes, r.suite.Note)
@@ -369,8 +382,18 @@ func (r *runner) setup(ctx context.Context) error {
 		return err
 	}
 	r.suite = s
-	r.salt = strings.Join([]string{"waitsim-mutants-v1", env[0], env[1], env[2], env[3], s.Pkg, s.Run, fmt.Sprint(!r.cfg.NoVet)}, "\x00")
+	r.salt = cacheSalt(env, s, &r.cfg)
 	return nil
+}
+
+// cacheSalt is the part of every cache key that is not a file: the go
+// version, platform and GOFLAGS (env: GOVERSION, GOOS, GOARCH, GOFLAGS),
+// the suite and its -run pattern, and every option that can change a
+// verdict: vet on or off, and the timeout's factor and floor (a shorter
+// timeout can turn a kill into a time-out; issue 11 item 14).
+func cacheSalt(env []string, s Suite, c *Config) string {
+	return strings.Join(append(append([]string{"waitsim-mutants-v2"}, env...), s.Pkg, s.Run, fmt.Sprint(!c.NoVet),
+		fmt.Sprintf("timeout-factor=%g", c.TimeoutFactor), fmt.Sprintf("timeout-floor=%s", c.TimeoutFloor)), "\x00")
 }
 
 // ResolveSuite turns the configured suite into a runnable one: when pkg is
@@ -429,22 +452,6 @@ func first(xs []string, n int) []string {
 	return xs
 }
 
-// commit is the HEAD commit, with "-dirty" when the work tree has changes
-// or untracked files that git does not ignore; "" outside git. Read-only:
-// git status takes no optional lock (it does not refresh the index).
-func (r *runner) commit(ctx context.Context) string {
-	out, err := r.command(ctx, r.cfg.Root, "git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	c := strings.TrimSpace(string(out))
-	st, err := r.command(ctx, r.cfg.Root, "git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=normal").Output()
-	if err == nil && len(bytes.TrimSpace(st)) > 0 {
-		c += "-dirty"
-	}
-	return c
-}
-
 // repro is the command that runs the kill suite by hand.
 func (r *runner) repro() string {
 	cmd := "go test " + r.suite.Pkg
@@ -471,11 +478,7 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 		return b, err
 	}
 	if !r.cfg.NoCatalog {
-		cat, err := LoadCatalog(r.cfg.Root, r.cfg.CatalogDir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
-		}
-		for _, e := range cat {
+		for _, e := range r.catalog {
 			m := &mutant{res: MutantResult{ID: e.ID, Source: SourceCatalog, Intent: e.Intent, File: e.File}, catPath: e.Path}
 			src, err := source(e.File)
 			if err != nil {
@@ -517,6 +520,9 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 			return nil, nil, fmt.Errorf("%w: %v", ErrUsage, err)
 		}
 		for _, s := range sites {
+			if err := checkInPackage(s.File, r.cfg.Target); err != nil {
+				return nil, nil, fmt.Errorf("gremlins' output: mutant %s: field file: %v", s.ID(), err)
+			}
 			id := s.ID()
 			m := &mutant{res: MutantResult{ID: id, Source: SourceGremlins, File: s.File, Line: s.Line}, lines: []int{s.Line}}
 			src, err := source(s.File)

@@ -1,11 +1,14 @@
 package mutants
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func mustRegexp(t *testing.T, s string) *regexp.Regexp {
@@ -210,6 +213,65 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestPanicLineKept (issue 11 item 13): a killed mutant's detail keeps the
+// line that says what happened, however long the stack after it.
+func TestPanicLineKept(t *testing.T) {
+	const what = "panic: runtime error: index out of range [5] with length 3"
+	stack := strings.Repeat("goroutine 7 [running]:\nexample.com/x.f(0x1)\n\t/src/x.go:12 +0x1d\n", 60)
+	in := strings.Join([]string{
+		`{"Action":"run","Test":"TestTable/a"}`,
+		`{"Action":"output","Test":"TestTable/a","Output":"--- FAIL: TestTable/a\n"}`,
+		fmt.Sprintf(`{"Action":"output","Test":"TestTable/a","Output":%q}`, what+"\n"),
+		fmt.Sprintf(`{"Action":"output","Test":"TestTable/a","Output":%q}`, stack),
+		`{"Action":"fail","Test":"TestTable/a"}`,
+	}, "\n")
+	rep := parseEvents(strings.NewReader(in))
+	rep.exit = 2
+	var m MutantResult
+	classify(&m, rep, 0)
+	if m.Status != StatusKilled || !strings.Contains(m.Detail, what) {
+		t.Fatalf("%s, detail %q: the panic's message is lost", m.Status, m.Detail)
+	}
+	if panicLine("x\n"+what+"\ny") != what {
+		t.Error("panicLine")
+	}
+}
+
+// TestCacheKeyInvalidation (issue 11 items 14 and 19): a cached verdict is
+// reused only while everything it depends on is unchanged: any input file
+// of the suite, the mutated bytes, and every option that changes verdicts
+// (the timeout's floor and factor, vet) change the key.
+func TestCacheKeyInvalidation(t *testing.T) {
+	env := []string{"go1.27.3", "linux", "amd64", ""}
+	suite := Suite{Pkg: "./scenarios/", Run: "^TestTable$"}
+	cfg := Config{TimeoutFactor: 10, TimeoutFloor: 5 * time.Second}
+	mk := func(c Config, inputs map[string]string) *runner {
+		return &runner{salt: cacheSalt(env, suite, &c), inputs: inputs}
+	}
+	in := map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "waittool/tool.go": "c"}
+	files := map[string][]byte{"waittool/tool.go": []byte("mutated")}
+	base := mk(cfg, in).key(files)
+	if again := mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "waittool/tool.go": "c"}).key(files); again != base {
+		t.Fatal("the same inputs give another key: nothing could be reused")
+	}
+	if k := mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "waittool/tool.go": "other"}).key(files); k != base {
+		t.Error("the overlaid file's original bytes changed the key (its mutated bytes stand for it)")
+	}
+	for name, k := range map[string]string{
+		"a scenario file changed": mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "B", "waittool/tool.go": "c"}).key(files),
+		"go.mod changed":          mk(cfg, map[string]string{"go.mod": "A", "scenarios/table/x.yaml": "b", "waittool/tool.go": "c"}).key(files),
+		"an input added":          mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "scenarios/table/y.yaml": "d", "waittool/tool.go": "c"}).key(files),
+		"the mutant changed":      mk(cfg, in).key(map[string][]byte{"waittool/tool.go": []byte("mutated differently")}),
+		"--timeout-floor":         mk(Config{TimeoutFactor: 10, TimeoutFloor: 150 * time.Millisecond}, in).key(files),
+		"--timeout-factor":        mk(Config{TimeoutFactor: 2, TimeoutFloor: 5 * time.Second}, in).key(files),
+		"--no-vet":                mk(Config{TimeoutFactor: 10, TimeoutFloor: 5 * time.Second, NoVet: true}, in).key(files),
+	} {
+		if k == base {
+			t.Errorf("%s: same cache key, the old verdict would be reused", name)
+		}
+	}
+}
+
 func TestShardSplitMerge(t *testing.T) {
 	if _, err := ParseShard("3/2"); err == nil {
 		t.Fatal("3/2 accepted")
@@ -279,6 +341,7 @@ func TestEvaluate(t *testing.T) {
 		{"catalog survived", mk(cat(StatusSurvived)), ExitGateFailed},
 		{"catalog timed out", mk(cat(StatusTimedOut)), ExitGateFailed},
 		{"catalog no longer applies", mk(cat(StatusKilled), cat(StatusNoApply)), ExitGateFailed},
+		{"catalog not viable", mk(cat(StatusKilled), cat(StatusNotViable), op("a", StatusKilled)), ExitGateFailed},
 		{"operator score below", mk(op("a", StatusKilled), op("b", StatusSurvived)), ExitGateFailed},
 		{"operator score at threshold", mk(op("a", StatusKilled), op("b", StatusKilled), op("c", StatusKilled), op("d", StatusKilled), op("e", StatusSurvived)), ExitPass},
 		{"not viable and equivalent do not count", mk(op("a", StatusKilled), op("b", StatusNotViable), op("c", StatusEquivalent)), ExitPass},
@@ -291,5 +354,83 @@ func TestEvaluate(t *testing.T) {
 		if c.res.ExitCode != c.exit {
 			t.Errorf("%s: exit %d (%s), want %d", c.name, c.res.ExitCode, c.res.Gate, c.exit)
 		}
+	}
+}
+
+// TestGateExactScore (issue 11 item 2): the operator score is compared with
+// the threshold as an exact fraction, never rounded first; and the message
+// never prints a failing score as equal to its threshold (item 15), and
+// names the config the threshold came from.
+func TestGateExactScore(t *testing.T) {
+	ops := func(killed, survived int, th float64, opts string) *Result {
+		r := &Result{Threshold: th, Options: opts, Mutants: []MutantResult{{ID: "sanity", Source: SourceSanity, Status: StatusKilled}}}
+		for i := 0; i < killed+survived; i++ {
+			st := StatusKilled
+			if i >= killed {
+				st = StatusSurvived
+			}
+			r.Mutants = append(r.Mutants, MutantResult{ID: fmt.Sprintf("op%05d", i), Source: SourceGremlins, Status: st})
+		}
+		Evaluate(r)
+		return r
+	}
+	for _, c := range []struct {
+		name             string
+		killed, survived int
+		th               float64
+		exit             int
+	}{
+		{"46/47 against 97.88", 46, 1, 97.88, ExitGateFailed},
+		{"46/47 against 97.87", 46, 1, 97.87, ExitPass},
+		{"2000/2001 against 100", 2000, 1, 100, ExitGateFailed},
+		{"1/2 against 50", 1, 1, 50, ExitPass},
+		{"2/3 against 66.67", 2, 1, 66.67, ExitGateFailed},
+		{"2/3 against 66.66", 2, 1, 66.66, ExitPass},
+		{"999/2000 against 49.96", 999, 1001, 49.96, ExitGateFailed},
+	} {
+		r := ops(c.killed, c.survived, c.th, "config=my-gremlins.yaml")
+		if r.ExitCode != c.exit {
+			t.Errorf("%s: exit %d (%s), want %d", c.name, r.ExitCode, r.Gate, c.exit)
+		}
+		if c.exit == ExitGateFailed {
+			if !strings.Contains(r.Gate, "my-gremlins.yaml") {
+				t.Errorf("%s: the gate does not name the config file: %s", c.name, r.Gate)
+			}
+			sc, th := ScoreAndThreshold(c.killed, c.killed+c.survived, c.th)
+			if sc == th || !strings.Contains(r.Gate, sc+" ("+fmt.Sprint(c.killed)) {
+				t.Errorf("%s: score %s printed as its threshold %s: %s", c.name, sc, th, r.Gate)
+			}
+			var b bytes.Buffer
+			Summary(&b, r)
+			if strings.Contains(b.String(), "operator 100.0%") {
+				t.Errorf("%s: the summary rounds a failing score up to 100.0%%:\n%s", c.name, b.String())
+			}
+		}
+	}
+}
+
+// TestSummaryTimes (issue 11 item 15): a run whose every verdict came from
+// the cache prints no "median 0 ms"; times are labelled as build + run,
+// apart from the timeout, which is the test run's alone.
+func TestSummaryTimes(t *testing.T) {
+	r := &Result{Threshold: 100, TimeoutMs: 5000, Mutants: []MutantResult{
+		{ID: "sanity", Source: SourceSanity, Status: StatusKilled, Cached: true, DurationMs: 900},
+		{ID: "c", Source: SourceCatalog, Status: StatusKilled, Cached: true, DurationMs: 7000},
+	}}
+	Evaluate(r)
+	var b bytes.Buffer
+	Summary(&b, r)
+	out := b.String()
+	if strings.Contains(out, "median 0 ms") || !strings.Contains(out, "median n/a") {
+		t.Errorf("a fully cached run:\n%s", out)
+	}
+	if !strings.Contains(out, "mutant timeout 5000 ms (of the test run alone; a mutant's time adds its build)") {
+		t.Errorf("the timeout is not labelled:\n%s", out)
+	}
+	var p bytes.Buffer
+	pr := newProgress(&p, false, 1)
+	pr.done(MutantResult{ID: "x", Status: StatusKilled, DurationMs: 7000})
+	if !strings.Contains(p.String(), "7.0s build + run") {
+		t.Errorf("a mutant's time is not labelled: %q", p.String())
 	}
 }

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/scenarios"
@@ -51,6 +52,19 @@ type Comparison struct {
 	FixedSurvivors []mutants.MutantResult
 	// AddedMutants and RemovedMutants are mutant ids only in head / only in base.
 	AddedMutants, RemovedMutants []string
+	// MutationNotRun says, per side ("base: …", "head: …"), that a side's
+	// mutation campaign never ran (its baseline failed, or its sanity
+	// mutant was not killed): then no score is compared, no mutant is
+	// listed as added, removed or surviving, and Score is nil. A head
+	// whose campaign never ran, against a base whose gate passed, has
+	// regressed (its gate fails).
+	MutationNotRun []string
+}
+
+// campaignRan reports whether m's mutants were run: its baseline passed and
+// its sanity mutant was killed (mutants.ExitUntrusted says otherwise).
+func campaignRan(m *mutants.Result) bool {
+	return m.Baseline == nil && m.ExitCode != mutants.ExitUntrusted
 }
 
 // CaseChange is how one case's calls differ between base and head.
@@ -83,6 +97,11 @@ type ScoreChange struct {
 	BaseCatalog, HeadCatalog   float64
 	BaseOperator, HeadOperator float64
 	BaseGate, HeadGate         string
+	// The scores' denominators: 0 means nothing was scored ("n/a").
+	BaseCatalogScored, HeadCatalogScored   int
+	BaseOperatorScored, HeadOperatorScored int
+	// The operator threshold of each side, for printing.
+	BaseThreshold, HeadThreshold float64
 }
 
 // Compare compares base with head. Either may lack scenarios or mutation;
@@ -93,7 +112,17 @@ func Compare(base, head *Run) *Comparison {
 		c.compareCases(base.Scenarios, head.Scenarios)
 	}
 	if base.Mutation != nil && head.Mutation != nil {
-		c.compareMutants(base.Mutation, head.Mutation)
+		for _, side := range []struct {
+			name string
+			m    *mutants.Result
+		}{{"base", base.Mutation}, {"head", head.Mutation}} {
+			if !campaignRan(side.m) {
+				c.MutationNotRun = append(c.MutationNotRun, side.name+": "+oneLine(side.m.Gate))
+			}
+		}
+		if len(c.MutationNotRun) == 0 {
+			c.compareMutants(base.Mutation, head.Mutation)
+		}
 	}
 	c.Verdict = c.verdict()
 	return c
@@ -212,6 +241,9 @@ func (c *Comparison) compareMutants(b, h *mutants.Result) {
 		BaseCatalog: b.CatalogScore, HeadCatalog: h.CatalogScore,
 		BaseOperator: b.OperatorScore, HeadOperator: h.OperatorScore,
 		BaseGate: b.Gate, HeadGate: h.Gate,
+		BaseCatalogScored: b.CatalogScored, HeadCatalogScored: h.CatalogScored,
+		BaseOperatorScored: b.OperatorScored, HeadOperatorScored: h.OperatorScored,
+		BaseThreshold: b.Threshold, HeadThreshold: h.Threshold,
 	}
 	bi := map[string]*mutants.MutantResult{}
 	for i := range b.Mutants {
@@ -240,8 +272,10 @@ func (c *Comparison) compareMutants(b, h *mutants.Result) {
 
 func (c *Comparison) verdict() string {
 	s := c.Score
+	headNotRun := c.Head.Mutation != nil && c.Base.Mutation != nil && !campaignRan(c.Head.Mutation) && c.Base.Mutation.Gate == "pass"
 	switch {
-	case len(c.NewFailures) > 0 || len(c.NewSurvivors) > 0,
+	case headNotRun,
+		len(c.NewFailures) > 0 || len(c.NewSurvivors) > 0,
 		s != nil && (s.HeadCatalog < s.BaseCatalog || s.HeadOperator < s.BaseOperator),
 		s != nil && s.HeadGate != "pass" && s.BaseGate == "pass":
 		return VerdictRegressed
@@ -289,6 +323,30 @@ func survivors(r *Run) []mutants.MutantResult {
 
 // pct formats a percentage with one decimal.
 func pct(v float64) string { return fmt.Sprintf("%.1f%%", v) }
+
+// catalogPct and operatorPct are a result's scores as the command line
+// prints them: "n/a" when nothing was scored, never a rounded-up 100.0%
+// for a score below its threshold (mutants.FormatScore).
+func catalogPct(m *mutants.Result) string {
+	return mutants.FormatScore(m.CatalogScore, m.CatalogScored, 100)
+}
+
+func operatorPct(m *mutants.Result) string {
+	return mutants.FormatScore(m.OperatorScore, m.OperatorScored, m.Threshold)
+}
+
+// thresholdPct is the operator threshold as written in the config.
+func thresholdPct(m *mutants.Result) string {
+	return strconv.FormatFloat(m.Threshold, 'f', -1, 64) + "%"
+}
+
+// ptsOrNA is pts(d), or "n/a" when either side scored nothing.
+func ptsOrNA(d float64, baseScored, headScored int) string {
+	if baseScored == 0 || headScored == 0 {
+		return "n/a"
+	}
+	return pts(d)
+}
 
 // pts formats a change of a percentage in points, signed.
 func pts(d float64) string {

@@ -208,35 +208,10 @@ func fixtureMutation(t *testing.T, head bool) *mutants.Result {
 		ms = append(ms, mutants.MutantResult{ID: fmt.Sprintf("gremlins:%s:%d:10:CONDITIONALS_NEGATION", tool, l2), Source: mutants.SourceGremlins,
 			Intent: "conditionals negation", File: tool, Line: l2, Status: mutants.StatusTimedOut, Diff: d2, Detail: "test binary ran past 30s"})
 	}
-	r := &mutants.Result{Version: mutants.ResultVersion, Commit: "", Mutants: ms, Counts: map[string]int{}, Threshold: 80}
-	cat, catK, op, opK := 0, 0, 0, 0
-	for _, m := range ms {
-		r.Counts[m.Status]++
-		if !undetected(m.Status) && m.Status != mutants.StatusKilled {
-			continue
-		}
-		switch m.Source {
-		case mutants.SourceCatalog:
-			cat++
-			if m.Status == mutants.StatusKilled {
-				catK++
-			}
-		case mutants.SourceGremlins:
-			op++
-			if m.Status == mutants.StatusKilled {
-				opK++
-			}
-		}
-	}
-	r.CatalogScore = 100 * float64(catK) / float64(max(cat, 1))
-	r.OperatorScore = 100
-	if op > 0 {
-		r.OperatorScore = 100 * float64(opK) / float64(op)
-	}
-	r.Gate = "pass"
-	if r.CatalogScore < 100 || r.OperatorScore < r.Threshold {
-		r.Gate = fmt.Sprintf("catalog score %.1f%% is below 100%%", r.CatalogScore)
-	}
+	// Counts, scores, gate and exit code are what the mutants give: a
+	// report refuses a result that disagrees with its own mutant list.
+	r := &mutants.Result{Version: mutants.ResultVersion, Commit: "", Mutants: ms, Threshold: 80}
+	mutants.Evaluate(r)
 	return r
 }
 

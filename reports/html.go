@@ -47,6 +47,7 @@ func HTML(r *Run, cmp *Comparison) []byte {
 	if m := r.Mutation; m != nil {
 		htmlMutants(&b, m)
 	}
+	htmlConformance(&b, r)
 	b.WriteString("</body>\n</html>\n")
 	return []byte(b.String())
 }
@@ -114,7 +115,7 @@ func htmlMutants(b *strings.Builder, m *mutants.Result) {
 		return
 	}
 	fmt.Fprintf(b, "<h2 id=\"mutants\">Mutants: catalog %s, operator %s (threshold %s), gate: %s</h2>\n",
-		esc(pct(m.CatalogScore)), esc(pct(m.OperatorScore)), esc(pct(m.Threshold)), esc(m.Gate))
+		esc(catalogPct(m)), esc(operatorPct(m)), esc(thresholdPct(m)), esc(m.Gate))
 	b.WriteString("<p class=\"note\">Mutation score = killed / (killed + survived + timed out), for catalog and operator mutants separately.</p>\n")
 	b.WriteString("<table class=\"mutants\">\n<thead><tr><th>status</th><th>mutant</th><th>source</th><th>file</th><th>intent</th><th>killed by</th></tr></thead>\n<tbody>\n")
 	for _, mu := range m.Mutants {

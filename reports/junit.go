@@ -163,9 +163,9 @@ func caseText(c scenarios.CaseResult, msgs []string) string {
 
 func mutantSuite(m *mutants.Result) junitSuite {
 	s := junitSuite{Name: "mutants", Properties: &junitProps{Props: []junitProp{
-		{"catalogScore", pct(m.CatalogScore)},
-		{"operatorScore", pct(m.OperatorScore)},
-		{"operatorThreshold", pct(m.Threshold)},
+		{"catalogScore", catalogPct(m)},
+		{"operatorScore", operatorPct(m)},
+		{"operatorThreshold", thresholdPct(m)},
 		{"gate", m.Gate},
 	}}}
 	for _, mu := range m.Mutants {

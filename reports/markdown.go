@@ -45,6 +45,7 @@ func RunMarkdown(r *Run, limit int) string {
 	if m := r.Mutation; m != nil {
 		mutationTable(&b, m)
 	}
+	conformanceMarkdown(&b, r)
 	if fs := headFailures(r); len(fs) > 0 {
 		b.line("### Failures (%d)", len(fs))
 		b.blank()
@@ -81,6 +82,14 @@ func CompareMarkdown(c *Comparison, limit int) string {
 		b.line("_Mutation not compared: no mutation result in %s._", missingSide(c.Base.Mutation == nil, c.Head.Mutation == nil))
 		b.blank()
 	}
+	if len(c.MutationNotRun) > 0 {
+		b.line("_Mutation not compared: a campaign never ran, so no score is compared and no mutant is listed as removed or surviving._")
+		b.blank()
+		for _, n := range c.MutationNotRun {
+			b.line("- %s", cell(n))
+		}
+		b.blank()
+	}
 	if len(c.NewFailures) > 0 {
 		b.line("### New failures (%d)", len(c.NewFailures))
 		b.blank()
@@ -100,8 +109,10 @@ func CompareMarkdown(c *Comparison, limit int) string {
 		b.blank()
 		b.line("| | base | head | change |")
 		b.line("|---|---:|---:|---:|")
-		b.line("| catalog | %s | %s | %s |", pct(s.BaseCatalog), pct(s.HeadCatalog), pts(s.HeadCatalog-s.BaseCatalog))
-		b.line("| operator | %s | %s | %s |", pct(s.BaseOperator), pct(s.HeadOperator), pts(s.HeadOperator-s.BaseOperator))
+		b.line("| catalog | %s | %s | %s |", mutants.FormatScore(s.BaseCatalog, s.BaseCatalogScored, 100),
+			mutants.FormatScore(s.HeadCatalog, s.HeadCatalogScored, 100), ptsOrNA(s.HeadCatalog-s.BaseCatalog, s.BaseCatalogScored, s.HeadCatalogScored))
+		b.line("| operator | %s | %s | %s |", mutants.FormatScore(s.BaseOperator, s.BaseOperatorScored, s.BaseThreshold),
+			mutants.FormatScore(s.HeadOperator, s.HeadOperatorScored, s.HeadThreshold), ptsOrNA(s.HeadOperator-s.BaseOperator, s.BaseOperatorScored, s.HeadOperatorScored))
 		b.line("| gate | %s | %s | |", cell(s.BaseGate), cell(s.HeadGate))
 		b.blank()
 	}
@@ -193,7 +204,7 @@ func runHeadline(r *Run) (string, string) {
 			icon = "❌"
 		}
 		parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
-			pct(m.CatalogScore), pct(m.OperatorScore), oneLine(m.Gate)))
+			catalogPct(m), operatorPct(m), oneLine(m.Gate)))
 	} else {
 		parts = append(parts, "no mutation results")
 	}
@@ -228,9 +239,14 @@ func compareHeadline(c *Comparison) string {
 	add(len(c.Changes), "case changed behaviour", "cases changed behaviour")
 	add(len(c.Added), "case added", "cases added")
 	add(len(c.Removed), "case removed", "cases removed")
+	for _, n := range c.MutationNotRun {
+		side, _, _ := strings.Cut(n, ":")
+		parts = append(parts, fmt.Sprintf("%s's mutation campaign never ran", side))
+	}
 	if s := c.Score; s != nil {
 		parts = append(parts, fmt.Sprintf("mutation score %s catalog (%s), %s operator (%s)",
-			pct(s.HeadCatalog), pts(s.HeadCatalog-s.BaseCatalog), pct(s.HeadOperator), pts(s.HeadOperator-s.BaseOperator)))
+			mutants.FormatScore(s.HeadCatalog, s.HeadCatalogScored, 100), ptsOrNA(s.HeadCatalog-s.BaseCatalog, s.BaseCatalogScored, s.HeadCatalogScored),
+			mutants.FormatScore(s.HeadOperator, s.HeadOperatorScored, s.HeadThreshold), ptsOrNA(s.HeadOperator-s.BaseOperator, s.BaseOperatorScored, s.HeadOperatorScored)))
 	}
 	if len(parts) == 0 {
 		return "no difference between base and head"
@@ -253,7 +269,7 @@ func verdictIcon(v string) string {
 func mutationTable(b *mdBuilder, m *mutants.Result) {
 	b.line("| mutation score | catalog | operator | operator threshold | gate |")
 	b.line("|---|---:|---:|---:|---|")
-	b.line("| | %s | %s | %s | %s |", pct(m.CatalogScore), pct(m.OperatorScore), pct(m.Threshold), cell(m.Gate))
+	b.line("| | %s | %s | %s | %s |", catalogPct(m), operatorPct(m), thresholdPct(m), cell(m.Gate))
 	b.blank()
 	var cs []string
 	for _, st := range mutantStatuses {

@@ -1,5 +1,6 @@
 // Package reports turns the results of a waitsim run — the scenario table
-// (out/scenarios.json) and the mutation gate (out/mutation.json) — into what
+// (out/scenarios.json), the mutation gate (out/mutation.json) and, when
+// present, the conformance table (out/conformance.json) — into what
 // people read: Markdown for a pull-request comment and a CI job summary, JUnit
 // XML, Stryker's mutation-testing-report-schema JSON, a self-contained HTML
 // report with a timeline picture per scenario, and a trace-event JSON per
@@ -7,7 +8,8 @@
 // a head run.
 //
 // Every renderer is deterministic: identical inputs give byte-identical
-// outputs. No renderer prints wall-clock data, dates or tool versions. Times
+// outputs. No renderer prints wall-clock data, dates or tool versions, except
+// the conformance section, whose measurements are wall-clock times. Times
 // are virtual milliseconds since the start of a scenario's world unless a name
 // says otherwise.
 package reports
@@ -17,11 +19,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/waitsim/waitsim/conformance"
 	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/scenarios"
 )
@@ -42,6 +46,9 @@ type Run struct {
 	Version int `json:"version"`
 	// Commit is the commit the run was made from ("" when unknown).
 	Commit string `json:"commit"`
+	// Tree is the sha256 of the work tree's content the results were run
+	// on (mutants.TreeState), "" when unknown. Both inputs of a Run share it.
+	Tree string `json:"tree,omitempty"`
 	// Seeds are the seeds of the case generators, by generator name (empty
 	// when no case was generated). A map is written with sorted keys.
 	Seeds map[string]int64 `json:"seeds"`
@@ -49,6 +56,11 @@ type Run struct {
 	Scenarios *scenarios.RunResult `json:"scenarios"`
 	// Mutation is the mutation gate's result; nil when the gate was not run.
 	Mutation *mutants.Result `json:"mutation"`
+	// Conformance is the "simulation vs real" table of `make conformance`
+	// (out/conformance.json), when present. It is wall-clock data by nature,
+	// so it stays out of run.json and of the base-vs-head comparison; the
+	// Markdown and HTML of a single run show it.
+	Conformance *conformance.Report `json:"-"`
 }
 
 // InputError is a bad input file: malformed JSON, a wrong version, a field of
@@ -139,11 +151,66 @@ func Assemble(scenariosPath, mutationPath, commit string, seeds map[string]int64
 		}
 		r.Mutation = m
 	}
-	if r.Commit == "" && r.Mutation != nil {
-		r.Commit = r.Mutation.Commit
+	if s, m := r.Scenarios, r.Mutation; s != nil && m != nil && (s.Tree != m.Tree || s.Commit != m.Commit) {
+		return nil, &InputError{scenariosPath, "tree", fmt.Sprintf("was run on %s, but %s on %s: results of different trees cannot make one report; run both again",
+			describeTree(s.Commit, s.Tree), mutationPath, describeTree(m.Commit, m.Tree))}
+	}
+	switch {
+	case r.Mutation != nil:
+		r.Tree = r.Mutation.Tree
+		if r.Commit == "" {
+			r.Commit = r.Mutation.Commit
+		}
+	case r.Scenarios != nil:
+		r.Tree = r.Scenarios.Tree
+		if r.Commit == "" {
+			r.Commit = r.Scenarios.Commit
+		}
 	}
 	r.Normalize()
 	return r, nil
+}
+
+// CheckTree is nil when r was run on the work tree whose state is commit
+// and tree (mutants.TreeState). A run that records no tree, or another
+// one, is stale: its results are not those of the tree a report would be
+// read against (issue 11 item 4). tree "" (not a git work tree) checks
+// nothing.
+func CheckTree(r *Run, sources, commit, tree string) error {
+	if tree == "" {
+		return nil
+	}
+	if r.Tree == "" {
+		return fmt.Errorf("%s: stale or unknown results: they record no tree (written by an older waitsim, or by go test directly); the work tree is %s: run them again", sources, describeTree(commit, tree))
+	}
+	if r.Tree != tree {
+		return fmt.Errorf("%s: stale results: they were run on %s, the work tree is now %s: run them again", sources, describeTree(inputsCommit(r), r.Tree), describeTree(commit, tree))
+	}
+	return nil
+}
+
+// inputsCommit is the commit r's inputs record they ran on (not the one a
+// report was asked to name).
+func inputsCommit(r *Run) string {
+	switch {
+	case r.Mutation != nil && r.Mutation.Commit != "":
+		return r.Mutation.Commit
+	case r.Scenarios != nil && r.Scenarios.Commit != "":
+		return r.Scenarios.Commit
+	}
+	return r.Commit
+}
+
+// describeTree names a tree state for people: "commit abc… (tree 123…)".
+func describeTree(commit, tree string) string {
+	c := "no commit"
+	if commit != "" {
+		c = "commit " + commit
+	}
+	if tree == "" {
+		return c + " (no tree recorded)"
+	}
+	return fmt.Sprintf("%s (tree %.12s)", c, tree)
 }
 
 // LoadRun reads and checks a Run file (run.json). Errors name the file and field.
@@ -298,33 +365,76 @@ func checkScenarios(name, prefix string, s *scenarios.RunResult) error {
 			return &InputError{name, f + ".verdict", fmt.Sprintf("%q is not %q, %q or %q", c.Verdict,
 				scenarios.VerdictPass, scenarios.VerdictFail, scenarios.VerdictError)}
 		}
+		if c.File != "" {
+			if err := mutants.CheckLocalPath(c.File); err != nil {
+				return &InputError{name, f + ".file", err.Error()}
+			}
+		}
+	}
+	// The tallies must be the cases' verdicts.
+	n := map[string]int{}
+	for _, c := range s.Cases {
+		n[c.Verdict]++
+	}
+	for _, t := range []struct {
+		field string
+		got   int
+		v     string
+	}{{"passed", s.Passed, scenarios.VerdictPass}, {"failed", s.Failed, scenarios.VerdictFail}, {"errors", s.Errors, scenarios.VerdictError}} {
+		if t.got != n[t.v] {
+			return &InputError{name, prefix + t.field, fmt.Sprintf("records %d, the cases hold %d with verdict %q: the file does not match its own cases", t.got, n[t.v], t.v)}
+		}
 	}
 	return nil
 }
 
 // mutantStatuses are the statuses a mutants.MutantResult may carry.
-var mutantStatuses = []string{mutants.StatusKilled, mutants.StatusSurvived, mutants.StatusNotViable,
-	mutants.StatusTimedOut, mutants.StatusNoApply, mutants.StatusEquivalent}
+var mutantStatuses = mutants.Statuses
 
+// checkMutation checks a mutation result (mutants.Result.Check: ids,
+// statuses, sources, paths, a mutant list) and that its counts, scores and
+// exit code are what its mutant list gives (mutants.Evaluate): a report
+// never shows a count or a pass the mutants do not back. The recomputed
+// values replace the recorded ones (older files rounded their scores).
 func checkMutation(name, prefix string, m *mutants.Result) error {
-	seen := map[string]int{}
-	for i, mu := range m.Mutants {
-		f := fmt.Sprintf("%smutants[%d]", prefix, i)
-		if mu.ID == "" {
-			return &InputError{name, f + ".id", "empty"}
+	if err := m.Check(); err != nil {
+		var fe *mutants.FieldError
+		if errors.As(err, &fe) {
+			return &InputError{name, prefix + fe.Field, fe.Msg}
 		}
-		if j, dup := seen[mu.ID]; dup {
-			return &InputError{name, f + ".id", fmt.Sprintf("%q repeats mutants[%d]", mu.ID, j)}
-		}
-		seen[mu.ID] = i
-		ok := false
-		for _, s := range mutantStatuses {
-			ok = ok || mu.Status == s
-		}
-		if !ok {
-			return &InputError{name, f + ".status", fmt.Sprintf("%q is not one of %s", mu.Status, quoteList(mutantStatuses))}
+		return &InputError{name, prefix + "mutants", err.Error()}
+	}
+	re := *m
+	re.Counts = nil
+	mutants.Evaluate(&re)
+	bad := func(field, format string, args ...any) error {
+		return &InputError{name, prefix + field, fmt.Sprintf(format, args...) + ": the file does not match its own mutant list (edited, or written by a broken run)"}
+	}
+	for _, k := range sortedKeys(re.Counts) {
+		if m.Counts[k] != re.Counts[k] {
+			return bad("counts", "records %d %s, its mutants %d", m.Counts[k], k, re.Counts[k])
 		}
 	}
+	for _, k := range sortedKeys(m.Counts) {
+		if m.Counts[k] != re.Counts[k] {
+			return bad("counts", "records %d %s, its mutants %d", m.Counts[k], k, re.Counts[k])
+		}
+	}
+	switch {
+	case m.CatalogScored != re.CatalogScored:
+		return bad("catalogScored", "records %d, its mutants %d", m.CatalogScored, re.CatalogScored)
+	case m.OperatorScored != re.OperatorScored:
+		return bad("operatorScored", "records %d, its mutants %d", m.OperatorScored, re.OperatorScored)
+	case math.Abs(m.CatalogScore-re.CatalogScore) >= 0.05:
+		return bad("catalogScore", "records %v, its mutants %v", m.CatalogScore, re.CatalogScore)
+	case math.Abs(m.OperatorScore-re.OperatorScore) >= 0.05:
+		return bad("operatorScore", "records %v, its mutants %v", m.OperatorScore, re.OperatorScore)
+	case m.ExitCode != re.ExitCode:
+		return bad("exitCode", "records %d (gate %q), its mutants give %d (%s)", m.ExitCode, oneLine(m.Gate), re.ExitCode, oneLine(re.Gate))
+	case (m.Gate == "pass") != (re.Gate == "pass"):
+		return bad("gate", "records %q, its mutants give %q", oneLine(m.Gate), oneLine(re.Gate))
+	}
+	m.Counts, m.CatalogScore, m.OperatorScore = re.Counts, re.CatalogScore, re.OperatorScore
 	return nil
 }
 

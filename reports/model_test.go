@@ -98,8 +98,8 @@ func TestLoadRunErrorsNameFileAndField(t *testing.T) {
 }
 
 func TestAssembleNormalizesWallTime(t *testing.T) {
-	sp := writeTemp(t, "scenarios.json", `{"version": 1, "cases": [{"id": "a", "verdict": "pass", "wallMs": 12.5, "repro": "go test x"}], "passed": 1}`)
-	mp := writeTemp(t, "mutation.json", `{"version": 1, "commit": "abc", "mutants": [{"id": "m", "status": "killed", "durationMs": 99}], "baselineMs": 7, "wallMs": 8, "gate": "pass"}`)
+	sp := writeTemp(t, "scenarios.json", `{"version": 1, "commit": "abc", "tree": "t1", "cases": [{"id": "a", "verdict": "pass", "wallMs": 12.5, "repro": "go test x"}], "passed": 1}`)
+	mp := writeTemp(t, "mutation.json", `{"version": 1, "commit": "abc", "tree": "t1", "mutants": [{"id": "m", "source": "catalog", "status": "killed", "durationMs": 99}], "counts": {"killed": 1}, "catalogScore": 100, "catalogScored": 1, "operatorScore": 100, "baselineMs": 7, "wallMs": 8, "gate": "pass"}`)
 	r, err := Assemble(sp, mp, "", map[string]int64{"gen": 3})
 	if err != nil {
 		t.Fatal(err)

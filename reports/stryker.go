@@ -18,32 +18,49 @@ import (
 // against.
 const StrykerSchemaVersion = "2"
 
-// StrykerStatus maps a waitsim mutant status to Stryker's MutantStatus:
+// StrykerStatus maps a waitsim mutant to Stryker's MutantStatus so that a
+// Stryker viewer's score (detected / (detected + undetected), where Killed
+// and Timeout are detected, Survived and NoCoverage undetected, and
+// CompileError, RuntimeError and Ignored left out) is the gate's score:
 //
-//	killed                   → Killed
-//	survived                 → Survived
-//	not viable               → CompileError
-//	timed out                → Timeout
-//	equivalent               → Ignored
-//	patch-no-longer-applies  → RuntimeError
+//	                          operator mutant   catalog mutant
+//	killed                    Killed            Killed
+//	survived                  Survived          Survived
+//	timed out                 Survived          Survived   (the gate counts it as not killed)
+//	not viable                CompileError      Survived   (counts against the catalog score)
+//	patch-no-longer-applies   RuntimeError      Survived   (likewise)
+//	equivalent                Ignored           Ignored
 //
-// Note that Stryker's tools count Timeout as detected while waitsim's
-// mutation score counts a timed-out mutant as not killed. An unknown status
+// The sanity mutant is not exported (the gate does not count it). A mutant
+// whose status is not its own says why in statusReason. An unknown status
 // maps to RuntimeError.
-func StrykerStatus(status string) string {
-	switch status {
+func StrykerStatus(mu mutants.MutantResult) string {
+	switch mu.Status {
 	case mutants.StatusKilled:
 		return "Killed"
-	case mutants.StatusSurvived:
+	case mutants.StatusSurvived, mutants.StatusTimedOut:
 		return "Survived"
-	case mutants.StatusNotViable:
-		return "CompileError"
-	case mutants.StatusTimedOut:
-		return "Timeout"
 	case mutants.StatusEquivalent:
 		return "Ignored"
+	case mutants.StatusNotViable, mutants.StatusNoApply:
+		if mu.Source == mutants.SourceCatalog {
+			return "Survived"
+		}
+		if mu.Status == mutants.StatusNotViable {
+			return "CompileError"
+		}
 	}
 	return "RuntimeError"
+}
+
+// strykerFileKey is the key of a mutant's file in the Stryker report: its
+// path under "catalog/" or "operator/", so that a viewer's score of each
+// directory is the gate's catalog and operator score.
+func strykerFileKey(mu mutants.MutantResult) string {
+	if mu.Source == mutants.SourceCatalog {
+		return "catalog/" + mu.File
+	}
+	return "operator/" + mu.File
 }
 
 type strykerReport struct {
@@ -130,17 +147,26 @@ func Stryker(r *Run, root string) ([]byte, error) {
 	}
 	sources := map[string][]string{}
 	for _, mu := range r.Mutation.Mutants {
-		f, ok := rep.Files[mu.File]
+		if mu.Source == mutants.SourceSanity {
+			continue // not a mutant the gate scores
+		}
+		if err := mutants.CheckLocalPath(mu.File); err != nil {
+			return nil, fmt.Errorf("stryker report: mutant %s: field file: %v", mu.ID, err)
+		}
+		key := strykerFileKey(mu)
+		f, ok := rep.Files[key]
 		if !ok {
-			src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(mu.File)))
-			if err != nil {
-				return nil, fmt.Errorf("stryker report: source of mutant %s: %w", mu.ID, err)
+			if _, read := sources[mu.File]; !read {
+				src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(mu.File)))
+				if err != nil {
+					return nil, fmt.Errorf("stryker report: source of mutant %s: %w", mu.ID, err)
+				}
+				sources[mu.File] = strings.Split(string(src), "\n")
 			}
-			f = strykerFile{Language: "go", Source: string(src)}
-			sources[mu.File] = strings.Split(string(src), "\n")
+			f = strykerFile{Language: "go", Source: strings.Join(sources[mu.File], "\n")}
 		}
 		f.Mutants = append(f.Mutants, strykerMutantOf(mu, sources[mu.File]))
-		rep.Files[mu.File] = f
+		rep.Files[key] = f
 	}
 	if s := r.Scenarios; s != nil && len(s.Cases) > 0 {
 		rep.TestFiles = map[string]strykerTestFile{}
@@ -172,7 +198,7 @@ func strykerMutantOf(mu mutants.MutantResult, src []string) strykerMutant {
 	sm := strykerMutant{
 		ID:           mu.ID,
 		MutatorName:  mutatorName(mu),
-		Status:       StrykerStatus(mu.Status),
+		Status:       StrykerStatus(mu),
 		StatusReason: strings.TrimSpace(mu.Detail),
 		KilledBy:     mu.KilledBy,
 		Description:  mu.Intent,
@@ -180,6 +206,9 @@ func strykerMutantOf(mu mutants.MutantResult, src []string) strykerMutant {
 	}
 	if mu.Status != mutants.StatusKilled {
 		sm.KilledBy = nil
+	}
+	if own := map[string]bool{"Killed": true, "Survived": mu.Status == mutants.StatusSurvived, "Ignored": true, "CompileError": true, "RuntimeError": true}; !own[sm.Status] {
+		sm.StatusReason = strings.TrimSpace(mu.Status + " (counted as not killed by the gate). " + sm.StatusReason)
 	}
 	line, col := mutantPos(mu)
 	if line < 1 || line > len(src) {

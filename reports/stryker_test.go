@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,7 +74,7 @@ func TestStrykerReportIsValidAgainstPublishedSchema(t *testing.T) {
 			firstMutant(doc)["location"].(map[string]any)["start"].(map[string]any)["column"] = 0
 		},
 		"source": func(doc map[string]any) {
-			delete(doc["files"].(map[string]any)["waittool/tool.go"].(map[string]any), "source")
+			delete(doc["files"].(map[string]any)["catalog/waittool/tool.go"].(map[string]any), "source")
 		},
 		"schemaVersion": func(doc map[string]any) { doc["schemaVersion"] = "4" },
 	} {
@@ -89,7 +90,7 @@ func TestStrykerReportIsValidAgainstPublishedSchema(t *testing.T) {
 }
 
 func firstMutant(doc map[string]any) map[string]any {
-	f := doc["files"].(map[string]any)["waittool/tool.go"].(map[string]any)
+	f := doc["files"].(map[string]any)["catalog/waittool/tool.go"].(map[string]any)
 	return f["mutants"].([]any)[0].(map[string]any)
 }
 
@@ -107,20 +108,22 @@ func TestStrykerContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, ok := rep.Files["waittool/tool.go"]
-	if !ok || f.Source != string(src) || f.Language != "go" {
-		t.Fatalf("file entry for waittool/tool.go missing or without its source")
-	}
 	byID := map[string]strykerMutant{}
-	for _, m := range f.Mutants {
-		byID[m.ID] = m
+	for _, key := range []string{"catalog/waittool/tool.go", "operator/waittool/tool.go"} {
+		f, ok := rep.Files[key]
+		if !ok || f.Source != string(src) || f.Language != "go" {
+			t.Fatalf("file entry %s missing or without its source", key)
+		}
+		for _, m := range f.Mutants {
+			byID[m.ID] = m
+		}
 	}
 	if m := byID["no-read-reserve"]; m.Status != "Survived" || m.MutatorName != "Catalog" || !strings.Contains(m.Replacement, "c.now().Before(deadline)") {
 		t.Errorf("no-read-reserve: %+v", m)
 	}
 	for id, m := range byID {
 		if strings.HasPrefix(id, "gremlins:") && strings.HasSuffix(id, ":CONDITIONALS_NEGATION") {
-			if m.Status != "Timeout" || m.Location.Start.Column != 10 || m.MutatorName != "CONDITIONALS_NEGATION" {
+			if m.Status != "Survived" || !strings.HasPrefix(m.StatusReason, "timed out") || m.Location.Start.Column != 10 || m.MutatorName != "CONDITIONALS_NEGATION" {
 				t.Errorf("%s: %+v", id, m)
 			}
 		}
@@ -139,14 +142,58 @@ func TestStrykerContent(t *testing.T) {
 }
 
 func TestStrykerStatusMapping(t *testing.T) {
-	want := map[string]string{
-		mutants.StatusKilled: "Killed", mutants.StatusSurvived: "Survived", mutants.StatusNotViable: "CompileError",
-		mutants.StatusTimedOut: "Timeout", mutants.StatusEquivalent: "Ignored", mutants.StatusNoApply: "RuntimeError",
+	want := map[string][2]string{ // operator, catalog
+		mutants.StatusKilled: {"Killed", "Killed"}, mutants.StatusSurvived: {"Survived", "Survived"},
+		mutants.StatusNotViable: {"CompileError", "Survived"}, mutants.StatusTimedOut: {"Survived", "Survived"},
+		mutants.StatusEquivalent: {"Ignored", "Ignored"}, mutants.StatusNoApply: {"RuntimeError", "Survived"},
 	}
 	for _, st := range mutantStatuses {
-		if got := StrykerStatus(st); got != want[st] {
-			t.Errorf("%s → %s, want %s", st, got, want[st])
+		for i, src := range []string{mutants.SourceGremlins, mutants.SourceCatalog} {
+			if got := StrykerStatus(mutants.MutantResult{Status: st, Source: src}); got != want[st][i] {
+				t.Errorf("%s %s → %s, want %s", src, st, got, want[st][i])
+			}
 		}
+	}
+}
+
+// TestStrykerScoreIsTheGates (issue 11 item 8): the score a Stryker viewer
+// computes from the report, per directory (catalog/, operator/), is the
+// gate's catalog and operator score; the sanity mutant is not in it.
+func TestStrykerScoreIsTheGates(t *testing.T) {
+	r := smallRun()
+	m := r.Mutation
+	m.Mutants = append([]mutants.MutantResult{{ID: "sanity", Source: mutants.SourceSanity, File: "waittool/tool.go", Status: mutants.StatusKilled}},
+		mutants.MutantResult{ID: "k2", Source: mutants.SourceGremlins, File: "waittool/tool.go", Status: mutants.StatusKilled})
+	m.Mutants = append(m.Mutants, smallRun().Mutation.Mutants...)
+	mutants.Evaluate(m)
+	b, err := Stryker(r, "..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep strykerReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	score := func(key string) (float64, int) {
+		det, undet := 0, 0
+		for _, mu := range rep.Files[key].Mutants {
+			if mu.ID == "sanity" {
+				t.Error("the sanity mutant is exported")
+			}
+			switch mu.Status {
+			case "Killed", "Timeout":
+				det++
+			case "Survived", "NoCoverage":
+				undet++
+			}
+		}
+		return 100 * float64(det) / float64(max(det+undet, 1)), det + undet
+	}
+	if s, n := score("operator/waittool/tool.go"); n != m.OperatorScored || math.Abs(s-m.OperatorScore) > 1e-9 {
+		t.Errorf("Stryker's operator score %.2f%% of %d, the gate's %.2f%% of %d", s, n, m.OperatorScore, m.OperatorScored)
+	}
+	if s, n := score("catalog/waittool/tool.go"); n != m.CatalogScored || math.Abs(s-m.CatalogScore) > 1e-9 {
+		t.Errorf("Stryker's catalog score %.2f%% of %d, the gate's %.2f%% of %d", s, n, m.CatalogScore, m.CatalogScored)
 	}
 }
 

@@ -3,7 +3,6 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/waitsim/waitsim/scenarios"
 )
@@ -79,18 +78,10 @@ func TraceEvents(c *scenarios.CaseResult) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// TraceFileName is the file name of a case's trace-event JSON: the case id
-// with every character outside [A-Za-z0-9._-] replaced by '_', then ".json".
-// Distinct ids that would collide are told apart by the caller (see Write).
+// TraceFileName is the file name of a case's trace-event JSON:
+// scenarios.SafeFileName of the case id (the golden trace's name too), then
+// ".json". Ids that collide only on a case-insensitive file system are told
+// apart by the caller (see Write).
 func TraceFileName(id string) string {
-	var b strings.Builder
-	for _, r := range id {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	return b.String() + ".json"
+	return scenarios.SafeFileName(id) + ".json"
 }

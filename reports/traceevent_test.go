@@ -71,7 +71,7 @@ func TestTraceEvents(t *testing.T) {
 }
 
 func TestTraceFileName(t *testing.T) {
-	if got := TraceFileName("boundary[timeoutMs=30500]/a b"); got != "boundary_timeoutMs_30500__a_b.json" {
+	if got := TraceFileName("boundary[timeoutMs=30500]/a b"); got != "boundary_timeoutMs=30500_a_b-8c71ef17.json" {
 		t.Errorf("got %s", got)
 	}
 }

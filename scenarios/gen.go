@@ -248,10 +248,49 @@ func Generate(t *rapid.T) Scenario {
 		}
 		sc.Seed = rapid.Int64Range(0, 1000).Draw(t, "seed")
 	}
+	fitFile(&sc)
 	// Drop roster changes the loader would refuse (e.g. a state change after
 	// the agent left), in order, so that every draw is a valid scenario.
 	for len(sc.Changes) > 0 && len(validate(&sc, nil)) > 0 {
 		sc.Changes = slices.Delete(sc.Changes, len(sc.Changes)-1, len(sc.Changes))
 	}
 	return sc
+}
+
+// fitFile halves the longest message of sc until sc, written as a file,
+// keeps well inside the loader's MaxFileBytes, so that every draw is a file
+// the loader takes.
+func fitFile(sc *Scenario) {
+	for {
+		b, err := MarshalScenario(*sc, "size")
+		if err != nil || len(b) <= MaxFileBytes*3/4 {
+			return
+		}
+		var longest *string
+		visit := func(msgs []string) {
+			for i := range msgs {
+				if longest == nil || len(msgs[i]) > len(*longest) {
+					longest = &msgs[i]
+				}
+			}
+		}
+		for i := range sc.Agents {
+			visit(sc.Agents[i].Messages)
+		}
+		for i := range sc.Changes {
+			visit(sc.Changes[i].Messages)
+		}
+		if sc.Bridge != nil {
+			for i := range sc.Bridge.Read {
+				for j := range sc.Bridge.Read[i].Outputs {
+					visit(sc.Bridge.Read[i].Outputs[j].Messages)
+				}
+			}
+		}
+		if longest == nil || *longest == "" {
+			return
+		}
+		r := []rune(*longest)
+		*longest = string(r[:len(r)/2])
+	}
 }

@@ -4,13 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -111,14 +114,26 @@ func Load(paths []string) ([]Case, error) {
 	return cases, nil
 }
 
+// decimalInt is how an integer is written in a scenario file: the one rule
+// for every number of the format (README: Numbers; issue 11 item 12).
+var decimalInt = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
 var placeholder = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // LoadFile loads one file; problems are "file:line:column: field: message".
 func LoadFile(file string) ([]Case, []string) {
-	src, err := os.ReadFile(file)
+	src, err := readLimited(file)
+	var pe *posError
+	if errors.As(err, &pe) {
+		return nil, []string{yamlProblem(file, err)}
+	}
 	if err != nil {
 		return nil, []string{fmt.Sprintf("%s:0:0: file: %v", file, err)}
+	}
+	values, err := checkLimits(src)
+	if err != nil {
+		return nil, []string{yamlProblem(file, err)}
 	}
 	prob := func(line, col int, field, msg string) string {
 		return fmt.Sprintf("%s:%d:%d: %s: %s", file, line, col, field, msg)
@@ -134,17 +149,40 @@ func LoadFile(file string) ([]Case, []string) {
 	if protects == "" {
 		problems = append(problems, prob(1, 1, "protects", "the file must say in one comment line what it protects against: '"+ProtectsPrefix+" …'"))
 	}
-	count, perr := scenarioCount(src)
+	nodes, perr := scenarioNodes(src)
 	if perr != nil {
 		return nil, append(problems, yamlProblem(file, perr))
 	}
 	var cases []Case
-	for i := 0; i < count; i++ {
-		cs, errs := loadScenario(file, src, i, protects)
+	work := values // the parse above
+	for i, node := range nodes {
+		cs, errs := loadScenario(file, node, i, protects, values, &work)
 		cases = append(cases, cs...)
 		problems = append(problems, errs...)
 	}
+	for i, p := range problems {
+		problems[i] = singleLine(p)
+	}
 	return cases, problems
+}
+
+// singleLine writes the control characters of a problem (a newline inside a
+// matrix value pasted into a message, say) as Go escapes, so that a problem
+// is always one line: one problem, one line, however its values read.
+func singleLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // yamlProblem renders a YAML library error as file:line:column: field: message.
@@ -220,12 +258,16 @@ func parseFile(src []byte) (ast.Node, error) {
 	}
 	var bad error
 	ast.Walk(visitFunc(func(n ast.Node) bool {
-		switch n.(type) {
+		switch n := n.(type) {
 		case *ast.AliasNode, *ast.AnchorNode:
 			if bad == nil {
 				bad = nodeErr(n, "yaml", "anchors and aliases (&name, *name) are not supported in scenario files; use a matrix to share values")
 			}
 			return false
+		case *ast.IntegerNode:
+			if tk := n.GetToken(); bad == nil && tk != nil && !decimalInt.MatchString(tk.Value) {
+				bad = nodeErr(n, keyBefore(tk), "integer %s: write integers as plain decimal digits with an optional minus sign (16, 1000, -5): no 0x, 0o, 0b, _, + or leading zeros (README: Numbers)", tk.Value)
+			}
 		}
 		return bad == nil
 	}), docs[0].Body)
@@ -248,35 +290,23 @@ func (f visitFunc) Visit(n ast.Node) ast.Visitor {
 // MaxCasesPerScenario bounds a matrix's expansion.
 const MaxCasesPerScenario = 1000
 
-// scenarioCount is 1 for a file holding one scenario (a mapping), or the
-// length of the list of scenarios it holds.
-func scenarioCount(src []byte) (int, error) {
-	body, err := parseFile(src)
-	if err != nil {
-		return 0, err
-	}
-	switch b := body.(type) {
-	case *ast.MappingNode, *ast.MappingValueNode:
-		return 1, nil
-	case *ast.SequenceNode:
-		if len(b.Values) == 0 {
-			return 0, nodeErr(b, "scenarios", "an empty list of scenarios")
-		}
-		return len(b.Values), nil
-	}
-	return 0, nodeErr(body, "scenario", "want a scenario (a mapping) or a list of scenarios")
-}
-
-// scenarioNode parses src afresh and returns the i-th scenario's node.
-func scenarioNode(src []byte, i int) (ast.Node, error) {
+// scenarioNodes parses src once and returns its scenarios: the one mapping
+// it holds, or the entries of the list of scenarios it holds.
+func scenarioNodes(src []byte) ([]ast.Node, error) {
 	body, err := parseFile(src)
 	if err != nil {
 		return nil, err
 	}
-	if seq, ok := body.(*ast.SequenceNode); ok {
-		return seq.Values[i], nil
+	switch b := body.(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return []ast.Node{body}, nil
+	case *ast.SequenceNode:
+		if len(b.Values) == 0 {
+			return nil, nodeErr(b, "scenarios", "an empty list of scenarios")
+		}
+		return b.Values, nil
 	}
-	return body, nil
+	return nil, nodeErr(body, "scenario", "want a scenario (a mapping) or a list of scenarios")
 }
 
 // child returns the value node of key in mapping n, or nil.
@@ -318,48 +348,70 @@ func locate(n ast.Node, path ...any) ast.Node {
 	return cur
 }
 
-func loadScenario(file string, src []byte, i int, protects string) ([]Case, []string) {
-	node, err := scenarioNode(src, i)
-	if err != nil {
-		return nil, []string{yamlProblem(file, err)}
+// loadScenario loads the i-th scenario of a file, node. values is the
+// file's value count and work the work spent on the file so far
+// (MaxLoadWork): checking a scenario, or one of its matrix cases, adds values.
+func loadScenario(file string, node ast.Node, i int, protects string, values int, work *int) ([]Case, []string) {
+	*work += values
+	if *work > MaxLoadWork {
+		return nil, []string{yamlProblem(file, nodeErr(node, "scenarios", "too much to load: %d scenarios in a file of %d values: (1 + cases) × values summed over them is more than %d (README: Limits)", i+1, values, MaxLoadWork))}
 	}
 	line := node.GetToken().Position.Line
 	combos, err := matrixCombos(node)
 	if err != nil {
 		return nil, []string{yamlProblem(file, err)}
 	}
+	if *work+len(combos)*values > MaxLoadWork {
+		return nil, []string{yamlProblem(file, nodeErr(child(node, "matrix"), "matrix",
+			"%d cases of a file of %d values: (1 + cases) × values is more than %d (README: Limits)", len(combos), values, MaxLoadWork))}
+	}
+	*work += len(combos) * values
 	var cases []Case
 	var problems []string
+	n := node // one parse serves every case: substitute's changes are undone after each
 	for _, params := range combos {
-		n, err := scenarioNode(src, i)
-		if err != nil {
-			return nil, []string{yamlProblem(file, err)}
-		}
-		if err := substitute(n, params); err != nil {
-			problems = append(problems, yamlProblem(file, err))
-			break
-		}
-		if errs := typeCheck(n, reflect.TypeFor[Scenario](), ""); len(errs) > 0 {
-			for _, e := range errs {
-				problems = append(problems, yamlProblem(file, e))
+		var undo []func()
+		restore := func() {
+			for j := len(undo) - 1; j >= 0; j-- {
+				undo[j]()
 			}
+		}
+		var ok bool
+		problems, ok = loadCase(file, n, params, &undo, line, protects, &cases, problems)
+		restore()
+		if !ok {
 			break
 		}
-		var sc Scenario
-		if err := yaml.NodeToValue(n, &sc, yaml.Strict()); err != nil {
-			problems = append(problems, yamlProblem(file, err))
-			break
-		}
-		errs := validate(&sc, n)
+	}
+	return cases, problems
+}
+
+// loadCase substitutes params into the scenario node n (recording its
+// changes in undo), checks and decodes it, and appends the case to cases or
+// its problems to problems; ok is false when it had problems.
+func loadCase(file string, n ast.Node, params []Param, undo *[]func(), line int, protects string, cases *[]Case, problems []string) ([]string, bool) {
+	if err := substitute(n, params, undo); err != nil {
+		return append(problems, yamlProblem(file, err)), false
+	}
+	if errs := typeCheck(n, reflect.TypeFor[Scenario](), ""); len(errs) > 0 {
 		for _, e := range errs {
 			problems = append(problems, yamlProblem(file, e))
 		}
-		if len(errs) > 0 {
-			break
-		}
-		cases = append(cases, Case{ID: caseID(sc.Name, params), File: file, Line: line, Protects: protects, Params: params, Scenario: sc})
+		return problems, false
 	}
-	return cases, problems
+	var sc Scenario
+	if err := yaml.NodeToValue(n, &sc, yaml.Strict()); err != nil {
+		return append(problems, yamlProblem(file, err)), false
+	}
+	errs := validate(&sc, n)
+	for _, e := range errs {
+		problems = append(problems, yamlProblem(file, e))
+	}
+	if len(errs) > 0 {
+		return problems, false
+	}
+	*cases = append(*cases, Case{ID: caseID(sc.Name, params), File: file, Line: line, Protects: protects, Params: params, Scenario: sc})
+	return problems, true
 }
 
 // caseID is name, or name[p=v,…] for a matrix case. Parameters whose name
@@ -380,7 +432,7 @@ func caseID(name string, params []Param) string {
 func valueText(v any) string {
 	switch v.(type) {
 	case string, int, int64, uint64, float64, bool:
-		return fmt.Sprint(v)
+		return singleLine(fmt.Sprint(v))
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
@@ -468,7 +520,16 @@ func plain(v any) any {
 
 // substitute replaces ${param} in every string scalar under n (outside the
 // matrix itself). A scalar that is exactly "${p}" takes the value's type.
-func substitute(n ast.Node, params []Param) error {
+// substitute replaces the placeholders of n by params, in place. Every change
+// it makes is recorded in undo (when not nil), newest last, so that running
+// the functions in reverse order gives n back as it was: one parse of a
+// scenario serves all its matrix cases.
+func substitute(n ast.Node, params []Param, undo *[]func()) error {
+	record := func(f func()) {
+		if undo != nil {
+			*undo = append(*undo, f)
+		}
+	}
 	values := map[string]any{}
 	used := map[string]bool{}
 	for _, p := range params {
@@ -487,11 +548,13 @@ func substitute(n ast.Node, params []Param) error {
 			if x.Key.String() == "matrix" {
 				return nil
 			}
-			return walk(x.Value, func(nn ast.Node) { x.Value = nn })
+			old := x.Value
+			return walk(x.Value, func(nn ast.Node) { x.Value = nn; record(func() { x.Value = old }) })
 		case *ast.SequenceNode:
 			for i := range x.Values {
 				i := i
-				if err := walk(x.Values[i], func(nn ast.Node) { x.Values[i] = nn }); err != nil {
+				old := x.Values[i]
+				if err := walk(x.Values[i], func(nn ast.Node) { x.Values[i] = nn; record(func() { x.Values[i] = old }) }); err != nil {
 					return err
 				}
 			}
@@ -508,7 +571,9 @@ func substitute(n ast.Node, params []Param) error {
 			}
 			if len(ms) == 1 && ms[0][0] == x.Value && set != nil {
 				if sv, ok := values[ms[0][1]].(string); ok {
+					old := x.Value
 					x.Value = sv // a string stays this node (ValueToNode would quote "")
+					record(func() { x.Value = old })
 					return nil
 				}
 				nn, err := yaml.ValueToNode(values[ms[0][1]])
@@ -520,9 +585,11 @@ func substitute(n ast.Node, params []Param) error {
 				set(nn)
 				return nil
 			}
+			old := x.Value
 			x.Value = placeholder.ReplaceAllStringFunc(x.Value, func(s string) string {
 				return valueText(values[placeholder.FindStringSubmatch(s)[1]])
 			})
+			record(func() { x.Value = old })
 		}
 		return nil
 	}
@@ -548,6 +615,61 @@ var toolInput = func() *jsonschema.Resolved {
 	}
 	return r
 }()
+
+// toolInputProps are the tool's input schema's properties, each resolved on
+// its own, and its required properties: so that every broken argument of a
+// call is reported at once, not only the first the validator meets.
+var toolInputProps, toolInputRequired = func() (map[string]*jsonschema.Resolved, []string) {
+	s, err := waittool.InputSchema()
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]*jsonschema.Resolved{}
+	for k, ps := range s.Properties {
+		r, err := ps.Resolve(nil)
+		if err != nil {
+			panic(err)
+		}
+		out[k] = r
+	}
+	return out, s.Required
+}()
+
+// argProblem is one argument of a call that breaks the tool's input schema.
+type argProblem struct{ field, msg string }
+
+// argsProblems lists every argument of args that breaks the tool's input
+// schema (SPEC §2), in key order: unknown ones, ones whose value breaks its
+// property's schema, then missing required ones. A schema rule that spans
+// properties shows as one problem without a field. Nil when args are valid.
+func argsProblems(args map[string]any) []argProblem {
+	verr := toolInput.Validate(jsonValue(args))
+	if verr == nil {
+		return nil
+	}
+	var out []argProblem
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		r, ok := toolInputProps[k]
+		if !ok {
+			out = append(out, argProblem{k, "unknown argument: not in the tool's input schema"})
+			continue
+		}
+		if err := r.Validate(jsonValue(args[k])); err != nil {
+			_, msg := schemaProblem(err)
+			out = append(out, argProblem{k, msg})
+		}
+	}
+	for _, k := range toolInputRequired {
+		if _, ok := args[k]; !ok {
+			out = append(out, argProblem{k, "required argument missing"})
+		}
+	}
+	if len(out) == 0 {
+		field, msg := schemaProblem(verr)
+		out = append(out, argProblem{field, msg})
+	}
+	return out
+}
 
 // validate checks what the types cannot: required fields, ranges, names,
 // references, and callers' args against the tool's input schema (SPEC §2).
@@ -649,17 +771,35 @@ func validate(sc *Scenario, n ast.Node) []error {
 		if args == nil {
 			args = map[string]any{}
 		}
-		verr := toolInput.Validate(jsonValue(args))
-		switch {
-		case verr != nil && !c.InvalidArgs:
-			field, msg := schemaProblem(verr)
-			path := []any{"callers", i, "args"}
-			if field != "" {
-				path = append(path, field)
-				field = "." + field
+		aps := argsProblems(args)
+		// In document order, as every other problem.
+		pos := func(ap argProblem) (int, int) {
+			tk := locate(n, "callers", i, "args", ap.field).GetToken()
+			if tk == nil {
+				return 0, 0
 			}
-			bad(f+".args"+field, path, "%s — breaks the tool's input schema (SPEC §2); set invalidArgs: true if that is the point", msg)
-		case verr == nil && c.InvalidArgs:
+			return tk.Position.Line, tk.Position.Column
+		}
+		slices.SortStableFunc(aps, func(a, b argProblem) int {
+			la, ca := pos(a)
+			lb, cb := pos(b)
+			if la != lb {
+				return la - lb
+			}
+			return ca - cb
+		})
+		switch {
+		case len(aps) > 0 && !c.InvalidArgs:
+			for _, ap := range aps {
+				field := ap.field
+				path := []any{"callers", i, "args"}
+				if field != "" {
+					path = append(path, field)
+					field = "." + field
+				}
+				bad(f+".args"+field, path, "%s — breaks the tool's input schema (SPEC §2); set invalidArgs: true if that is the point", ap.msg)
+			}
+		case len(aps) == 0 && c.InvalidArgs:
 			bad(f+".invalidArgs", []any{"callers", i, "invalidArgs"}, "invalidArgs is set but the args are valid")
 		}
 	}

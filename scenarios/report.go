@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,9 +11,47 @@ import (
 )
 
 // GoldenPath is where the golden trace of case id lives, relative to the
-// scenarios package directory.
+// scenarios package directory: golden/<SafeFileName(id)>.trace.
 func GoldenPath(id string) string {
-	return filepath.Join("golden", strings.ReplaceAll(id, "/", "_")+".trace")
+	return filepath.Join("golden", SafeFileName(id)+".trace")
+}
+
+// maxNameLen bounds the readable part of a SafeFileName.
+const maxNameLen = 96
+
+// SafeFileName is a file name for case id that shells, globs and every
+// common file system take as it is (issue 11 item 16): the id's letters,
+// digits and . _ - = kept, every run of other characters ([ ] { } " , : /
+// spaces …) written as one _, cut to 96 bytes; when anything was replaced
+// or cut, "-" and the first 8 hex digits of the id's sha256 follow, so two
+// ids never share a name. Stable: it depends on the id alone. An id that is
+// already safe is its own name.
+func SafeFileName(id string) string {
+	var b strings.Builder
+	changed := false
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-', r == '=':
+			b.WriteRune(r)
+		default:
+			changed = true
+			if !strings.HasSuffix(b.String(), "_") {
+				b.WriteByte('_')
+			}
+		}
+	}
+	name := strings.TrimRight(b.String(), "_")
+	if len(name) > maxNameLen {
+		name, changed = name[:maxNameLen], true
+	}
+	if name == "" || name[0] == '.' || name[0] == '-' {
+		name, changed = "case"+name, true
+	}
+	if changed {
+		h := sha256.Sum256([]byte(id))
+		name += "-" + hex.EncodeToString(h[:4])
+	}
+	return name
 }
 
 // FailureReport renders a failed case for people: what differed, which

@@ -63,11 +63,17 @@ type CaseResult struct {
 
 // RunResult is the whole of out/scenarios.json.
 type RunResult struct {
-	Version int          `json:"version"`
-	Cases   []CaseResult `json:"cases"`
-	Passed  int          `json:"passed"`
-	Failed  int          `json:"failed"`
-	Errors  int          `json:"errors"`
+	Version int `json:"version"`
+	// Commit and Tree say what the table was run on: the git commit (with
+	// "-dirty") and the sha256 of the work tree's content (written by
+	// `waitsim run`; see mutants.TreeState). A report refuses to combine
+	// results whose trees differ. "" when unknown.
+	Commit string       `json:"commit,omitempty"`
+	Tree   string       `json:"tree,omitempty"`
+	Cases  []CaseResult `json:"cases"`
+	Passed int          `json:"passed"`
+	Failed int          `json:"failed"`
+	Errors int          `json:"errors"`
 }
 
 // ToolEvent is one waittool.Event in virtual ms since the world's start.

@@ -81,11 +81,13 @@ func JSONSchema() ([]byte, error) {
 	tree["properties"].(map[string]any)["callers"].(map[string]any)["minItems"] = 1
 	allowPlaceholders(tree)
 	top := map[string]any{
-		"$schema":     "https://json-schema.org/draft/2020-12/schema",
-		"$id":         "https://github.com/waitsim/waitsim/scenarios/schema.json",
-		"title":       "waitsim scenario file",
-		"description": "One scenario, or a list of scenarios. The file must also open with a '# protects: …' comment line.",
-		"$defs":       map[string]any{"scenario": tree},
+		"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"$id":     "https://github.com/waitsim/waitsim/scenarios/schema.json",
+		"title":   "waitsim scenario file",
+		"description": "One scenario, or a list of scenarios. The file must also open with a '# protects: …' comment line. " +
+			"Integers are written in decimal digits with an optional minus sign (no 0x, 0o, 0b, _, + or leading zeros). " +
+			"Limits, checked before the file is parsed: " + LimitsText + ".",
+		"$defs": map[string]any{"scenario": tree},
 		"oneOf": []any{
 			map[string]any{"$ref": "#/$defs/scenario"},
 			map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"$ref": "#/$defs/scenario"}},

@@ -106,11 +106,12 @@ type agentState struct {
 	Messages []string
 }
 
-// Bridge is the simulated bridge: it implements waittool.Bridge on the kernel's
-// timeline. Roster changes are applied with SetState, Join and Leave (usually
-// from scheduled sim events).
+// Bridge is the simulated bridge: it implements waittool.Bridge on a
+// Scheduler's timeline — the kernel's virtual one, or real time for
+// `waitsim serve`. Roster changes are applied with SetState, Join and Leave
+// (usually from scheduled events).
 type Bridge struct {
-	k      *Kernel
+	k      Scheduler
 	script BridgeScript
 	seed   uint64 // draws Request.JitterMs (BridgeScript.JitterMs)
 
@@ -122,14 +123,15 @@ type Bridge struct {
 	nList  int
 	nRead  int
 	recent map[string]*Request
+	lists  map[uint64]int         // lists issued per call (ErrPollStorm)
 	open   map[chan struct{}]bool // waiter channels not yet closed
 }
 
 var _ waittool.Bridge = (*Bridge)(nil)
 
-// NewBridge returns a bridge on kernel k, following script.
-func NewBridge(k *Kernel, script BridgeScript) *Bridge {
-	b := &Bridge{k: k, script: script, recent: map[string]*Request{}, open: map[chan struct{}]bool{}}
+// NewBridge returns a bridge on timeline k (usually a *Kernel), following script.
+func NewBridge(k Scheduler, script BridgeScript) *Bridge {
+	b := &Bridge{k: k, script: script, recent: map[string]*Request{}, lists: map[uint64]int{}, open: map[chan struct{}]bool{}}
 	for _, h := range script.Congestion {
 		h := h
 		k.At(h.AtMs, "hold", func() { b.hold(h.HoldMs) })
@@ -156,7 +158,7 @@ func (b *Bridge) Join(id, state string, messages []string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.roster = append(b.roster, &agentState{ID: id, State: state, Messages: messages})
-	b.k.Trace.Addf("run", "%s joins (%s)", id, stateName(state))
+	b.k.Logf("run", "%s joins (%s)", id, stateName(state))
 }
 
 // Leave removes an agent from the run.
@@ -164,7 +166,7 @@ func (b *Bridge) Leave(id string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.roster = slices.DeleteFunc(b.roster, func(a *agentState) bool { return a.ID == id })
-	b.k.Trace.Addf("run", "%s leaves", id)
+	b.k.Logf("run", "%s leaves", id)
 }
 
 // SetState changes an agent's lifecycle state (and appends messages, if any).
@@ -177,7 +179,7 @@ func (b *Bridge) SetState(id, state string, messages []string) {
 			a.Messages = append(a.Messages, messages...)
 		}
 	}
-	b.k.Trace.Addf("run", "%s -> %s", id, stateName(state))
+	b.k.Logf("run", "%s -> %s", id, stateName(state))
 }
 
 func stateName(s string) string {
@@ -254,15 +256,24 @@ func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Req
 		callID = ci.ID
 	}
 	r := &Request{ID: len(b.reqs) + 1, Op: op, CallID: callID, IssuedMs: now, DispatchedMs: -1, CompletedMs: -1, key: key, ids: ids}
-	if late, ok := b.k.wakeLate(); ok {
-		r.WakeLateMs = &late
+	if kk, isKernel := b.k.(*Kernel); isKernel {
+		if late, ok := kk.wakeLate(); ok {
+			r.WakeLateMs = &late
+		}
+		if ci, ok := waittool.CallInfoFrom(ctx); ok && op == "list" {
+			b.lists[callID]++
+			capped := ci.Deadline.Sub(ci.StartedAt).Milliseconds()
+			if n, most := b.lists[callID], capped/waittool.MinPollIntervalMs+2; int64(n) > most {
+				kk.fail(fmt.Errorf("%w: call %d issued %d lists in a call capped at %d ms, more than the %d its sleeps of at least %d ms allow", ErrPollStorm, callID, n, capped, most, waittool.MinPollIntervalMs))
+			}
+		}
 	}
 	b.reqs = append(b.reqs, r)
 	who := fmt.Sprintf("call %d", callID)
 
 	if ctx.Err() != nil {
 		r.CompletedMs, r.Err = now, "owner window is gone"
-		b.k.Trace.Addf("bridge", "%s #%d by %s rejected at once: %s", op, r.ID, who, r.Err)
+		b.k.Logf("bridge", "%s #%d by %s rejected at once: %s", op, r.ID, who, r.Err)
 		return r, closed()
 	}
 	// Identical reads within the cache window share one request.
@@ -271,13 +282,13 @@ func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Req
 			r.SharedWith = prev.ID
 			if prev.CompletedMs >= 0 {
 				r.CompletedMs, r.Err, r.agents, r.outputs = now, prev.Err, prev.agents, prev.outputs
-				b.k.Trace.Addf("bridge", "%s #%d by %s shares #%d (done)", op, r.ID, who, prev.ID)
+				b.k.Logf("bridge", "%s #%d by %s shares #%d (done)", op, r.ID, who, prev.ID)
 				return r, closed()
 			}
 			w := b.waiter()
 			prev.waiters = append(prev.waiters, w)
 			prev.sharers = append(prev.sharers, r)
-			b.k.Trace.Addf("bridge", "%s #%d by %s shares #%d (in flight)", op, r.ID, who, prev.ID)
+			b.k.Logf("bridge", "%s #%d by %s shares #%d (in flight)", op, r.ID, who, prev.ID)
 			return r, w
 		}
 	}
@@ -294,14 +305,14 @@ func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Req
 		if r.Err == "" {
 			r.Err = "owner window is gone"
 		}
-		b.k.Trace.Addf("bridge", "%s #%d by %s rejected at once: %s", op, r.ID, who, r.Err)
+		b.k.Logf("bridge", "%s #%d by %s rejected at once: %s", op, r.ID, who, r.Err)
 		return r, closed()
 	}
 	b.recent[key] = r
 	w := b.waiter()
 	r.waiters = append(r.waiters, w)
 	b.queue = append(b.queue, r)
-	b.k.Trace.Addf("bridge", "%s #%d by %s issued (queue %d)", op, r.ID, who, len(b.queue)-1+b.busy())
+	b.k.Logf("bridge", "%s #%d by %s issued (queue %d)", op, r.ID, who, len(b.queue)-1+b.busy())
 	b.dispatchLocked()
 	return r, w
 }
@@ -328,7 +339,7 @@ func (b *Bridge) hold(holdMs int64) {
 		step: Step{LatencyMs: holdMs}}
 	b.reqs = append(b.reqs, r)
 	b.queue = append(b.queue, r)
-	b.k.Trace.Addf("bridge", "hold #%d by another requester queued (%d ms)", r.ID, holdMs)
+	b.k.Logf("bridge", "hold #%d by another requester queued (%d ms)", r.ID, holdMs)
 	b.dispatchLocked()
 }
 
@@ -346,9 +357,9 @@ func (b *Bridge) dispatchLocked() {
 		r.JitterMs = draw(b.seed, streamBridge, uint64(r.ID), b.script.JitterMs)
 	}
 	if r.JitterMs > 0 {
-		b.k.Trace.Addf("bridge", "%s #%d dispatched (latency jitter +%d ms)", r.Op, r.ID, r.JitterMs)
+		b.k.Logf("bridge", "%s #%d dispatched (latency jitter +%d ms)", r.Op, r.ID, r.JitterMs)
 	} else {
-		b.k.Trace.Addf("bridge", "%s #%d dispatched", r.Op, r.ID)
+		b.k.Logf("bridge", "%s #%d dispatched", r.Op, r.ID)
 	}
 	timeout := b.timeoutMs()
 	if r.Op == "hold" {
@@ -399,11 +410,11 @@ func (b *Bridge) complete(r *Request, errText string) {
 		}
 	}
 	if errText != "" {
-		b.k.Trace.Addf("bridge", "%s #%d failed: %s", r.Op, r.ID, errText)
+		b.k.Logf("bridge", "%s #%d failed: %s", r.Op, r.ID, errText)
 	} else if r.Op == "list" {
-		b.k.Trace.Addf("bridge", "%s #%d completed: %s", r.Op, r.ID, describeAgents(r.agents))
+		b.k.Logf("bridge", "%s #%d completed: %s", r.Op, r.ID, describeAgents(r.agents))
 	} else {
-		b.k.Trace.Addf("bridge", "%s #%d completed", r.Op, r.ID)
+		b.k.Logf("bridge", "%s #%d completed", r.Op, r.ID)
 	}
 	for _, sr := range r.sharers {
 		sr.CompletedMs, sr.Err, sr.agents, sr.outputs = r.CompletedMs, r.Err, r.agents, r.outputs

@@ -37,6 +37,11 @@ var (
 	// ErrStandstill: Kernel.StandstillLimit actions ran at one virtual instant
 	// (e.g. a poll loop that sleeps 0 ms): virtual time does not advance.
 	ErrStandstill = errors.New("virtual time stands still")
+	// ErrPollStorm: a call issued more lists than its capped time allows at
+	// the schema's minimum poll interval (contract §2 step 6): a loop whose
+	// sleeps are too short. Caught when it happens, so that such a world
+	// fails at once instead of crawling to its horizon.
+	ErrPollStorm = errors.New("poll storm")
 )
 
 // ActionsPerInstantPerCaller sizes Kernel.StandstillLimit: a followed chain
@@ -81,6 +86,7 @@ type Kernel struct {
 	StandstillLimit int
 
 	mu     sync.Mutex
+	err    error // set by fail
 	events eventHeap
 	seq    uint64
 	step   atomic.Uint64
@@ -98,6 +104,22 @@ type Kernel struct {
 // MaxTimerLateMs is the largest lateness in ms given to any tool timer so far
 // (0 with exact timers).
 func (k *Kernel) MaxTimerLateMs() int64 { return k.Clock.MaxLate().Milliseconds() }
+
+// fail ends the world: Run returns err (the first one given) at its next
+// step, wrapped with the virtual time.
+func (k *Kernel) fail(err error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.err == nil {
+		k.err = fmt.Errorf("%w at %d ms", err, k.NowMs())
+	}
+}
+
+func (k *Kernel) failed() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.err
+}
 
 // wakeLate returns the lateness in ms of the tool timer released by the
 // current step, and whether the current step released one.
@@ -161,6 +183,9 @@ func (k *Kernel) Run(finished func() bool) error {
 	atInstant := 0
 	for {
 		synctest.Wait()
+		if err := k.failed(); err != nil {
+			return err
+		}
 		if finished() {
 			return nil
 		}

@@ -179,6 +179,9 @@ func TestCallerTimeouts(t *testing.T) {
 // TestKernelErrors: the virtual horizon, a world standing still and a stuck
 // world are different failures.
 func TestKernelErrors(t *testing.T) {
+	// A dead standstill or stuck check would loop for ever: fail in
+	// seconds with a clear message instead of at go test's own timeout.
+	defer wallGuard("TestKernelErrors: a kernel error was not detected within 20 s (a dead standstill counter or stuck check?)", 20)()
 	res := RunWorld(t, World{Name: "horizon", HorizonMs: 10000, Agents: runningC, Callers: []CallerSpec{mkCaller("A", nil)}})
 	if !strings.Contains(res.Err, ErrHorizon.Error()) {
 		t.Errorf("want a horizon error, got %q", res.Err)

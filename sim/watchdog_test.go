@@ -36,8 +36,14 @@ func TestWatchdog(t *testing.T) {
 		t.Fatal("the world returned; want the watchdog to end the process")
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWatchdog$", "-test.count=1")
+	// The child has its own short test timeout (a broken watchdog then
+	// fails here in seconds, not as a hang until go test's own timeout), is
+	// killed past a deadline, and dies with this process (wallGuard).
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestWatchdog$", "-test.count=1", "-test.timeout=20s")
 	cmd.Env = append(os.Environ(), "WAITSIM_WATCHDOG_CHILD=1")
+	dieWithParent(cmd)
 	out, err := cmd.CombinedOutput()
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != 3 {

@@ -270,24 +270,7 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 
 	opts := waittool.Options{Clock: k.Clock, Observer: wr.observe}
 	if !w.NoBridge {
-		wr.bridge = NewBridge(k, w.Bridge)
-		wr.bridge.seed = w.Seed
-		for _, a := range w.Agents {
-			wr.bridge.roster = append(wr.bridge.roster, &agentState{ID: a.ID, State: a.State, Messages: append([]string(nil), a.Messages...)})
-		}
-		for _, c := range w.Changes {
-			c := c
-			k.At(c.AtMs, "change", func() {
-				switch c.Op {
-				case OpJoin:
-					wr.bridge.Join(c.ID, c.State, c.Messages)
-				case OpLeave:
-					wr.bridge.Leave(c.ID)
-				default:
-					wr.bridge.SetState(c.ID, c.State, c.Messages)
-				}
-			})
-		}
+		wr.bridge = NewWorldBridge(k, w)
 		opts.Bridge = wr.bridge
 		if w.WrapBridge != nil {
 			opts.Bridge = w.WrapBridge(wr.bridge)

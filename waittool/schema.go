@@ -29,7 +29,7 @@ type fieldBound struct {
 // defaults (SPEC §2 "Input").
 var inputBounds = []fieldBound{
 	{"timeoutMs", MinTimeoutMs, MaxTimeoutMs, 30000, TimeoutMsDescription},
-	{"pollIntervalMs", 250, 10000, 1000, "Time between two lists of the agents, in ms."},
+	{"pollIntervalMs", MinPollIntervalMs, 10000, 1000, "Time between two lists of the agents, in ms."},
 	{"maxMessagesPerAgent", 1, 100, 20, "Most recent messages kept per agent."},
 	{"maxCharsPerMessage", 50, 100000, 4000, "Characters kept per message."},
 	{"maxCharsPerAgent", 100, 500000, 20000, "Characters kept per agent, over its messages."},

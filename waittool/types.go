@@ -26,6 +26,10 @@ const (
 	MinTimeoutMs = 1000
 	// MaxTimeoutMs is the schema maximum of timeoutMs.
 	MaxTimeoutMs = 600000
+	// MinPollIntervalMs is the schema minimum of pollIntervalMs: a call
+	// sleeps at least this long between two lists, but for its last sleep,
+	// which ends at the reserve (SPEC §2 step 6).
+	MinPollIntervalMs = 250
 )
 
 // Agent is one child agent of a run as the bridge lists it.

@@ -3,6 +3,8 @@
 //	waitsim run [--json] [--check-determinism N] [paths…]   the scenario table
 //	waitsim mutate [flags]                                   the mutation gate
 //	waitsim report [flags]                                   reports (Markdown, JUnit, Stryker, HTML, traces)
+//	waitsim serve FILE.yaml [--case ID] [--http ADDR]        the tool on the real clock for real clients
+//	waitsim conformance [flags] [paths…]                     real clients vs the simulation, on the real clock
 //
 // Scenario worlds run inside testing/synctest bubbles, which exist only under
 // `go test`; so `waitsim run` drives `go test ./scenarios/` and reads the
@@ -18,6 +20,8 @@ const usage = `usage:
   waitsim run [--json] [--check-determinism N] [paths…]   run the scenario table (default: scenarios/table)
   waitsim mutate [flags]                                   the mutation gate (waitsim mutate -h)
   waitsim report [flags]                                   render reports (waitsim report -h)
+  waitsim serve FILE.yaml [--case ID] [--http ADDR]        the tool on the real clock for real clients (waitsim serve -h)
+  waitsim conformance [flags] [paths…]                     real clients vs the simulation (waitsim conformance -h)
 `
 
 // commands maps a subcommand to its entry point, which returns the exit code.
@@ -25,6 +29,9 @@ var commands = map[string]func(args []string) int{
 	"run":    runScenarios,
 	"mutate": runMutate,
 	"report": runReport,
+	"serve":  runServe,
+
+	"conformance": runConformance,
 }
 
 func main() {

@@ -28,8 +28,9 @@ const (
 )
 
 const reportUsageText = `usage:
-  waitsim report [--scenarios F] [--mutation F] [--commit SHA] [--seed NAME=N]... [--root DIR] [--out DIR]
-      render one run from the producers' files (default out/scenarios.json, out/mutation.json)
+  waitsim report [--scenarios F] [--mutation F] [--conformance F] [--commit SHA] [--seed NAME=N]... [--root DIR] [--out DIR]
+      render one run from the producers' files (default out/scenarios.json, out/mutation.json,
+      and out/conformance.json when present: the Markdown and HTML show it, run.json does not)
   waitsim report --run RUN.json [--root DIR] [--out DIR]
       render a run.json written earlier
   waitsim report --base A.json --head B.json [--root DIR] [--out DIR]
@@ -61,6 +62,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 	var (
 		scenariosPath = fs.String("scenarios", "", "scenario result (default out/scenarios.json if present)")
 		mutationPath  = fs.String("mutation", "", "mutation result (default out/mutation.json if present)")
+		confPath      = fs.String("conformance", "", "conformance table of `make conformance` (default out/conformance.json if present; Markdown and HTML only)")
 		runPath       = fs.String("run", "", "render this run.json")
 		basePath      = fs.String("base", "", "base run.json to compare")
 		headPath      = fs.String("head", "", "head run.json to compare")
@@ -97,7 +99,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 	}
 	modes := 0
 	for _, set := range []bool{*runPath != "", *basePath != "" || *headPath != "", *baseRef != "",
-		*scenariosPath != "" || *mutationPath != ""} {
+		*scenariosPath != "" || *mutationPath != "" || *confPath != ""} {
 		if set {
 			modes++
 		}
@@ -153,6 +155,18 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		if head, err = reports.Assemble(sp, mp, c, seeds); err != nil {
 			return fail(err)
 		}
+		if err := checkCurrent(head, ".", sp, mp); err != nil {
+			return fail(err)
+		}
+		cp := *confPath
+		if cp == "" {
+			cp = existing(filepath.Join("out", "conformance.json"))
+		}
+		if cp != "" {
+			if head.Conformance, err = reports.LoadConformance(cp); err != nil {
+				return fail(err)
+			}
+		}
 	}
 
 	var cmp *reports.Comparison
@@ -186,6 +200,19 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return reportOK
+}
+
+// checkCurrent is nil when r's results were run on the work tree at dir as
+// it is now (reports.CheckTree); sp and mp are the inputs, for the message.
+func checkCurrent(r *reports.Run, dir, sp, mp string) error {
+	commit, tree, _ := mutants.TreeState(context.Background(), dir)
+	var src []string
+	for _, p := range []string{sp, mp} {
+		if p != "" {
+			src = append(src, p)
+		}
+	}
+	return reports.CheckTree(r, strings.Join(src, " and "), commit, tree)
 }
 
 func existing(p string) string {
@@ -276,7 +303,7 @@ func buildBaseAndHead(ctx context.Context, ref, runCmd, mutateCmd string, seeds 
 	if err != nil {
 		return nil, nil, fmt.Errorf("--base-ref %q is not a commit: %v", ref, err)
 	}
-	tmp, err := os.MkdirTemp("", "waitsim-base-")
+	tmp, err := mutants.MakeRunDir("waitsim-base-")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -342,5 +369,12 @@ func runIn(ctx context.Context, dir, runCmd, mutateCmd, commit string, seeds map
 			return nil, fmt.Errorf("%s was not written by the commands above", p)
 		}
 	}
-	return reports.Assemble(sp, mp, commit, seeds)
+	r, err := reports.Assemble(sp, mp, commit, seeds)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCurrent(r, dir, sp, mp); err != nil {
+		return nil, err
+	}
+	return r, nil
 }

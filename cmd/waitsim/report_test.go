@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/mutants"
 )
 
 // TestMain lets a test run this test binary as `waitsim report …`: with
@@ -139,7 +142,11 @@ func TestBaseRefInterruptRemovesWorktree(t *testing.T) {
 func TestReportEmptyScenarios(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "scenarios.json")
-	if err := os.WriteFile(in, []byte(`{"version":1}`), 0o644); err != nil {
+	commit, tree, err := mutants.TreeState(context.Background(), ".")
+	if err != nil {
+		t.Skip(err)
+	}
+	if err := os.WriteFile(in, []byte(fmt.Sprintf(`{"version":1,"commit":%q,"tree":%q}`, commit, tree)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "report")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -10,13 +11,23 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode"
 
+	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/scenarios"
 )
 
-// moduleRoot returns the directory of the main module's go.mod.
+// modulePath is waitsim's own module: the commands drive `go test` on its
+// packages, so they work only inside it.
+const modulePath = "github.com/waitsim/waitsim"
+
+// moduleLine finds a go.mod's module path.
+var moduleLine = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)"?\s*$`)
+
+// moduleRoot returns the directory of the main module's go.mod, which must
+// be waitsim's own.
 func moduleRoot() (string, error) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
@@ -24,7 +35,14 @@ func moduleRoot() (string, error) {
 	}
 	gomod := strings.TrimSpace(string(out))
 	if gomod == "" || gomod == os.DevNull {
-		return "", fmt.Errorf("not inside the waitsim module (no go.mod found)")
+		return "", fmt.Errorf("not inside the waitsim module (no go.mod found): waitsim runs `go test` on its own packages, so run it inside a clone of %s", modulePath)
+	}
+	b, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", err
+	}
+	if m := moduleLine.FindSubmatch(b); m == nil || string(m[1]) != modulePath {
+		return "", fmt.Errorf("not inside the waitsim module (%s is another module's): waitsim runs `go test` on its own packages, so run it inside a clone of %s", gomod, modulePath)
 	}
 	return filepath.Dir(gomod), nil
 }
@@ -85,56 +103,42 @@ func runScenarios(args []string) int {
 	}
 	outFile := filepath.Join(root, "out", "scenarios.json")
 	if !*asJSON {
-		tmp, err := os.CreateTemp("", "waitsim-scenarios-*.json")
+		// A run directory with an owner file: one a killed run leaves is
+		// removed by the next (mutants.MakeRunDir).
+		tmp, err := mutants.MakeRunDir("waitsim-run-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "waitsim:", err)
 			return 2
 		}
-		tmp.Close()
-		outFile = tmp.Name()
-		defer os.Remove(outFile)
+		outFile = filepath.Join(tmp, "scenarios.json")
+		defer os.RemoveAll(tmp)
 	} else if err := os.MkdirAll(filepath.Dir(outFile), 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return 2
 	}
-	_ = os.Remove(outFile)
-	testArgs := []string{"test", "./scenarios/", "-count=1", "-run", "^TestTable$"}
-	if *repeat > 0 {
-		testArgs = append(testArgs, "-cpu", "1,2,4")
+	commit, tree, _ := mutants.TreeState(context.Background(), root)
+	res, runErr, ok := simulate(root, paths, outFile, *repeat)
+	if !ok {
+		return 2
 	}
-	testArgs = append(testArgs, "-args", "-waitsim.paths="+strings.Join(paths, ","), "-waitsim.out="+outFile)
-	if *repeat > 1 {
-		testArgs = append(testArgs, fmt.Sprintf("-waitsim.repeat=%d", *repeat))
+	// Record what the table ran on, so that a report never mixes it with
+	// results of another tree (issue 11 item 4). A tree that changed during
+	// the run is no tree at all.
+	if c2, t2, _ := mutants.TreeState(context.Background(), root); t2 != tree || c2 != commit {
+		fmt.Fprintln(os.Stderr, "waitsim: the work tree changed during the run; its results may mix two versions: run again")
+		_ = os.Remove(outFile)
+		return 2
 	}
-	cmd := exec.Command("go", testArgs...)
-	cmd.Dir = root
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
-	runErr := cmd.Run()
-	b, err := os.ReadFile(outFile)
-	if err != nil {
-		// The table did not run: file errors or a build failure. Show why:
-		// the problems alone when the files are at fault, else all of it.
-		out := buf.String()
-		if i := strings.Index(out, "problem(s) in the scenario files:"); i >= 0 {
-			var lines []string
-			for _, l := range strings.Split(out[i:], "\n")[1:] {
-				if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "---") {
-					break
-				}
-				lines = append(lines, "  "+printable(l))
-			}
-			fmt.Fprintf(os.Stderr, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
-		} else {
-			io.Copy(os.Stderr, &buf)
-			fmt.Fprintln(os.Stderr, "waitsim: the scenario table did not run")
+	res.Commit, res.Tree = commit, tree
+	if *asJSON {
+		out, err := json.MarshalIndent(res, "", "  ")
+		if err == nil {
+			err = os.WriteFile(outFile, append(out, '\n'), 0o644)
 		}
-		return 2
-	}
-	var res scenarios.RunResult
-	if err := json.Unmarshal(b, &res); err != nil {
-		fmt.Fprintf(os.Stderr, "waitsim: %s: %v\n", outFile, err)
-		return 2
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "waitsim:", err)
+			return 2
+		}
 	}
 	scenarios.PrintTable(os.Stdout, res)
 	if *repeat > 0 && res.Failed+res.Errors == 0 {
@@ -147,6 +151,62 @@ func runScenarios(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// simulate runs the scenario table over paths through `go test` (synctest
+// exists only there), writing its results to outFile, and reads them back.
+// ok is false when the table did not run (file errors or a build failure,
+// already printed); runErr is go test's own error.
+func simulate(root string, paths []string, outFile string, repeat int) (res scenarios.RunResult, runErr error, ok bool) {
+	_ = os.Remove(outFile)
+	testArgs := []string{"test", "./scenarios/", "-count=1", "-run", "^TestTable$"}
+	if repeat > 0 {
+		testArgs = append(testArgs, "-cpu", "1,2,4")
+	}
+	testArgs = append(testArgs, "-args", "-waitsim.paths="+strings.Join(paths, ","), "-waitsim.out="+outFile)
+	if repeat > 1 {
+		testArgs = append(testArgs, fmt.Sprintf("-waitsim.repeat=%d", repeat))
+	}
+	cmd := exec.Command("go", testArgs...)
+	cmd.Dir = root
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	runErr = cmd.Run()
+	b, err := os.ReadFile(outFile)
+	if err != nil {
+		// The table did not run: file errors or a build failure. Show why:
+		// the problems alone when the files are at fault, else all of it.
+		out := buf.String()
+		if i := strings.Index(out, "problem(s) in the scenario files:"); i >= 0 {
+			var lines []string
+			for _, l := range strings.Split(out[i:], "\n")[1:] {
+				if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "---") {
+					break
+				}
+				lines = append(lines, l)
+			}
+			printProblems(lines)
+		} else {
+			io.Copy(os.Stderr, &buf)
+			fmt.Fprintln(os.Stderr, "waitsim: the scenario table did not run")
+		}
+		return res, nil, false
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		fmt.Fprintf(os.Stderr, "waitsim: %s: %v\n", outFile, err)
+		return res, nil, false
+	}
+	return res, runErr, true
+}
+
+// printProblems prints the problems of the scenario files, one
+// "file:line:column: field: message" a line (`waitsim run` and `waitsim serve`).
+func printProblems(problems []string) {
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = "  " + printable(p)
+	}
+	fmt.Fprintf(os.Stderr, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
 }
 
 // printable replaces control and other non-printing characters (e.g. from a

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/waitsim/waitsim/conformance"
+	"github.com/waitsim/waitsim/scenarios"
+)
+
+// runConformance implements `waitsim conformance`: the simulation's
+// predictions for the conformance scenarios (through the scenario runner),
+// then real clients against `waitsim serve` on the real clock, compared call
+// by call; the table goes to out/conformance.json. Exit codes: 0 every call
+// agreed, 1 a disagreement (or a scenario failed its own expectations in the
+// simulation), 2 usage, file or setup errors (nothing compared), 130/143
+// interrupted.
+func runConformance(args []string) int {
+	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
+	runs := fs.Int("runs", 1, "repeat every client run N times")
+	clients := fs.String("clients", "ts,go", "clients: ts (TypeScript SDK), go (Go SDK)")
+	transports := fs.String("transports", "stdio,sse,json", "transports: stdio, sse (streamable HTTP), json (streamable HTTP, JSON responses)")
+	tol := fs.Float64("tolerance-ms", conformance.DefaultToleranceMs, "largest |real − simulated| accepted for resolve times and remainingMs, ms")
+	tsclient := fs.String("tsclient", "out/tsclient/client.mjs", "the TypeScript client script, beside its installed node_modules (make conformance installs it); relative to the module root")
+	out := fs.String("out", "out/conformance.json", "where to write the table")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: waitsim conformance [flags] [paths…]   (default: conformance/scenarios)")
+		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "exit codes: 0 every call agreed, 1 a disagreement, 2 usage, file or setup errors, 130/143 interrupted")
+	}
+	var paths []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		paths = append(paths, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if *runs < 1 || *tol <= 0 {
+		fmt.Fprintln(os.Stderr, "waitsim conformance: --runs and --tolerance-ms must be positive")
+		return 2
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return 2
+	}
+	if len(paths) == 0 {
+		paths = []string{filepath.Join(root, "conformance", "scenarios")}
+	}
+	for i, p := range paths {
+		if paths[i], err = filepath.Abs(p); err != nil {
+			fmt.Fprintln(os.Stderr, "waitsim:", err)
+			return 2
+		}
+	}
+	cases, err := scenarios.Load(paths)
+	var fe *scenarios.FileError
+	if errors.As(err, &fe) {
+		printProblems(fe.Problems)
+		return 2
+	} else if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return 2
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return 2
+	}
+	script := *tsclient
+	if !filepath.IsAbs(script) {
+		script = filepath.Join(root, script)
+	}
+	if strings.Contains(*clients, conformance.ClientTS) {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(script), "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+			fmt.Fprintf(os.Stderr, "waitsim conformance: the TypeScript client is not installed beside %s (make conformance runs npm ci)\n", script)
+			return 2
+		}
+	}
+
+	// The simulation's prediction, by the scenario runner of `waitsim run`.
+	simFile := filepath.Join(root, "out", "conformance-simulation.json")
+	if err := os.MkdirAll(filepath.Dir(simFile), 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return 2
+	}
+	fmt.Println("simulation (virtual time):")
+	simRes, _, ok := simulate(root, paths, simFile, 0)
+	if !ok {
+		return 2
+	}
+	scenarios.PrintTable(os.Stdout, simRes)
+	simBy := map[string]scenarios.CaseResult{}
+	for _, c := range simRes.Cases {
+		simBy[c.ID] = c
+	}
+
+	ctx, stop := interruptContext()
+	rep, err := conformance.Run(ctx, conformance.Options{
+		Cases: cases, Sim: simBy, Waitsim: self, TSClient: script,
+		Clients: strings.Split(*clients, ","), Transports: strings.Split(*transports, ","),
+		ToleranceMs: *tol, Runs: *runs, LogDir: filepath.Join(root, "out", "conformance"), Progress: os.Stderr,
+	})
+	if sig := stop(); sig != nil {
+		fmt.Fprintf(os.Stderr, "waitsim conformance: interrupted (%v); nothing written\n", sig)
+		if sig == syscall.SIGTERM {
+			return 143
+		}
+		return 130
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim conformance:", err)
+		return 2
+	}
+	rep.Commit = gitCommit(root)
+	for i := range rep.Results {
+		if rel, err := filepath.Rel(root, rep.Results[i].File); err == nil && !strings.HasPrefix(rel, "..") {
+			rep.Results[i].File = filepath.ToSlash(rel)
+		}
+	}
+	b, _ := json.MarshalIndent(rep, "", "  ")
+	outFile := *out
+	if !filepath.IsAbs(outFile) {
+		outFile = filepath.Join(root, outFile)
+	}
+	if err := os.WriteFile(outFile, append(b, '\n'), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return 2
+	}
+	conformance.PrintTable(os.Stdout, rep)
+	fmt.Printf("results: %s\n", outFile)
+	if !rep.Agree || simRes.Failed+simRes.Errors > 0 {
+		return 1
+	}
+	return 0
+}

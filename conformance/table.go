@@ -1,0 +1,42 @@
+package conformance
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// PrintTable writes the "simulation vs real" table: one row per client and
+// transport, then each disagreeing call with its mismatches.
+func PrintTable(w io.Writer, rep *Report) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLIENT\tTRANSPORT\tRUNS\tCALLS\tDISAGREE\tLOST OUTPUTS\tMAX |REAL−SIM| (ms)")
+	for _, p := range rep.Profiles {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.1f\n", p.Client, p.Transport, p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
+	}
+	tw.Flush()
+	for _, e := range rep.Results {
+		if e.Error != "" {
+			fmt.Fprintf(w, "%s %s %s run %d: %s\n", e.Case, e.Client, e.Transport, e.Run, e.Error)
+		}
+		for _, c := range e.Calls {
+			if len(c.Mismatches) > 0 {
+				fmt.Fprintf(w, "%s %s %s run %d, %s#%d: %s\n", e.Case, e.Client, e.Transport, e.Run, c.Caller, c.Index, strings.Join(c.Mismatches, "; "))
+			}
+		}
+	}
+	verdict := "every call agrees with the simulation"
+	if !rep.Agree {
+		verdict = fmt.Sprintf("%d of %d calls disagree with the simulation", rep.Disagreements, rep.Calls)
+	}
+	fmt.Fprintf(w, "%s (%d runs; %s; largest |real − simulated| %.1f ms; %d real replies lost their outputs; %.0f s)\n",
+		verdict, rep.Runs, rep.ToleranceText(), rep.MaxAbsDiffMs, rep.LostOutputs, rep.WallMs/1000)
+}
+
+// ToleranceText says how the tolerance was set, e.g. "tolerance max(150 ms,
+// 4 × a run's largest stall); largest stall 12.3 ms".
+func (rep *Report) ToleranceText() string {
+	return fmt.Sprintf("tolerance max(%.0f ms, %.0f × a run's largest stall); largest stall %.1f ms",
+		rep.ToleranceMs, rep.StallFactor, rep.MaxStallMs)
+}

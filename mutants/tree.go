@@ -1,0 +1,72 @@
+package mutants
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// TreeState is what a result was run on: the git commit of the work tree
+// at dir (with "-dirty" when it has changes or untracked files git does not
+// ignore) and Tree, the sha256 of the tree's content: every tracked and
+// every untracked, not ignored file, by path and content (a deleted tracked
+// file counts as deleted). Two runs on the same commit with different edits
+// have the same Commit and different Trees; Tree is what results are
+// compared by (issue 11 items 4 and 5). Outside git both are "" and err
+// says why. Read-only: git takes no optional lock.
+func TreeState(ctx context.Context, dir string) (commit, tree string, err error) {
+	git := func(args ...string) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-C", dir}, args...)...)
+		return cmd.Output()
+	}
+	top, err := git("rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", "", fmt.Errorf("not a git work tree: %s", dir)
+	}
+	root := strings.TrimSpace(string(top))
+	out, err := git("rev-parse", "HEAD")
+	if err != nil {
+		return "", "", fmt.Errorf("git rev-parse HEAD in %s: %v", dir, err)
+	}
+	commit = strings.TrimSpace(string(out))
+	st, err := git("status", "--porcelain", "--untracked-files=normal")
+	if err != nil {
+		return "", "", fmt.Errorf("git status in %s: %v", dir, err)
+	}
+	if len(bytes.TrimSpace(st)) > 0 {
+		commit += "-dirty"
+	}
+	ls, err := git("-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		return "", "", fmt.Errorf("git ls-files in %s: %v", root, err)
+	}
+	names := strings.Split(strings.TrimRight(string(ls), "\x00"), "\x00")
+	sort.Strings(names)
+	h := sha256.New()
+	prev := ""
+	for _, n := range names {
+		if n == "" || n == prev {
+			continue
+		}
+		prev = n
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(n)))
+		switch {
+		case os.IsNotExist(err):
+			fmt.Fprintf(h, "%s\x00deleted\x00", n)
+		case err != nil:
+			// A directory (a submodule) or an unreadable file: by name.
+			fmt.Fprintf(h, "%s\x00unreadable\x00", n)
+		default:
+			s := sha256.Sum256(b)
+			fmt.Fprintf(h, "%s\x00%x\x00", n, s)
+		}
+	}
+	return commit, hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,108 @@
+package reports
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/waitsim/waitsim/conformance"
+	"github.com/waitsim/waitsim/scenarios"
+)
+
+func confReport(agree bool) *conformance.Report {
+	call := conformance.CallComparison{Caller: "A", Index: 1, SimEndMs: 1000, RealEndMs: 1003.5, DiffMs: 3.5}
+	if !agree {
+		call.Mismatches = []string{"outputsUnavailable: absent in the simulation, real true"}
+		call.LostOutputs = true
+	}
+	r := &conformance.Report{Version: conformance.ReportVersion, Commit: "c0ffee", ToleranceMs: 100, StallFactor: 3, MaxStallMs: 4,
+		Agree: agree, Runs: 1, Calls: 1, MaxAbsDiffMs: 3.5,
+		Profiles: []conformance.Profile{{Client: "ts", Transport: "sse", Runs: 1, Calls: 1, MaxAbsDiffMs: 3.5}},
+		Results: []conformance.RunEntry{{Case: "short", Client: "ts", Transport: "sse", Run: 1, Agree: agree, ToleranceMs: 100,
+			MaxAbsDiffMs: 3.5, Calls: []conformance.CallComparison{call}}}}
+	if !agree {
+		r.Disagreements, r.LostOutputs = 1, 1
+		r.Profiles[0].Disagreements, r.Profiles[0].LostOutputs = 1, 1
+	}
+	return r
+}
+
+func writeJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "conformance.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A conformance table whose totals its rows contradict is refused, never shown.
+func TestLoadConformanceRefusesInconsistent(t *testing.T) {
+	if _, err := LoadConformance(writeJSON(t, confReport(false))); err != nil {
+		t.Fatalf("a consistent report: %v", err)
+	}
+	for name, edit := range map[string]func(*conformance.Report){
+		"agree with a mismatch": func(r *conformance.Report) { r.Agree = true },
+		"run agrees wrongly":    func(r *conformance.Report) { r.Results[0].Agree = true },
+		"call count":            func(r *conformance.Report) { r.Calls = 5 },
+		"runs count":            func(r *conformance.Report) { r.Runs = 2 },
+		"disagreements":         func(r *conformance.Report) { r.Disagreements = 0 },
+		"version":               func(r *conformance.Report) { r.Version = 99 },
+	} {
+		r := confReport(false)
+		edit(r)
+		var ie *InputError
+		if _, err := LoadConformance(writeJSON(t, r)); !errors.As(err, &ie) {
+			t.Errorf("%s: got %v, want an InputError", name, err)
+		}
+	}
+	empty := &conformance.Report{Version: conformance.ReportVersion, Agree: true}
+	if _, err := LoadConformance(writeJSON(t, empty)); err == nil {
+		t.Error("a report without runs that says agree was accepted")
+	}
+}
+
+// The Markdown and HTML show the table and its verdict; a table from another
+// commit is marked stale, never a plain pass; run.json leaves it out.
+func TestConformanceSection(t *testing.T) {
+	r := &Run{Version: RunVersion, Commit: "c0ffee", Scenarios: &scenarios.RunResult{Version: scenarios.ResultVersion}}
+	r.Normalize()
+	r.Conformance = confReport(false)
+	md := RunMarkdown(r, 0)
+	for _, want := range []string{"### Simulation vs real", "❌ 1 of 1 calls disagree", "| ts | sse | 1 | 1 | 1 | 1 | 3.5 |", "outputsUnavailable: absent in the simulation"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	html := string(HTML(r, nil))
+	if !strings.Contains(html, `id="conformance"`) || !strings.Contains(html, "1 of 1 calls disagree") {
+		t.Errorf("HTML lacks the conformance section")
+	}
+	r.Conformance = confReport(true)
+	if md := RunMarkdown(r, 0); !strings.Contains(md, "✅ all 1 calls of 1 client runs agree") {
+		t.Errorf("agreeing table not shown as agreeing:\n%s", md)
+	}
+	r.Conformance.Commit = "deadbeef"
+	if md := RunMarkdown(r, 0); !strings.Contains(md, "⚠️ all 1 calls") || !strings.Contains(md, "STALE") {
+		t.Errorf("a table of another commit is not marked stale:\n%s", md)
+	}
+	r.Conformance = confReport(false)
+	r.Conformance.Commit = "deadbeef"
+	if md := RunMarkdown(r, 0); !strings.Contains(md, "❌ 1 of 1 calls disagree") || !strings.Contains(md, "STALE") {
+		t.Errorf("a stale disagreeing table is not shown as failing and stale:\n%s", md)
+	}
+	b, err := r.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "conformance") || strings.Contains(string(b), "toleranceMs") {
+		t.Error("run.json carries the conformance table (wall-clock data)")
+	}
+}
