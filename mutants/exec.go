@@ -15,6 +15,11 @@ import (
 	"time"
 )
 
+// killSuiteEnv is set in every suite run's environment: the scenario
+// generator (scenarios.KillSuiteEnv) then stops at its first counterexample
+// instead of shrinking it, so that a kill never times out.
+const killSuiteEnv = "WAITSIM_KILL_SUITE"
+
 // command prepares a child process: in dir, with the runner's environment,
 // in its own process group that is killed as a whole when ctx ends.
 func (r *runner) command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
@@ -141,9 +146,8 @@ func (r *runner) runSuite(ctx context.Context, bin string, timeout time.Duration
 	// that it gets the parent-death signal too: killed with us, it cannot
 	// run on as an orphan. Its output goes through a pipe to test2json.
 	cmd := r.command(rctx, r.suite.Dir, bin, args[4:]...)
-	if len(env) > 0 {
-		cmd.Env = append(append([]string{}, cmd.Env...), env...)
-	}
+	cmd.Env = append(append([]string{}, cmd.Env...), killSuiteEnv+"=1")
+	cmd.Env = append(cmd.Env, env...)
 	conv := r.command(rctx, r.suite.Dir, r.test2json, args[:3]...)
 	pr, pw, err := os.Pipe()
 	if err != nil {

@@ -194,12 +194,23 @@ func nodeErr(n ast.Node, field, format string, args ...any) error {
 }
 
 // Step is one bridge request's behaviour: an integer (latency ms), "stall",
-// or a map {latencyMs, error, stall, reject}.
+// or a map {latencyMs, error, stall, reject, outputs}.
 type Step struct {
 	LatencyMs int64  `json:"latencyMs,omitempty" yaml:"latencyMs,omitempty"`
 	Error     string `json:"error,omitempty" yaml:"error,omitempty"`
 	Stall     bool   `json:"stall,omitempty" yaml:"stall,omitempty"`
 	Reject    bool   `json:"reject,omitempty" yaml:"reject,omitempty"`
+	// Outputs, on a read step, is what the read returns instead of the
+	// outputs of the ids it was asked for: any ids, in any order, an id
+	// twice — what a real bridge can send back. nil: the asked ids' outputs.
+	Outputs []OutputSpec `json:"outputs,omitempty" yaml:"outputs,omitempty"`
+}
+
+// OutputSpec is one output a read step returns: a session id and its
+// messages, oldest first.
+type OutputSpec struct {
+	ID       string   `json:"id" yaml:"id"`
+	Messages []string `json:"messages" yaml:"messages"`
 }
 
 // UnmarshalYAML implements yaml.NodeUnmarshaler.
@@ -239,6 +250,12 @@ func (s *Step) UnmarshalYAML(n ast.Node) error {
 					return nodeErr(kv.Value, "error", "want a non-empty string")
 				}
 				s.Error = sv.Value
+			case "outputs":
+				outs, err := outputsOf(kv.Value)
+				if err != nil {
+					return err
+				}
+				s.Outputs = outs
 			case "stall", "reject":
 				bv, ok := kv.Value.(*ast.BoolNode)
 				if !ok {
@@ -250,15 +267,67 @@ func (s *Step) UnmarshalYAML(n ast.Node) error {
 					s.Reject = bv.Value
 				}
 			default:
-				return nodeErr(kv.Key, key, "unknown field in a step (want latencyMs, error, stall, reject)")
+				return nodeErr(kv.Key, key, "unknown field in a step (want latencyMs, error, stall, reject, outputs)")
 			}
 		}
 		if s.Stall && (s.Error != "" || s.Reject) {
 			return nodeErr(n, "step", "a stalled step cannot also fail or be rejected")
 		}
+		if s.Outputs != nil && (s.Stall || s.Error != "" || s.Reject) {
+			return nodeErr(n, "outputs", "only a step that succeeds returns outputs")
+		}
 		return nil
 	}
-	return nodeErr(n, "step", `want an integer (ms), "stall", or {latencyMs, error, stall, reject}`)
+	return nodeErr(n, "step", `want an integer (ms), "stall", or {latencyMs, error, stall, reject, outputs}`)
+}
+
+// outputsOf reads a step's outputs: a list of {id, messages}.
+func outputsOf(n ast.Node) ([]OutputSpec, error) {
+	seq, ok := n.(*ast.SequenceNode)
+	if !ok {
+		return nil, nodeErr(n, "outputs", "want a list of {id, messages}")
+	}
+	outs := []OutputSpec{}
+	for i, item := range seq.Values {
+		field := fmt.Sprintf("outputs[%d]", i)
+		m, ok := item.(*ast.MappingNode)
+		if !ok {
+			return nil, nodeErr(item, field, "want {id, messages}")
+		}
+		o := OutputSpec{Messages: []string{}}
+		seen := map[string]bool{}
+		for _, kv := range m.Values {
+			key := kv.Key.String()
+			seen[key] = true
+			switch key {
+			case "id":
+				sv, ok := kv.Value.(*ast.StringNode)
+				if !ok || sv.Value == "" {
+					return nil, nodeErr(kv.Value, field+".id", "want a non-empty string")
+				}
+				o.ID = sv.Value
+			case "messages":
+				ms, ok := kv.Value.(*ast.SequenceNode)
+				if !ok {
+					return nil, nodeErr(kv.Value, field+".messages", "want a list of strings")
+				}
+				for j, mv := range ms.Values {
+					sv, ok := mv.(*ast.StringNode)
+					if !ok {
+						return nil, nodeErr(mv, fmt.Sprintf("%s.messages[%d]", field, j), "want a string")
+					}
+					o.Messages = append(o.Messages, sv.Value)
+				}
+			default:
+				return nil, nodeErr(kv.Key, field+"."+key, "unknown field in an output (want id, messages)")
+			}
+		}
+		if !seen["id"] || !seen["messages"] {
+			return nil, nodeErr(item, field, "want both id and messages")
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
 }
 
 // Limit is a duration in ms (≥ 1), or "none".

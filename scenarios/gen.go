@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/waitsim/waitsim/sim"
@@ -11,16 +12,33 @@ import (
 )
 
 // MarshalYAML implements yaml.InterfaceMarshaler: a plain latency is an
-// integer, a plain stall is "stall", anything else a map.
+// integer, a plain stall is "stall", anything else a map (with outputs: []
+// kept, since a read that returns nothing differs from one that returns the
+// asked ids).
 func (s Step) MarshalYAML() (any, error) {
 	switch {
-	case s == Step{LatencyMs: s.LatencyMs}:
+	case s.Outputs == nil && !s.Stall && !s.Reject && s.Error == "":
 		return s.LatencyMs, nil
-	case s == Step{Stall: true}:
+	case s.Outputs == nil && s.Stall && !s.Reject && s.Error == "" && s.LatencyMs == 0:
 		return "stall", nil
 	}
-	type plain Step
-	return plain(s), nil
+	var m yaml.MapSlice
+	if s.LatencyMs != 0 {
+		m = append(m, yaml.MapItem{Key: "latencyMs", Value: s.LatencyMs})
+	}
+	if s.Error != "" {
+		m = append(m, yaml.MapItem{Key: "error", Value: s.Error})
+	}
+	if s.Stall {
+		m = append(m, yaml.MapItem{Key: "stall", Value: true})
+	}
+	if s.Reject {
+		m = append(m, yaml.MapItem{Key: "reject", Value: true})
+	}
+	if s.Outputs != nil {
+		m = append(m, yaml.MapItem{Key: "outputs", Value: s.Outputs})
+	}
+	return m, nil
 }
 
 // MarshalYAML implements yaml.InterfaceMarshaler: an integer, or "none".
@@ -55,17 +73,35 @@ func MarshalScenario(sc Scenario, protects string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// KillSuiteEnv is set (to any value) in the environment of every suite run
+// of the mutation runner. TestGenerated then stops at the first world that
+// breaks an invariant, without shrinking it: the kill counts at once, and
+// shrinking, which is only for the report, can never make it time out.
+const KillSuiteEnv = "WAITSIM_KILL_SUITE"
+
 // Generator pools: values where the tool's rules change (the cap, the
 // schema minimum, the bridge timeout, the cache window).
 var (
 	genLatencies = []int64{0, 5, 249, 250, 1000, 5000, 14999, 29000, 30000, 31000, 45000}
 	genTimeouts  = []int{1000, 5000, 29999, 30000, 30001, 30999, 31000, 60500, 100000, 600000}
 	genPolls     = []int{250, 251, 1000, 7000, 10000}
-	genStates    = []string{"running", "waiting", "created", "", "completed", "failed", "cancelled", "other:archived"}
+	genStates    = []string{"running", "waiting", "created", "prompt_sent", "", "completed", "failed", "cancelled", "other:archived"}
 	// genChangeStates leaves out "": a change to the empty state is written
 	// state: "" and the round trip through omitempty would drop it.
-	genChangeStates = []string{"running", "waiting", "created", "completed", "failed", "cancelled"}
-	genTimes        = []int64{0, 100, 250, 999, 1000, 2500, 5000, 15000, 29999, 30000, 30001, 45000, 60000}
+	genChangeStates = []string{"running", "waiting", "created", "prompt_sent", "completed", "failed", "cancelled", "other:gone"}
+	// Budgets at and around their schema bounds and defaults (contract §2 "Input").
+	genBudgets = map[string][]int{
+		"maxMessagesPerAgent": {1, 2, 3, 20, 99, 100},
+		"maxCharsPerMessage":  {50, 51, 99, 100, 4000, 100000},
+		"maxCharsPerAgent":    {100, 101, 150, 20000, 500000},
+		"maxTotalChars":       {1000, 1001, 1500, 100000, 2000000},
+	}
+	// Message lengths in characters at and around the budgets' edges, and
+	// characters of one to four bytes in UTF-8.
+	genLengths = []int{0, 1, 49, 50, 51, 99, 100, 101, 149, 150, 151, 500, 501, 700, 999, 1000, 1001}
+	genChars   = []string{"x", "é", "日", "🙂"}
+	genCounts  = []int{0, 1, 2, 3, 4, 21, 101}
+	genTimes   = []int64{0, 100, 250, 999, 1000, 2500, 5000, 15000, 29999, 30000, 30001, 45000, 60000}
 	// genLateness: timer lateness and jitter in ms, from idle (1–3 ms, as
 	// measured) to a loaded machine.
 	genLateness = []int64{0, 1, 3, 5, 20}
@@ -75,16 +111,58 @@ var (
 	genWriteTimeouts = []int64{0, 0, 20000, 60000}
 )
 
-func genStep(t *rapid.T, label string) Step {
-	switch rapid.IntRange(0, 9).Draw(t, label+".kind") {
+// genStep draws one bridge step. A failing step's error names its label, so
+// that each failing read has its own message. An output read (ids given)
+// may return outputs of its own: ids it was not asked for, an id twice.
+func genStep(t *rapid.T, label string, ids []string) Step {
+	switch rapid.IntRange(0, 11).Draw(t, label+".kind") {
 	case 0:
 		return Step{Stall: true}
-	case 1:
-		return Step{LatencyMs: rapid.SampledFrom(genLatencies).Draw(t, label+".ms"), Error: "boom"}
-	case 2:
-		return Step{Reject: true}
+	case 1, 2:
+		return Step{LatencyMs: rapid.SampledFrom(genLatencies).Draw(t, label+".ms"), Error: "boom at " + label}
+	case 3:
+		return Step{Reject: true, Error: rapid.SampledFrom([]string{"", "rejected " + label}).Draw(t, label+".why")}
+	case 4, 5:
+		if ids != nil {
+			st := Step{LatencyMs: rapid.SampledFrom(genLatencies).Draw(t, label+".ms"), Outputs: []OutputSpec{}}
+			pool := append(slices.Clone(ids), "zz")
+			for i := range rapid.IntRange(0, 4).Draw(t, label+".outputs") {
+				id := rapid.SampledFrom(pool).Draw(t, fmt.Sprintf("%s.out%d", label, i))
+				st.Outputs = append(st.Outputs, OutputSpec{ID: id, Messages: genMessages(t, fmt.Sprintf("%s.out%d", label, i))})
+			}
+			return st
+		}
 	}
 	return Step{LatencyMs: rapid.SampledFrom(genLatencies).Draw(t, label+".ms")}
+}
+
+// genMessages draws an agent's messages: how many, and each one's length
+// and character, around the budgets' edges.
+func genMessages(t *rapid.T, label string) []string {
+	lengths, counts := genLengths, genCounts
+	switch rapid.IntRange(0, 3).Draw(t, label+".kind") {
+	case 0:
+		return []string{"out of " + label}
+	case 1: // a few long messages: agents that share maxTotalChars
+		lengths, counts = genLengths[len(genLengths)-6:], []int{1, 2, 3}
+	}
+	n := rapid.SampledFrom(counts).Draw(t, label+".count")
+	msgs := make([]string, 0, n)
+	for i := range n {
+		size := rapid.SampledFrom(lengths).Draw(t, fmt.Sprintf("%s.m%d.len", label, i))
+		ch := rapid.SampledFrom(genChars).Draw(t, fmt.Sprintf("%s.m%d.char", label, i))
+		msgs = append(msgs, genText(i, size, ch))
+	}
+	return msgs
+}
+
+// genText is message i of size characters: its number, then ch repeated.
+func genText(i, size int, ch string) string {
+	head := []rune(fmt.Sprintf("%d:", i))
+	if size <= len(head) {
+		return string(head[:size])
+	}
+	return string(head) + strings.Repeat(ch, size-len(head))
 }
 
 // Generate draws a random, valid scenario from t: a bridge script, a roster
@@ -95,15 +173,15 @@ func Generate(t *rapid.T) Scenario {
 	ids := []string{"a", "b", "c"}[:rapid.IntRange(1, 3).Draw(t, "agents")]
 	for _, id := range ids {
 		sc.Agents = append(sc.Agents, AgentSpec{ID: id, State: rapid.SampledFrom(genStates).Draw(t, "state."+id),
-			Messages: []string{"out of " + id}})
+			Messages: genMessages(t, id)})
 	}
-	if rapid.Bool().Draw(t, "bridge") {
+	if rapid.IntRange(0, 3).Draw(t, "bridge") > 0 {
 		b := &BridgeSpec{}
-		for i := range rapid.IntRange(0, 3).Draw(t, "lists") {
-			b.List = append(b.List, genStep(t, fmt.Sprintf("list%d", i)))
+		for i := range rapid.IntRange(0, 4).Draw(t, "lists") {
+			b.List = append(b.List, genStep(t, fmt.Sprintf("list%d", i), nil))
 		}
 		for i := range rapid.IntRange(0, 2).Draw(t, "reads") {
-			b.Read = append(b.Read, genStep(t, fmt.Sprintf("read%d", i)))
+			b.Read = append(b.Read, genStep(t, fmt.Sprintf("read%d", i), ids))
 		}
 		switch rapid.IntRange(0, 3).Draw(t, "bridgeTimeout") {
 		case 1:
@@ -127,7 +205,8 @@ func Generate(t *rapid.T) Scenario {
 		switch rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("change%d.op", i)) {
 		case 0:
 			sc.Changes = append(sc.Changes, ChangeSpec{AtMs: at, Op: "join", ID: fmt.Sprintf("n%d", i),
-				State: rapid.SampledFrom(genChangeStates).Draw(t, fmt.Sprintf("change%d.state", i))})
+				State:    rapid.SampledFrom(genChangeStates).Draw(t, fmt.Sprintf("change%d.state", i)),
+				Messages: genMessages(t, fmt.Sprintf("n%d", i))})
 		case 1:
 			sc.Changes = append(sc.Changes, ChangeSpec{AtMs: at, Op: "leave", ID: ids[len(ids)-1]})
 		default:
@@ -149,6 +228,11 @@ func Generate(t *rapid.T) Scenario {
 		}
 		if rapid.Bool().Draw(t, name+".hasPoll") {
 			c.Args["pollIntervalMs"] = rapid.SampledFrom(genPolls).Draw(t, name+".poll")
+		}
+		for _, k := range []string{"maxMessagesPerAgent", "maxCharsPerMessage", "maxCharsPerAgent", "maxTotalChars"} {
+			if rapid.IntRange(0, 1).Draw(t, name+".has."+k) == 0 {
+				c.Args[k] = rapid.SampledFrom(genBudgets[k]).Draw(t, name+"."+k)
+			}
 		}
 		if rapid.IntRange(0, 3).Draw(t, name+".scoped") == 0 {
 			scope := []any{rapid.SampledFrom(ids).Draw(t, name+".scope")}
@@ -193,10 +277,49 @@ func Generate(t *rapid.T) Scenario {
 			}
 		}
 	}
+	fitFile(&sc)
 	// Drop roster changes the loader would refuse (e.g. a state change after
 	// the agent left), in order, so that every draw is a valid scenario.
 	for len(sc.Changes) > 0 && len(validate(&sc, nil)) > 0 {
 		sc.Changes = slices.Delete(sc.Changes, len(sc.Changes)-1, len(sc.Changes))
 	}
 	return sc
+}
+
+// fitFile halves the longest message of sc until sc, written as a file,
+// keeps well inside the loader's MaxFileBytes, so that every draw is a file
+// the loader takes.
+func fitFile(sc *Scenario) {
+	for {
+		b, err := MarshalScenario(*sc, "size")
+		if err != nil || len(b) <= MaxFileBytes*3/4 {
+			return
+		}
+		var longest *string
+		visit := func(msgs []string) {
+			for i := range msgs {
+				if longest == nil || len(msgs[i]) > len(*longest) {
+					longest = &msgs[i]
+				}
+			}
+		}
+		for i := range sc.Agents {
+			visit(sc.Agents[i].Messages)
+		}
+		for i := range sc.Changes {
+			visit(sc.Changes[i].Messages)
+		}
+		if sc.Bridge != nil {
+			for i := range sc.Bridge.Read {
+				for j := range sc.Bridge.Read[i].Outputs {
+					visit(sc.Bridge.Read[i].Outputs[j].Messages)
+				}
+			}
+		}
+		if longest == nil || *longest == "" {
+			return
+		}
+		r := []rune(*longest)
+		*longest = string(r[:len(r)/2])
+	}
 }

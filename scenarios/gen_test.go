@@ -46,6 +46,12 @@ func TestGenerated(t *testing.T) {
 		for _, v := range r.Violation {
 			why = append(why, v.Invariant+": "+v.Message)
 		}
+		if os.Getenv(KillSuiteEnv) != "" {
+			// A mutation run: the first counterexample is the kill. Stop
+			// at once, without shrinking, so a kill never times out.
+			b, _ := MarshalScenario(sc, "found by the generator: "+why[0])
+			t.Fatalf("invariants broken (not shrunk: a mutation run):\n%s\n%s", strings.Join(why, "\n"), b)
+		}
 		file := writeGenerated(t, sc, why[0])
 		rt.Fatalf("invariants broken (minimal case written to %s):\n%s\n%s", file, strings.Join(why, "\n"), r.Timeline)
 	})

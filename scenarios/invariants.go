@@ -36,6 +36,9 @@ var Invariants = []Invariant{
 	{"chain-terminates", "Following remainingMs terminates: each next call passes the last remainingMs, which shrinks (a retry after a transport failure: what is left of the lost call's budget), and the chain ends before the default bound of 50 calls (SPEC §2 step 9)."},
 	{"bridge-errors-are-fields", "A valid call never gets an error result or a protocol error: bridge errors are reply fields (SPEC §2 step 9)."},
 	{"transport-keeps-replies", "With the contract's 30 s cap, the transport loses no reply unless the world cuts sooner than 60 s: behind a proxy idle timeout of none or at least 60000 ms, with no drop and no server write timeout below 60000 ms, the transport cuts no call's response, in every mode and under every profile (contract §6). (A session the SDK's client gives up after cuts of its standalone stream is not counted here: see transport-session-fails.)"},
+	{ModelRequests, "The call issues exactly the bridge reads the contract calls for, each at the instant it calls for it, and its reply resolves when the model says; a late tool timer may move an instant by at most the world's lateness (the reference model, contract §2 steps 1–8 and 12)."},
+	{ModelReply, "Every reply field equals what the reference model computes from the world's records: ok, error, done, agents with states, outputs (the exact messages kept), truncated, bridgeError, remainingMs, agentsUnavailable, outputsUnavailable (contract §2 steps 7–9)."},
+	{ModelProgress, "With a progress token, the caller receives one notification per poll whose elapsed ms grew, progress = elapsed ms at the poll (at most total), total = capped ms, and none without a token (contract §2 steps 11 and 12)."},
 	{"description-states-cap", "The tool description and the timeoutMs description state the 30-second cap, remainingMs and the call-again instruction, in no other unit (SPEC §2 step 10)."},
 }
 
@@ -50,6 +53,7 @@ type callView struct {
 	late     bool          // over HTTP a notification may arrive late (a resumed stream replays it)
 	maxLate  int64         // the largest lateness the world gave a tool timer (ms)
 	reqs     []sim.Request // this call's list/read requests, in issue order
+	noBridge bool          // the world registers the tool without a bridge
 }
 
 // checkInvariants returns every invariant violation of the case.
@@ -81,7 +85,7 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 			continue
 		}
 		timeout := s.TimeoutMs
-		v := callView{sum: s, cr: cr, spec: spec, capped: min(timeout, capOf(c)), late: s.Wire != nil && s.Wire.Mode != string(sim.ModeMemory)}
+		v := callView{sum: s, cr: cr, spec: spec, capped: min(timeout, capOf(c)), late: s.Wire != nil && s.Wire.Mode != string(sim.ModeMemory), noBridge: c.Scenario.NoBridge}
 		v.deadline = s.StartMs + v.capped
 		v.maxLate = res.MaxTimerLateMs
 		for _, r := range res.Requests {
@@ -91,8 +95,12 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 		}
 		views = append(views, v)
 	}
+	var walked []lateAt
 	for _, v := range views {
 		vs = append(vs, checkCall(v)...)
+		mvs, late := checkModel(v, walked)
+		vs = append(vs, mvs...)
+		walked = append(walked, lateAt{endMs: v.sum.EndMs, late: late})
 	}
 	vs = append(vs, checkChains(c, sums)...)
 	vs = append(vs, checkDescriptions(res)...)
@@ -121,8 +129,9 @@ func checkCall(v callView) []Violation {
 	// Cost as the tool must have measured it: each earlier read's duration, a
 	// read that lost the race counting until the deadline. slip is the
 	// lateness of the call's latest sleep, read from the world's stamp on the
-	// requests issued when a tool timer woke the call (a call's first read
-	// follows no sleep). A read that ends by deadline + slip is in time; one
+	// poll lists issued when a tool timer woke the call (a call's first read
+	// follows no sleep; a read issued when a race timer woke the call keeps
+	// the slip of the sleep before, as the tool does). A read that ends by deadline + slip is in time; one
 	// that ends later but before the race timer, itself late by up to
 	// maxLate, fired may be taken too: then either verdict is right.
 	var cost, slip int64
@@ -130,7 +139,7 @@ func checkCall(v callView) []Violation {
 	var listedSure, listedMaybe, readSure, readMaybe bool
 	firstList := true
 	for i, r := range v.reqs {
-		if i > 0 && r.WakeLateMs != nil {
+		if i > 0 && r.Op == "list" && r.WakeLateMs != nil {
 			slip = *r.WakeLateMs
 		}
 		limit := v.deadline + slip

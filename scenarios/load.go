@@ -696,6 +696,11 @@ func validate(sc *Scenario, n ast.Node) []error {
 		if sc.NoBridge {
 			bad("noBridge", []any{"noBridge"}, "noBridge with a bridge script")
 		}
+		for i, st := range b.List {
+			if st.Outputs != nil {
+				bad(fmt.Sprintf("bridge.list[%d].outputs", i), []any{"bridge", "list", i}, "only an output read (bridge.read) returns outputs")
+			}
+		}
 	}
 	ids := map[string]bool{}
 	for i, a := range sc.Agents {

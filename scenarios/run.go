@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/waittool"
 )
 
 // World builds the sim.World of a case.
@@ -62,6 +63,12 @@ func steps(in []Step) []sim.Step {
 	out := make([]sim.Step, len(in))
 	for i, s := range in {
 		out[i] = sim.Step{LatencyMs: s.LatencyMs, Stall: s.Stall, Err: s.Error, Reject: s.Reject}
+		if s.Outputs != nil {
+			out[i].Outputs = []waittool.AgentOutput{}
+			for _, o := range s.Outputs {
+				out[i].Outputs = append(out[i].Outputs, waittool.AgentOutput{SessionID: o.ID, Messages: append([]string{}, o.Messages...)})
+			}
+		}
 	}
 	return out
 }

@@ -23,7 +23,7 @@ func f64(v float64) *float64 { return &v }
 // schema (SPEC §2). The output is deterministic, indented JSON.
 func JSONSchema() ([]byte, error) {
 	step := &jsonschema.Schema{
-		Description: `a bridge request's behaviour: latency in ms, "stall", or {latencyMs, error, stall, reject}`,
+		Description: `a bridge request's behaviour: latency in ms, "stall", or {latencyMs, error, stall, reject, outputs}`,
 		OneOf: []*jsonschema.Schema{
 			{Type: "integer", Minimum: f64(0), Maximum: f64(float64(MaxMs)), Description: "latency in ms"},
 			{Type: "string", Enum: []any{"stall"}, Description: "never completes by itself"},
@@ -32,6 +32,12 @@ func JSONSchema() ([]byte, error) {
 				"error":     {Type: "string", MinLength: new(int(1)), Description: "completes with this error after latencyMs"},
 				"stall":     {Type: "boolean"},
 				"reject":    {Type: "boolean", Description: "rejected at once, without entering the queue"},
+				"outputs": {Type: "array", Description: "read steps only: what the read returns instead of the asked ids' outputs (any ids, any order, an id twice)",
+					Items: &jsonschema.Schema{Type: "object", Required: []string{"id", "messages"}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+						Properties: map[string]*jsonschema.Schema{
+							"id":       {Type: "string", MinLength: new(int(1))},
+							"messages": {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+						}}},
 			}},
 		},
 	}

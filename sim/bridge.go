@@ -16,11 +16,15 @@ import (
 //   - Reject: rejected at once, without entering the queue (with Err, or
 //     "owner window is gone").
 //   - otherwise: completes successfully after LatencyMs.
+//   - Outputs != nil (an output read that succeeds): the read returns these
+//     outputs, whatever ids it asked for (a real bridge may return ids it was
+//     not asked for, an id twice, or any order).
 type Step struct {
-	LatencyMs int64  `json:"latencyMs,omitempty"`
-	Stall     bool   `json:"stall,omitempty"`
-	Err       string `json:"error,omitempty"`
-	Reject    bool   `json:"reject,omitempty"`
+	LatencyMs int64                  `json:"latencyMs,omitempty"`
+	Stall     bool                   `json:"stall,omitempty"`
+	Err       string                 `json:"error,omitempty"`
+	Reject    bool                   `json:"reject,omitempty"`
+	Outputs   []waittool.AgentOutput `json:"outputs,omitempty"`
 }
 
 // Hold is another requester of the app taking the dispatch slot: it joins the
@@ -72,6 +76,12 @@ type Request struct {
 	Err          string `json:"error,omitempty"`
 	// SharedWith is the ID of the request whose result this one shared (cache), or 0.
 	SharedWith int `json:"sharedWith,omitempty"`
+	// IDs are the session ids an output read asked for, as the tool passed them.
+	IDs []string `json:"-"`
+	// Agents (a list) and Outputs (a read) are what a successful request
+	// returned to its requester, as the bridge built it; nil otherwise.
+	Agents  []waittool.Agent       `json:"-"`
+	Outputs []waittool.AgentOutput `json:"-"`
 	// WakeLateMs is set when the request was issued in the kernel step that
 	// released one of the tool's timers: that timer's lateness in ms (0 when
 	// on time). It lets invariants follow the tool's tolerance of a late wake
@@ -187,6 +197,13 @@ func (b *Bridge) Requests() []Request {
 	for i, r := range b.reqs {
 		out[i] = *r
 		out[i].waiters, out[i].sharers, out[i].agents, out[i].outputs = nil, nil, nil, nil
+		out[i].IDs = slices.Clone(r.ids)
+		if r.Err == "" && r.CompletedMs >= 0 {
+			out[i].Agents = slices.Clone(r.agents)
+			for _, o := range r.outputs {
+				out[i].Outputs = append(out[i].Outputs, waittool.AgentOutput{SessionID: o.SessionID, Messages: slices.Clone(o.Messages)})
+			}
+		}
 	}
 	return out
 }
@@ -378,6 +395,13 @@ func (b *Bridge) complete(r *Request, errText string) {
 				r.agents = append(r.agents, waittool.Agent{SessionID: a.ID, State: a.State})
 			}
 		case "read":
+			if r.step.Outputs != nil {
+				r.outputs = []waittool.AgentOutput{}
+				for _, o := range r.step.Outputs {
+					r.outputs = append(r.outputs, waittool.AgentOutput{SessionID: o.SessionID, Messages: slices.Clone(o.Messages)})
+				}
+				break
+			}
 			for _, a := range b.roster {
 				if slices.Contains(r.ids, a.ID) {
 					r.outputs = append(r.outputs, waittool.AgentOutput{SessionID: a.ID, Messages: slices.Clone(a.Messages)})

@@ -1,0 +1,469 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/waittool"
+)
+
+// Who tests the tester: every invariant and the reference model are shown
+// firing on a world that breaks them. Each world below runs the real tool
+// once; its records are then changed the way a broken tool would have
+// changed them, and the checks must name the broken rule (and, untouched,
+// must pass).
+
+// oracleWorlds are the worlds the tests below break, by name.
+var oracleWorlds = map[string]string{
+	// capped: polls to the cap with progress; c in scope, d not.
+	"capped": `name: capped
+agents:
+  - {id: c, state: running, messages: ["hello", "wörld"]}
+  - {id: d, state: running}
+callers:
+  - name: A
+    progress: true
+    args: {timeoutMs: 100000, sessionIds: [c]}
+`,
+	// slow: a 5000 ms list; polls leave a 10000 ms reserve.
+	"slow": `name: slow
+bridge: {list: [5000], read: [0]}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 600000, pollIntervalMs: 250}
+`,
+	// done: everything completed, long outputs cut to small budgets.
+	"done": `name: done
+bridge: {read: [5000]}
+agents:
+  - {id: a, state: completed, messages: ["m1", "m2", "` + strings.Repeat("é", 120) + `"]}
+  - {id: b, state: other:archived, messages: ["` + strings.Repeat("日", 900) + `"]}
+callers:
+  - name: A
+    args: {maxMessagesPerAgent: 2, maxCharsPerMessage: 100, maxCharsPerAgent: 150, maxTotalChars: 1000}
+`,
+	// nolist: the only list outlives the deadline.
+	"nolist": `name: nolist
+bridge: {list: [40000]}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 600000}
+`,
+	// noread: the final read outlives the deadline, after a failed poll.
+	"noread": `name: noread
+bridge: {list: [0, {latencyMs: 10, error: "first"}, 0], read: [20000]}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 600000}
+`,
+	// chain: 60500 → 30500 → stop.
+	"chain": `name: chain
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    follow: true
+    args: {timeoutMs: 60500}
+`,
+	// lateread: every tool timer 5 ms late; the final read ends 5 ms after
+	// the deadline, at the instant its late race timer fires: in time.
+	"lateread": `name: lateread
+bridge: {read: [30005], timeoutMs: none}
+timers: {lateMs: 5}
+agents:
+  - {id: c, state: completed, messages: ["done"]}
+callers:
+  - name: A
+`,
+	// nobridge: the tool registered without a bridge.
+	"nobridge": `name: nobridge
+noBridge: true
+callers:
+  - name: A
+`,
+}
+
+// oracleRun runs the named world and returns its case and result.
+func oracleRun(t *testing.T, name string) (*Case, *sim.Result) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), name+".yaml")
+	if err := os.WriteFile(file, []byte("# protects: a fixture\n"+oracleWorlds[name]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases, err := Load([]string{file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cases[0]
+	return c, sim.RunWorld(t, c.World())
+}
+
+// editReply changes call i's reply as JSON and keeps the typed view in step.
+func editReply(t *testing.T, res *sim.Result, i int, edit func(map[string]any)) {
+	t.Helper()
+	cr := &res.Calls[i]
+	edit(cr.Raw)
+	b, err := json.Marshal(cr.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep waittool.Reply
+	if err := json.Unmarshal(b, &rep); err == nil {
+		cr.Reply = &rep // else (a value the typed reply cannot hold): the JSON alone is changed
+	}
+}
+
+// requestsOf returns the indexes in res.Requests of call i's requests of op.
+func requestsOf(res *sim.Result, i int, op string) []int {
+	var out []int
+	for j, r := range res.Requests {
+		if r.CallID == res.Calls[i].CallID && r.Op == op {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// violated returns the ids of the broken invariants, and the messages.
+func violated(c *Case, res *sim.Result) ([]string, string) {
+	r := Summarize(c, res)
+	var ids, msgs []string
+	for _, v := range r.Violation {
+		if !slices.Contains(ids, v.Invariant) {
+			ids = append(ids, v.Invariant)
+		}
+		msgs = append(msgs, v.Invariant+": "+v.Message)
+	}
+	return ids, strings.Join(msgs, "\n")
+}
+
+// TestOracleWorldsPass: untouched, every fixture world passes every check.
+func TestOracleWorldsPass(t *testing.T) {
+	for name := range oracleWorlds {
+		t.Run(name, func(t *testing.T) {
+			c, res := oracleRun(t, name)
+			if ids, msgs := violated(c, res); len(ids) > 0 {
+				t.Fatalf("untouched world breaks %v:\n%s", ids, msgs)
+			}
+		})
+	}
+}
+
+// TestInvariantsFire: each broken record is named by the invariant (and,
+// where the model sees it, the model field) that guards it.
+func TestInvariantsFire(t *testing.T) {
+	cases := []struct {
+		name, world string
+		breakIt     func(t *testing.T, res *sim.Result)
+		want        []string // invariant ids that must fire
+		mentions    string   // a substring of the messages
+		notWant     []string // invariant ids that must not fire
+	}{
+		{"resolves-one-ms-late", "capped", func(t *testing.T, res *sim.Result) { res.Calls[0].EndMs++ },
+			[]string{"resolves-by-deadline", ModelRequests}, "after the deadline 30000 ms", nil},
+		{"resolves-late-by-the-cap", "nolist", func(t *testing.T, res *sim.Result) { res.Calls[0].EndMs += 29000 },
+			[]string{"resolves-by-deadline"}, "59000", nil},
+		{"default-caller-loses", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Lost, res.Calls[0].LostBy, res.Calls[0].Reply, res.Calls[0].Raw = true, sim.LostByTimeout, nil, nil
+		}, []string{"default-caller-never-loses"}, "lost at 30000 ms", nil},
+		{"error-result", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].IsError, res.Calls[0].Reply, res.Calls[0].Raw, res.Calls[0].ErrorText = true, nil, nil, "bridge down"
+		}, []string{"bridge-errors-are-fields"}, "bridge down", nil},
+		{"protocol-error", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].RPCError, res.Calls[0].Reply, res.Calls[0].Raw = "connection closed", nil, nil
+		}, []string{"bridge-errors-are-fields"}, "connection closed", nil},
+		{"read-issued-too-late", "noread", func(t *testing.T, res *sim.Result) {
+			// cost is 10 ms (the failed poll): a read at 29991 ms is predicted to end at 30001 ms
+			r := &res.Requests[requestsOf(res, 0, "read")[0]]
+			r.IssuedMs = 29991
+		}, []string{"read-predicted-in-time", ModelRequests}, "predicted to end at 30001 ms", nil},
+		{"read-late-despite-a-stamp-on-the-first-list", "noread", func(t *testing.T, res *sim.Result) {
+			// a first list follows no sleep: a wake stamp on it gives no slip
+			late := int64(100)
+			res.Requests[requestsOf(res, 0, "list")[0]].WakeLateMs = &late
+			res.Requests[requestsOf(res, 0, "read")[0]].IssuedMs = 29991
+		}, []string{"read-predicted-in-time"}, "slip 0 ms", nil},
+		{"list-at-the-deadline-read-in-time", "slow", func(t *testing.T, res *sim.Result) {
+			// the first list ends exactly at the deadline: it was read in time
+			r := &res.Requests[requestsOf(res, 0, "list")[0]]
+			r.CompletedMs = 30000
+			editReply(t, res, 0, func(m map[string]any) { m["agentsUnavailable"] = true; m["agents"] = []any{} })
+		}, []string{"agents-unavailable-exact"}, "agentsUnavailable = true", nil},
+		{"remaining-at-maximum-is-legal", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 600000.0 })
+		}, []string{"remaining-when-spec-says"}, "600000", []string{"remaining-legal"}},
+		{"first-progress-of-1-ms", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].ProgressNotes = []sim.ProgressNote{{AtMs: 1, Progress: 1, Total: 30000}}
+		}, []string{ModelProgress}, "", []string{"progress-reports-elapsed"}},
+		{"chain-passes-the-same-timeout", "chain", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 60500.0 })
+			res.Calls[1].Args["timeoutMs"] = 60500.0
+		}, []string{"chain-terminates"}, "passed timeoutMs 60500", nil},
+		{"late-race-lost-early", "lateread", func(t *testing.T, res *sim.Result) {
+			// a race timer that woke 3 ms late, before the read ended: lost
+			res.Calls[0].EndMs = 30003
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
+		}, nil, "", []string{ModelRequests, ModelReply, ModelProgress, "outputs-unavailable-exact"}},
+		{"late-race-lost-at-the-end", "lateread", func(t *testing.T, res *sim.Result) {
+			// the read ended at the instant the timer woke: it was in time
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
+		}, []string{ModelRequests}, "it was in time", nil},
+		{"late-race-done-flipped", "lateread", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["done"] = false })
+		}, []string{ModelReply}, "done = false, want true", nil},
+		{"late-wake-too-late", "lateread", func(t *testing.T, res *sim.Result) {
+			res.Requests[requestsOf(res, 0, "read")[0]].CompletedMs = 30100
+			res.Calls[0].EndMs = 30006
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
+		}, []string{ModelRequests}, "woke the call at 30006 ms (its next act); timers are at most 5 ms late", nil},
+		{"poll-without-reserve", "slow", func(t *testing.T, res *sim.Result) {
+			lists := requestsOf(res, 0, "list")
+			r := &res.Requests[lists[len(lists)-1]]
+			r.IssuedMs, r.CompletedMs = 20001, 25001
+		}, []string{"poll-leaves-reserve"}, "leaves no room", nil},
+		{"remaining-off-by-one", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 70001.0 })
+		}, []string{"remaining-when-spec-says", ModelReply}, "70000", nil},
+		{"remaining-missing", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "remainingMs") })
+		}, []string{"remaining-when-spec-says", ModelReply}, "remainingMs absent", nil},
+		{"remaining-when-done", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 25000.0 })
+		}, []string{"remaining-when-spec-says", ModelReply}, "want absent", nil},
+		{"remaining-below-minimum", "chain", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 1, func(m map[string]any) { m["remainingMs"] = 500.0 })
+		}, []string{"remaining-legal", "remaining-when-spec-says"}, "not a legal timeoutMs", nil},
+		{"remaining-fraction", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 70000.5 })
+		}, []string{"remaining-legal"}, "70000.5", nil},
+		{"remaining-above-maximum", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 600001.0 })
+		}, []string{"remaining-legal"}, "600001", nil},
+		{"done-while-running", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["done"] = true })
+		}, []string{"done-needs-terminal-list", ModelReply}, `agent c is "running"`, nil},
+		{"done-without-list", "nolist", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["done"] = true })
+		}, []string{"done-needs-terminal-list", ModelReply}, "no list of the call was read in time", nil},
+		{"agents-unavailable-missing", "nolist", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "agentsUnavailable") })
+		}, []string{"agents-unavailable-exact", ModelReply}, "agentsUnavailable = false", nil},
+		{"agents-unavailable-wrongly", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["agentsUnavailable"] = true })
+		}, []string{"agents-unavailable-exact", ModelReply}, "agentsUnavailable = true", nil},
+		{"agents-without-list", "nolist", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["agents"] = []any{map[string]any{"sessionId": "c", "state": "running"}} })
+		}, []string{"agents-unavailable-exact", ModelReply}, "yet the reply lists 1 agents", nil},
+		{"outputs-unavailable-missing", "noread", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "outputsUnavailable") })
+		}, []string{"outputs-unavailable-exact", ModelReply}, "want true", nil},
+		{"outputs-unavailable-wrongly", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["outputsUnavailable"] = true })
+		}, []string{"outputs-unavailable-exact", ModelReply}, "want false", nil},
+		{"agent-out-of-scope", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) {
+				m["agents"] = append(m["agents"].([]any), map[string]any{"sessionId": "d", "state": "running"})
+			})
+		}, []string{"agents-in-scope", ModelReply}, "agent d is outside the scope", nil},
+		{"output-out-of-scope", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Args["timeoutMs"] = 30000.0 // an uncapped call: the reply's outputs are read
+			editReply(t, res, 0, func(m map[string]any) {
+				m["outputs"] = append(m["outputs"].([]any), map[string]any{"sessionId": "d", "messages": []any{}})
+			})
+		}, []string{"agents-in-scope"}, "output of d is outside the scope", nil},
+		{"output-of-unlisted", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) {
+				m["outputs"] = append(m["outputs"].([]any), map[string]any{"sessionId": "z", "messages": []any{}})
+			})
+		}, []string{"agents-in-scope", ModelReply}, "output of z, which is not among the reply's agents", nil},
+		{"too-many-messages", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) {
+				o := m["outputs"].([]any)[0].(map[string]any)
+				o["messages"] = append([]any{"m1"}, o["messages"].([]any)...)
+			})
+		}, []string{"outputs-within-budget", ModelReply}, "has 3 messages, more than maxMessagesPerAgent 2", nil},
+		{"message-too-long", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) {
+				o := m["outputs"].([]any)[0].(map[string]any)
+				o["messages"] = []any{strings.Repeat("é", 101)}
+			})
+		}, []string{"outputs-within-budget", ModelReply}, "has 101 chars, more than maxCharsPerMessage 100", nil},
+		{"agent-too-long", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) {
+				o := m["outputs"].([]any)[0].(map[string]any)
+				o["messages"] = []any{strings.Repeat("x", 51), strings.Repeat("y", 100)}
+			})
+		}, []string{"outputs-within-budget", ModelReply}, "has 151 chars, more than maxCharsPerAgent 150", nil},
+		{"total-too-long", "done", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Args["maxCharsPerAgent"] = 100000.0
+			res.Calls[0].Args["maxCharsPerMessage"] = 100000.0
+			editReply(t, res, 0, func(m map[string]any) {
+				o := m["outputs"].([]any)[1].(map[string]any)
+				o["messages"] = []any{strings.Repeat("日", 999)}
+			})
+		}, []string{"outputs-within-budget"}, "more than maxTotalChars 1000", nil},
+		{"progress-wrong-total", "capped", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[3].Total = 100000 },
+			[]string{"progress-reports-elapsed", ModelProgress}, "progress notification 4 is 4000/100000 ms at 4000 ms, want 4000/30000 ms", nil},
+		{"progress-wrong-elapsed", "capped", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[3].Progress++ },
+			[]string{"progress-reports-elapsed", ModelProgress}, "4001/30000", nil},
+		{"progress-goes-back", "capped", func(t *testing.T, res *sim.Result) {
+			n := res.Calls[0].ProgressNotes
+			n[4] = n[3]
+		}, []string{"progress-reports-elapsed", ModelProgress}, "", nil},
+		{"progress-missing", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].ProgressNotes = res.Calls[0].ProgressNotes[1:]
+		}, []string{ModelProgress}, "notification 30 of 30 (30000/30000 ms at 30000 ms) was not received", nil},
+		{"progress-extra", "capped", func(t *testing.T, res *sim.Result) {
+			n := res.Calls[0].ProgressNotes
+			res.Calls[0].ProgressNotes = append(n, sim.ProgressNote{AtMs: 30000, Progress: 30000, Total: 30000})
+		}, []string{ModelProgress}, "progress notification 31 (30000/30000 ms at 30000 ms) was not called for", nil},
+		{"chain-passes-other-timeout", "chain", func(t *testing.T, res *sim.Result) {
+			res.Calls[1].Args["timeoutMs"] = 30501.0
+		}, []string{"chain-terminates"}, "passed timeoutMs 30501", nil},
+		{"description-drops-cap", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits for the agents. Call again with remainingMs.", "")}
+		}, []string{"description-states-cap"}, "does not state the 30-second cap", nil},
+		{"description-in-minutes", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most (half a minute); call again with remainingMs.", "")}
+		}, []string{"description-states-cap"}, "speaks of minutes", nil},
+		{"description-other-seconds", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds, or 90 s; call again with remainingMs.", "")}
+		}, []string{"description-states-cap"}, "states a cap of 90", nil},
+		{"description-no-remaining", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most; call again.", "")}
+		}, []string{"description-states-cap"}, "does not name remainingMs", nil},
+		{"description-no-call-again", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most and sets remainingMs.", "")}
+		}, []string{"description-states-cap"}, "does not say to call again", nil},
+		{"timeout-description-drops-cap", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "", "Total wait in ms; call again with remainingMs.")}
+		}, []string{"description-states-cap"}, "timeoutMs description does not state", nil},
+		{"no-tool", "capped", func(t *testing.T, res *sim.Result) { res.Tools = nil },
+			[]string{"description-states-cap"}, "tools/list has no", nil},
+		// The model, field by field.
+		{"model-agent-state", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["agents"].([]any)[1].(map[string]any)["state"] = "failed" })
+		}, []string{ModelReply}, "agents = ", nil},
+		{"model-agents-order", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { a := m["agents"].([]any); a[0], a[1] = a[1], a[0] })
+		}, []string{ModelReply}, "entry 1 is b, want a", nil},
+		{"model-outputs-order", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { o := m["outputs"].([]any); o[0], o[1] = o[1], o[0] })
+		}, []string{ModelReply}, "entry 1 is b, want a", nil},
+		{"model-message-cut-short", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) {
+				o := m["outputs"].([]any)[1].(map[string]any)
+				o["messages"] = []any{strings.Repeat("日", 99)}
+			})
+		}, []string{ModelReply}, "message 1 of b has 99 characters, want 100", nil},
+		{"model-oldest-kept", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) {
+				o := m["outputs"].([]any)[0].(map[string]any)
+				o["messages"] = []any{"m1", "m2"}
+			})
+		}, []string{ModelReply}, "message 1 of a", nil},
+		{"model-output-dropped", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = m["outputs"].([]any)[:1] })
+		}, []string{ModelReply}, "1 entries, want 2", nil},
+		{"model-messages-dropped", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"].([]any)[0].(map[string]any)["messages"] = []any{"m2"} })
+		}, []string{ModelReply}, "a has 1 messages, want 2", nil},
+		{"model-truncated-missing", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "truncated") })
+		}, []string{ModelReply}, "truncated absent, want true", nil},
+		{"model-truncated-wrongly", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["truncated"] = true })
+		}, []string{ModelReply}, "truncated = true, want absent", nil},
+		{"model-bridge-error-missing", "noread", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "bridgeError") })
+		}, []string{ModelReply}, `bridgeError absent, want "first"`, nil},
+		{"model-bridge-error-other", "noread", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["bridgeError"] = "second" })
+		}, []string{ModelReply}, `bridgeError = "second", want "first"`, nil},
+		{"model-ok-false", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["ok"] = false })
+		}, []string{ModelReply}, "ok = false, want true", nil},
+		{"model-unknown-field", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["waited"] = 1.0 })
+		}, []string{ModelReply}, "unknown field waited", nil},
+		{"model-no-bridge-ok", "nobridge", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["ok"] = true })
+		}, []string{ModelReply}, "ok = true, want false", nil},
+		{"model-no-bridge-error", "nobridge", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "error") })
+		}, []string{ModelReply}, "error absent", nil},
+		{"model-extra-request", "noread", func(t *testing.T, res *sim.Result) {
+			r := res.Requests[requestsOf(res, 0, "read")[0]]
+			r.ID = len(res.Requests) + 1
+			res.Requests = append(res.Requests, r)
+		}, []string{ModelRequests}, "was not called for", nil},
+		{"model-missing-request", "slow", func(t *testing.T, res *sim.Result) {
+			res.Requests = slices.Delete(res.Requests, len(res.Requests)-1, len(res.Requests))
+		}, []string{ModelRequests}, "no read was issued", nil},
+		{"model-poll-moved", "slow", func(t *testing.T, res *sim.Result) {
+			r := &res.Requests[requestsOf(res, 0, "list")[1]]
+			r.IssuedMs++
+			r.CompletedMs++
+		}, []string{ModelRequests}, "the contract calls for a list at 5250 ms", nil},
+		{"model-read-other-ids", "done", func(t *testing.T, res *sim.Result) {
+			res.Requests[requestsOf(res, 0, "read")[0]].IDs = []string{"a"}
+		}, []string{ModelRequests}, "asks for [a]", nil},
+		{"model-resolves-early", "slow", func(t *testing.T, res *sim.Result) { res.Calls[0].EndMs-- },
+			[]string{ModelRequests}, "want 20750 ms", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, res := oracleRun(t, tc.world)
+			tc.breakIt(t, res)
+			ids, msgs := violated(c, res)
+			for _, id := range tc.want {
+				if !slices.Contains(ids, id) {
+					t.Errorf("%s did not fire; got %v:\n%s", id, ids, msgs)
+				}
+			}
+			if !strings.Contains(msgs, tc.mentions) {
+				t.Errorf("messages do not mention %q:\n%s", tc.mentions, msgs)
+			}
+			for _, id := range tc.notWant {
+				if slices.Contains(ids, id) {
+					t.Errorf("%s fired on a world that keeps it:\n%s", id, msgs)
+				}
+			}
+		})
+	}
+}
+
+// toolWith returns the tool of res with its description and timeoutMs
+// description replaced (an empty string keeps the original).
+func toolWith(res *sim.Result, desc, timeoutDesc string) *mcp.Tool {
+	var orig *mcp.Tool
+	for _, tl := range res.Tools {
+		if tl.Name == waittool.ToolName {
+			orig = tl
+		}
+	}
+	cp := *orig
+	if desc != "" {
+		cp.Description = desc
+	}
+	if timeoutDesc != "" {
+		b, _ := json.Marshal(orig.InputSchema)
+		var s map[string]any
+		_ = json.Unmarshal(b, &s)
+		s["properties"].(map[string]any)["timeoutMs"].(map[string]any)["description"] = timeoutDesc
+		cp.InputSchema = s
+	}
+	return &cp
+}
