@@ -7,7 +7,7 @@ export GOTOOLCHAIN := go1.27.3
 N ?= 2000
 SEED ?= 0
 
-.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism scenarios mutate realclock conformance tsclient fuzz bench golden report report-check clean
+.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate realclock conformance tsclient fuzz bench golden report report-check clean
 
 # The command is built once and run directly, so its exit codes (README.md)
 # reach make's "Error N" line unchanged (go run turns every failure into 1).
@@ -46,9 +46,15 @@ race:
 determinism:
 	$(GO) test -count=1 -cpu 1,2,4 -run '^(TestTable|TestGolden)$$' ./scenarios/
 
+## transport-determinism: every HTTP world 100 times at GOMAXPROCS 1, 2 and 4,
+## with and without -race: one trace hash each (make test runs it 20 times).
+transport-determinism:
+	$(GO) test -count=1 -run '^TestTransportDeterminism$$' ./sim/ -waitsim.transport-runs=100
+	$(GO) test -race -count=1 -run '^TestTransportDeterminism$$' ./sim/ -waitsim.transport-runs=100
+
 ## scenarios: run the YAML scenario table and print its result table.
 scenarios: bin
-	$(WAITSIM) run --json
+	$(WAITSIM) run --json scenarios/table scenarios/sweep
 
 ## mutate: the mutation gate (exit codes in README.md).
 mutate: bin

@@ -19,7 +19,7 @@ func HTML(r *Run, cmp *Comparison) []byte {
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
 	fmt.Fprintf(&b, "<title>waitsim report %s</title>\n", esc(short(r.Commit)))
-	b.WriteString("<style>\n" + pageCSS + "</style>\n</head>\n<body>\n")
+	b.WriteString("<style>\n" + pageCSS + wireCSS + "</style>\n</head>\n<body>\n")
 	fmt.Fprintf(&b, "<h1>waitsim report</h1>\n<p class=\"meta\">%s</p>\n", esc(plainIdentity(r)))
 	if cmp != nil {
 		fmt.Fprintf(&b, "<p class=\"verdict v-%s\">base %s → head %s: <b>%s</b> — %s</p>\n", esc(cmp.Verdict),
@@ -36,9 +36,10 @@ func HTML(r *Run, cmp *Comparison) []byte {
 		}
 	} else {
 		htmlCaseTable(&b, s)
+		survivalHTML(&b, s)
 		b.WriteString("<h2 id=\"timelines\">Timelines</h2>\n")
 		b.WriteString("<p class=\"note\">Virtual time in ms since the world's start. One lane per caller, the tool (per caller), the bridge's single dispatch slot and each agent. " +
-			"Red dashed: a call's deadline; grey dashed: the 30000 ms cap when it is not the deadline; orange band: the read reserve before the deadline (2 × the read cost the last poll sleep was sized by); ◆: the reply at the caller.</p>\n")
+			"Over streamable HTTP a wire lane per caller shows the call's POST, bytes sent on each stream (green), the proxy's cut or the write deadline (red), a drop (large red), a stream reopened or resumed (purple) and a retry (orange). Red dashed: a call's deadline; grey dashed: the 30000 ms cap when it is not the deadline; orange band: the read reserve before the deadline (2 × the read cost the last poll sleep was sized by); ◆: the reply at the caller.</p>\n")
 		b.WriteString(legendSVG)
 		for i := range s.Cases {
 			htmlCase(&b, i, &s.Cases[i])

@@ -41,6 +41,7 @@ func RunMarkdown(r *Run, limit int) string {
 		b.line("|---|---:|---:|---:|")
 		b.line("| %d | %d | %d | %d |", len(s.Cases), s.Passed, s.Failed, s.Errors)
 		b.blank()
+		survivalMarkdown(&b, s)
 	}
 	if m := r.Mutation; m != nil {
 		mutationTable(&b, m)

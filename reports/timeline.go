@@ -120,6 +120,7 @@ func buildTimeline(c *scenarios.CaseResult) *timeline {
 	for _, ev := range c.ToolEvents {
 		toolLaneOf(ev.CallID)
 	}
+	addWireLanes(tl, c, extend)
 	bridge := -1
 	if len(c.BridgeReqs) > 0 {
 		bridge = len(tl.Lanes)

@@ -68,6 +68,9 @@ func checkExpect(c *Case, res *sim.Result, sums []CallSummary) []string {
 				fail("reply received at %d ms, want lost", s.EndMs)
 			}
 		}
+		if e.LostBy != "" && (!s.Lost || !strings.Contains(s.LostBy, e.LostBy)) {
+			fail("lost by %q, want a loss by %q", s.LostBy, e.LostBy)
+		}
 		if e.Rejected != nil && s.IsError != *e.Rejected {
 			fail("error result = %v, want %v (%s)", s.IsError, *e.Rejected, cr.ErrorText+cr.RPCError)
 		}

@@ -37,6 +37,12 @@ type Scenario struct {
 	Expect []Expect `json:"expect,omitempty" yaml:"expect,omitempty" jsonschema:"what each call must show at the instant its reply resolves"`
 	// HorizonMs is the virtual horizon; default one hour.
 	HorizonMs int64 `json:"horizonMs,omitempty" yaml:"horizonMs,omitempty" jsonschema:"the virtual horizon in ms; default 3600000"`
+	// Transport is every caller's transport unless a caller has its own
+	// (contract §6); absent: memory.
+	Transport *TransportSpec `json:"transport,omitempty" yaml:"transport,omitempty" jsonschema:"every caller's transport and what sits between (contract §6); absent: memory"`
+	// CapMs replaces the tool's per-call cap (contract §2: 30000) to replay
+	// an earlier version of the tool: 90000 is the first version (contract §1).
+	CapMs int64 `json:"capMs,omitempty" yaml:"capMs,omitempty" jsonschema:"the tool's per-call cap in ms, at least 1000; default 30000 (contract §2); 90000 replays the first version (contract §1)"`
 	// Timers makes the tool's timers fire late, as real ones do (contract §2
 	// step 12); absent: every timer fires exactly on time.
 	Timers *TimersSpec `json:"timers,omitempty" yaml:"timers,omitempty" jsonschema:"make the tool's timers fire late (contract §2 step 12); absent: exact timers"`
@@ -97,14 +103,21 @@ type CallerSpec struct {
 	Name             string         `json:"name" yaml:"name"`
 	StartMs          int64          `json:"startMs,omitempty" yaml:"startMs,omitempty" jsonschema:"when the first call is made"`
 	RequestTimeoutMs *Limit         `json:"requestTimeoutMs,omitempty" yaml:"requestTimeoutMs,omitempty" jsonschema:"the caller's request timeout in ms, or none; default 60000"`
-	ResetOnProgress  bool           `json:"resetOnProgress,omitempty" yaml:"resetOnProgress,omitempty" jsonschema:"restart the request timeout on each progress notification"`
-	Progress         bool           `json:"progress,omitempty" yaml:"progress,omitempty" jsonschema:"send a progress token"`
+	ResetOnProgress  *bool          `json:"resetOnProgress,omitempty" yaml:"resetOnProgress,omitempty" jsonschema:"restart the request timeout on each progress notification"`
+	Progress         *bool          `json:"progress,omitempty" yaml:"progress,omitempty" jsonschema:"send a progress token"`
 	Follow           bool           `json:"follow,omitempty" yaml:"follow,omitempty" jsonschema:"call again with timeoutMs = remainingMs while a reply carries one"`
 	MaxCalls         int            `json:"maxCalls,omitempty" yaml:"maxCalls,omitempty" jsonschema:"bound of a followed chain; default 50"`
 	Args             map[string]any `json:"args,omitempty" yaml:"args,omitempty" jsonschema:"arguments of the first call (the tool's input, SPEC §2)"`
 	// InvalidArgs declares that Args break the tool's input schema on purpose
 	// (the call must then be rejected); otherwise such Args are a file error.
 	InvalidArgs bool `json:"invalidArgs,omitempty" yaml:"invalidArgs,omitempty" jsonschema:"args break the input schema on purpose; the call must be rejected"`
+	// Profile presets the caller as a known client (contract §4); the knobs
+	// above override it.
+	Profile string `json:"profile,omitempty" yaml:"profile,omitempty" jsonschema:"a known client (contract §4): ts-sdk (60000 ms), ts-sdk-reset (60000 ms, progress, reset on progress), go-sdk (no timeout), codex (300000 ms), claude-code (100000000 ms); the knobs above override it"`
+	// Transport replaces the scenario's transport for this caller.
+	Transport *TransportSpec `json:"transport,omitempty" yaml:"transport,omitempty" jsonschema:"this caller's transport (contract §6); default: the scenario's"`
+	// OnTransportFailure: throw (default) or retry with what is left of the budget.
+	OnTransportFailure string `json:"onTransportFailure,omitempty" yaml:"onTransportFailure,omitempty" jsonschema:"what the caller does when the transport loses a call: throw (default; the call fails) or retry (call again with timeoutMs minus the time the lost call took, unless below 1000)"`
 }
 
 // Expect is what one call must show at the instant its reply resolves.
@@ -121,6 +134,10 @@ type Expect struct {
 	StartsAtMs *int64 `json:"startsAtMs,omitempty" yaml:"startsAtMs,omitempty"`
 	// Received true: the reply reached the caller; false: it was lost.
 	Received *bool `json:"received,omitempty" yaml:"received,omitempty" jsonschema:"true: the reply reached the caller; false: it was lost (the caller's timeout came first)"`
+	// LostBy: the call was lost, and what lost it (its LostBy) contains
+	// this: "request timeout", "proxy idle timeout", "server write timeout",
+	// "connection dropped" or "session failed" (contract §6).
+	LostBy string `json:"lostBy,omitempty" yaml:"lostBy,omitempty" jsonschema:"the call was lost, by something whose name contains this: request timeout, proxy idle timeout, server write timeout, connection dropped, session failed"`
 	// Rejected: the call got an error result (bad input).
 	Rejected *bool `json:"rejected,omitempty" yaml:"rejected,omitempty" jsonschema:"the call got an error result naming a field"`
 	// ErrorMentions: the error result's text contains this.

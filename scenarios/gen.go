@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/waitsim/waitsim/sim"
 	"pgregory.net/rapid"
 )
 
@@ -104,6 +105,10 @@ var (
 	// genLateness: timer lateness and jitter in ms, from idle (1–3 ms, as
 	// measured) to a loaded machine.
 	genLateness = []int64{0, 1, 3, 5, 20}
+	// genProxies: proxy idle timeouts in ms (0: none), around the 60 s of
+	// nginx and AWS and Cloudflare's 100 s; genWriteTimeouts likewise.
+	genProxies       = []int64{0, 5000, 30000, 60000, 100000}
+	genWriteTimeouts = []int64{0, 0, 20000, 60000}
 )
 
 // genStep draws one bridge step. A failing step's error names its label, so
@@ -215,7 +220,7 @@ func Generate(t *rapid.T) Scenario {
 			c.StartMs = rapid.SampledFrom(genTimes).Draw(t, name+".start")
 		}
 		c.Follow = rapid.Bool().Draw(t, name+".follow")
-		c.Progress = rapid.Bool().Draw(t, name+".progress")
+		c.Progress = new(rapid.Bool().Draw(t, name+".progress"))
 		if rapid.IntRange(0, 3).Draw(t, name+".timeoutKind") == 0 {
 			c.Args["timeoutMs"] = rapid.IntRange(1000, 600000).Draw(t, name+".timeoutMs")
 		} else {
@@ -249,6 +254,30 @@ func Generate(t *rapid.T) Scenario {
 		sc.Seed = rapid.Int64Range(0, 1000).Draw(t, "seed")
 	}
 	fitFile(&sc)
+	// A quarter of the worlds put the SDK's streamable HTTP between callers and
+	// tool, with what may sit between (contract §6); callers may be a known
+	// client (contract §4). Drawn last, so the draws above keep their values.
+	if rapid.IntRange(0, 3).Draw(t, "http") == 0 {
+		tr := &TransportSpec{Mode: rapid.SampledFrom(transportModes[1:]).Draw(t, "transport.mode"),
+			Protocol:   rapid.SampledFrom(append([]string{""}, protocolVersions...)).Draw(t, "transport.protocol"),
+			EventStore: rapid.Bool().Draw(t, "transport.eventStore")}
+		tr.IdleTimeoutMs = rapid.SampledFrom(genProxies).Draw(t, "transport.idleTimeoutMs")
+		tr.WriteTimeoutMs = rapid.SampledFrom(genWriteTimeouts).Draw(t, "transport.writeTimeoutMs")
+		if rapid.IntRange(0, 3).Draw(t, "transport.drop") == 0 {
+			tr.DropAtMs = []int64{rapid.SampledFrom(genTimes[1:]).Draw(t, "transport.dropAtMs")}
+		}
+		sc.Transport = tr
+		for i := range sc.Callers {
+			c := &sc.Callers[i]
+			if rapid.Bool().Draw(t, c.Name+".profiled") {
+				c.Profile = rapid.SampledFrom(profileNames).Draw(t, c.Name+".profile")
+				c.Progress = nil // the profile's
+			}
+			if rapid.Bool().Draw(t, c.Name+".retry") {
+				c.OnTransportFailure = string(sim.FailRetry)
+			}
+		}
+	}
 	// Drop roster changes the loader would refuse (e.g. a state change after
 	// the agent left), in order, so that every draw is a valid scenario.
 	for len(sc.Changes) > 0 && len(validate(&sc, nil)) > 0 {

@@ -31,13 +31,14 @@ var Invariants = []Invariant{
 	{"outputs-unavailable-exact", "outputsUnavailable is set exactly when a list was read in time but no output read of the call ended by the deadline (SPEC §2 step 9)."},
 	{"agents-in-scope", "Every agent and output in a reply is inside the call's sessionIds scope (SPEC §2 step 7)."},
 	{"outputs-within-budget", "Outputs respect maxMessagesPerAgent, maxCharsPerMessage, maxCharsPerAgent and maxTotalChars (SPEC §2 step 8)."},
-	{"progress-reports-elapsed", "Each progress notification carries total = the call's capped ms and progress = the elapsed ms of the call, or total when a late timer took it past the cap; progress grows and never exceeds total (SPEC §2 steps 11 and 12)."},
+	{"progress-reports-elapsed", "Each progress notification carries total = the call's capped ms and progress = the elapsed ms of the call (over HTTP at most that, a resumed stream delivering it late, and one a reopened stream delivers again counts once), or total when a late timer took it past the cap; progress grows and never exceeds total (SPEC §2 steps 11 and 12)."},
 	{"progress-needs-token", "No progress notification reaches a caller without a progress token it sent (SPEC §2 step 11)."},
-	{"chain-terminates", "Following remainingMs terminates: each next call passes the last remainingMs, which shrinks, and the chain ends before the default bound of 50 calls (SPEC §2 step 9)."},
+	{"chain-terminates", "Following remainingMs terminates: each next call passes the last remainingMs, which shrinks (a retry after a transport failure: what is left of the lost call's budget), and the chain ends before the default bound of 50 calls (SPEC §2 step 9)."},
 	{"bridge-errors-are-fields", "A valid call never gets an error result or a protocol error: bridge errors are reply fields (SPEC §2 step 9)."},
 	{ModelRequests, "The call issues exactly the bridge reads the contract calls for, each at the instant it calls for it, and its reply resolves when the model says; a late tool timer may move an instant by at most the world's lateness (the reference model, contract §2 steps 1–8 and 12)."},
 	{ModelReply, "Every reply field equals what the reference model computes from the world's records: ok, error, done, agents with states, outputs (the exact messages kept), truncated, bridgeError, remainingMs, agentsUnavailable, outputsUnavailable (contract §2 steps 7–9)."},
 	{ModelProgress, "With a progress token, the caller receives one notification per poll whose elapsed ms grew, progress = elapsed ms at the poll (at most total), total = capped ms, and none without a token (contract §2 steps 11 and 12)."},
+	{"transport-keeps-replies", "With the contract's 30 s cap, the transport loses no reply unless the world cuts sooner than 60 s: behind a proxy idle timeout of none or at least 60000 ms, with no drop and no server write timeout below 60000 ms, the transport cuts no call's response, in every mode and under every profile (contract §6). (A session the SDK's client gives up after cuts of its standalone stream is not counted here: see transport-session-fails.)"},
 	{"description-states-cap", "The tool description and the timeoutMs description state the 30-second cap, remainingMs and the call-again instruction, in no other unit (SPEC §2 step 10)."},
 }
 
@@ -49,6 +50,7 @@ type callView struct {
 	spec     CallerSpec
 	capped   int64
 	deadline int64
+	late     bool          // over HTTP a notification may arrive late (a resumed stream replays it)
 	maxLate  int64         // the largest lateness the world gave a tool timer (ms)
 	reqs     []sim.Request // this call's list/read requests, in issue order
 	noBridge bool          // the world registers the tool without a bridge
@@ -70,8 +72,11 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 		cr := res.Call(s.Caller, s.Index)
 		spec := specs[s.Caller]
 		who := fmt.Sprintf("%s#%d", s.Caller, s.Index)
-		if s.Lost && spec.RequestTimeoutMs == nil {
+		if s.Lost && s.LostBy == sim.LostByTimeout && spec.RequestTimeoutMs == nil && defaultTimeout(spec) && c.Scenario.CapMs == 0 {
 			add("default-caller-never-loses", "%s: reply lost at %d ms by a caller with the default 60000 ms timeout", who, s.EndMs)
+		}
+		if msg := transportLoss(c, s); msg != "" {
+			add("transport-keeps-replies", "%s: %s", who, msg)
 		}
 		if s.IsError && !spec.InvalidArgs {
 			add("bridge-errors-are-fields", "%s: error result: %s", who, cr.ErrorText+cr.RPCError)
@@ -80,7 +85,7 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 			continue
 		}
 		timeout := s.TimeoutMs
-		v := callView{sum: s, cr: cr, spec: spec, capped: min(timeout, waittool.CallCapMs), noBridge: c.Scenario.NoBridge}
+		v := callView{sum: s, cr: cr, spec: spec, capped: min(timeout, capOf(c)), late: s.Wire != nil && s.Wire.Mode != string(sim.ModeMemory), noBridge: c.Scenario.NoBridge}
 		v.deadline = s.StartMs + v.capped
 		v.maxLate = res.MaxTimerLateMs
 		for _, r := range res.Requests {
@@ -117,8 +122,8 @@ func checkCall(v callView) []Violation {
 		return nil
 	}
 	elapsed := v.sum.EndMs - v.sum.StartMs
-	if by := v.deadline + 2*v.maxLate; v.sum.EndMs > by {
-		add("resolves-by-deadline", "resolved at %d ms, after the deadline %d ms (start %d + capped %d) + 2 × %d ms of timer lateness", v.sum.EndMs, v.deadline, v.sum.StartMs, v.capped, v.maxLate)
+	if by := v.deadline + 2*v.maxLate + v.sum.WireDelayMs; v.sum.EndMs > by {
+		add("resolves-by-deadline", "resolved at %d ms, after the deadline %d ms (start %d + capped %d) + 2 × %d ms of timer lateness + %d ms of a resumed stream", v.sum.EndMs, v.deadline, v.sum.StartMs, v.capped, v.maxLate, v.sum.WireDelayMs)
 	}
 
 	// Cost as the tool must have measured it: each earlier read's duration, a
@@ -191,7 +196,21 @@ func checkCall(v callView) []Violation {
 	_, present := reply["remainingMs"]
 	wantRem := v.sum.TimeoutMs - elapsed
 	wantPresent := !done && v.capped < v.sum.TimeoutMs && wantRem >= waittool.MinTimeoutMs
+	// A reply that came over a resumed stream was built up to WireDelayMs
+	// before the caller got it: the tool's elapsed time lies in that window,
+	// so its remainingMs lies in [wantRem, wantRem + WireDelayMs].
+	wd := v.sum.WireDelayMs
 	switch {
+	case wd > 0 && !done && v.capped < v.sum.TimeoutMs:
+		if !present && wantRem >= waittool.MinTimeoutMs {
+			add("remaining-when-spec-says", "remainingMs absent, want at least timeoutMs − elapsed = %d (the reply delayed up to %d ms by a resumed stream)", wantRem, wd)
+		}
+		if r := int64(0); present {
+			r = int64(*rep.RemainingMs)
+			if r < max(wantRem, waittool.MinTimeoutMs) || r > wantRem+wd {
+				add("remaining-when-spec-says", "remainingMs = %d, want %d to %d (timeoutMs − elapsed, the reply delayed up to %d ms by a resumed stream)", r, max(wantRem, waittool.MinTimeoutMs), wantRem+wd, wd)
+			}
+		}
 	case present != wantPresent:
 		add("remaining-when-spec-says", "remainingMs present = %v, want %v (done %v, capped %d, timeoutMs %d, elapsed %d)", present, wantPresent, done, v.capped, v.sum.TimeoutMs, elapsed)
 	case present && int64(*rep.RemainingMs) != wantRem:
@@ -227,9 +246,15 @@ func checkCall(v callView) []Violation {
 	}
 	vs = append(vs, checkBudget(who, v.cr.Args, rep)...)
 	last := -1.0
+	seen := map[float64]bool{}
 	for _, n := range v.cr.ProgressNotes {
+		if v.late && seen[n.Progress] {
+			continue // a stream resumed or reopened over HTTP delivered it again
+		}
+		seen[n.Progress] = true
 		elapsed := float64(min(n.AtMs-v.sum.StartMs, v.capped))
-		if n.Total != float64(v.capped) || n.Progress != elapsed || n.Progress <= last || n.Progress > n.Total {
+		exact := n.Progress == elapsed || (v.late && n.Progress <= elapsed)
+		if n.Total != float64(v.capped) || !exact || n.Progress <= last || n.Progress > n.Total {
 			add("progress-reports-elapsed", "progress %.0f/%.0f received at %d ms, want %.0f/%d", n.Progress, n.Total, n.AtMs, elapsed, v.capped)
 		}
 		last = n.Progress
@@ -296,6 +321,14 @@ func checkChains(c *Case, sums []CallSummary) []Violation {
 		}
 		for i := 1; i < len(chain); i++ {
 			prev, cur := chain[i-1], chain[i]
+			if retried(spec, prev) {
+				// A retry after a transport failure passes what is left of
+				// the lost call's budget (contract §4).
+				if left := prev.TimeoutMs - (prev.EndMs - prev.StartMs); cur.TimeoutMs != left || cur.TimeoutMs >= prev.TimeoutMs {
+					vs = append(vs, Violation{Invariant: "chain-terminates", Message: fmt.Sprintf("%s#%d retried with timeoutMs %d after a call with timeoutMs %d lost after %d ms", spec.Name, cur.Index, cur.TimeoutMs, prev.TimeoutMs, prev.EndMs-prev.StartMs)})
+				}
+				continue
+			}
 			rem, ok := prev.Reply["remainingMs"].(float64)
 			if !ok || int64(rem) != cur.TimeoutMs || cur.TimeoutMs >= prev.TimeoutMs {
 				vs = append(vs, Violation{Invariant: "chain-terminates", Message: fmt.Sprintf("%s#%d passed timeoutMs %d after remainingMs %v of a call with timeoutMs %d", spec.Name, cur.Index, cur.TimeoutMs, prev.Reply["remainingMs"], prev.TimeoutMs)})

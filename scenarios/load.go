@@ -803,6 +803,7 @@ func validate(sc *Scenario, n ast.Node) []error {
 			bad(f+".invalidArgs", []any{"callers", i, "invalidArgs"}, "invalidArgs is set but the args are valid")
 		}
 	}
+	errs = append(errs, validateTransport(sc, n)...)
 	for i, e := range sc.Expect {
 		f := fmt.Sprintf("expect[%d]", i)
 		if e.Caller == "" && len(sc.Callers) != 1 {

@@ -29,6 +29,14 @@ type CallSummary struct {
 	Lists    int            `json:"lists"`    // list requests issued by this call
 	Reads    int            `json:"reads"`    // output reads issued by this call
 	Stranded int            `json:"stranded"` // its requests still in flight when it replied
+	// LostBy says what lost a lost call: "request timeout" (the caller's
+	// own), or what the transport did (e.g. "proxy idle timeout (60000 ms)").
+	LostBy string `json:"lostBy,omitempty"`
+	// WireDelayMs: the reply may have reached the caller up to this much later
+	// than the tool sent it (a resumed stream, sim.CallResult.WireDelayMs).
+	WireDelayMs int64 `json:"wireDelayMs,omitempty"`
+	// Wire describes the call's world for the survival matrix (transport.go).
+	Wire *WireDims `json:"wire,omitempty"`
 }
 
 // Violation is one invariant that did not hold.

@@ -163,6 +163,10 @@ func typeCheck(n ast.Node, t reflect.Type, path string) []error {
 			if !slices.Contains(changeOps, sv.Value) {
 				return []error{nodeErr(n, path, "want one of %s; got %q", strings.Join(changeOps, ", "), sv.Value)}
 			}
+		default:
+			if vals, ok := enumFields[key]; ok && !slices.Contains(vals, sv.Value) {
+				return []error{nodeErr(n, path, "want one of %s; got %q", strings.Join(vals, ", "), sv.Value)}
+			}
 		}
 	}
 	return nil

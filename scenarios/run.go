@@ -15,7 +15,7 @@ import (
 // World builds the sim.World of a case.
 func (c *Case) World() sim.World {
 	sc := c.Scenario
-	w := sim.World{Name: c.ID, NoBridge: sc.NoBridge, HorizonMs: sc.HorizonMs, Seed: uint64(sc.Seed)}
+	w := sim.World{Name: c.ID, NoBridge: sc.NoBridge, HorizonMs: sc.HorizonMs, Seed: uint64(sc.Seed), Transport: sc.Transport.sim(), ToolCapMs: sc.CapMs}
 	if t := sc.Timers; t != nil {
 		w.Timers = sim.TimerScript{LateMs: t.LateMs, JitterMs: t.JitterMs}
 	}
@@ -54,18 +54,7 @@ func (c *Case) World() sim.World {
 		w.Changes = append(w.Changes, sim.Change{AtMs: ch.AtMs, Op: sim.ChangeOp(ch.Op), ID: ch.ID, State: ch.State, Messages: ch.Messages})
 	}
 	for _, cl := range sc.Callers {
-		cs := sim.CallerSpec{Name: cl.Name, StartMs: cl.StartMs, ResetOnProgress: cl.ResetOnProgress,
-			Progress: cl.Progress, Follow: cl.Follow, MaxCalls: cl.MaxCalls, Args: map[string]any{}}
-		if t := cl.RequestTimeoutMs; t != nil {
-			cs.RequestTimeoutMs = t.Ms
-			if t.None {
-				cs.RequestTimeoutMs = -1
-			}
-		}
-		for k, v := range cl.Args {
-			cs.Args[k] = jsonValue(v)
-		}
-		w.Callers = append(w.Callers, cs)
+		w.Callers = append(w.Callers, callerSpec(cl))
 	}
 	return w
 }
@@ -128,6 +117,7 @@ func Summarize(c *Case, res *sim.Result) CaseResult {
 	for _, cr := range res.Calls {
 		out.Calls = append(out.Calls, summarizeCall(cr, res))
 	}
+	annotateWire(c, out.Calls, res)
 	if res.Err != "" {
 		out.Verdict, out.Error = VerdictError, res.Err
 		return out

@@ -123,6 +123,10 @@ func constrain(s map[string]any, key string) {
 		s["anyOf"] = []any{map[string]any{"enum": toAny(KnownStates)}, map[string]any{"pattern": "^other:.+$"}}
 	case "op":
 		s["enum"] = toAny(changeOps)
+	default:
+		if vals, ok := enumFields[key]; ok && s["type"] == "string" {
+			s["enum"] = toAny(vals)
+		}
 	}
 	if props, ok := s["properties"].(map[string]any); ok {
 		for k, p := range props {

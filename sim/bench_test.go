@@ -49,10 +49,19 @@ func oneCount() func() {
 }
 
 // BenchmarkCappedWait: one 30 s capped wait through MCP (instant bridge,
-// poll 1000 ms: 31 lists and a read).
+// poll 1000 ms: 31 lists and a read), over each transport mode (contract §6;
+// the goal: sse costs at most 3× memory).
 func BenchmarkCappedWait(b *testing.B) {
-	inBubble(b, World{Name: "capped", Agents: []AgentSpec{{ID: "c", State: "running"}},
-		Callers: []CallerSpec{{Name: "A", Args: map[string]any{"timeoutMs": 600000}}}})
+	for _, m := range Modes {
+		b.Run("transport="+string(m), func(b *testing.B) {
+			w := World{Name: "capped", Agents: []AgentSpec{{ID: "c", State: "running"}},
+				Callers: []CallerSpec{{Name: "A", Args: map[string]any{"timeoutMs": 600000}}}}
+			if m != ModeMemory {
+				w.Transport = &TransportSpec{Mode: m}
+			}
+			inBubble(b, w)
+		})
+	}
 }
 
 // BenchmarkRecoveryChain: a 10-minute recovery chain, 20 calls of 30 s.

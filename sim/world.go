@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
 	"sort"
@@ -64,6 +65,16 @@ type CallerSpec struct {
 	MaxCalls int `json:"maxCalls,omitempty"`
 	// Args are the arguments of the first call, as JSON values.
 	Args map[string]any `json:"args,omitempty"`
+	// Transport, if set, replaces the world's transport for this caller
+	// (contract §6).
+	Transport *TransportSpec `json:"transport,omitempty"`
+	// Profile names the client this caller stands for (contract §4; see
+	// Profiles); it is a label here: the profile's knobs are already in the
+	// fields above.
+	Profile string `json:"profile,omitempty"`
+	// OnTransportFailure is what the caller does when the transport loses a
+	// call: FailThrow (the default) or FailRetry.
+	OnTransportFailure FailureAction `json:"onTransportFailure,omitempty"`
 }
 
 // Caller defaults (SPEC §4).
@@ -88,6 +99,12 @@ type World struct {
 	Changes   []Change     `json:"changes,omitempty"`
 	Callers   []CallerSpec `json:"callers"`
 	HorizonMs int64        `json:"horizonMs,omitempty"` // 0 = DefaultHorizonMs
+	// Transport is every caller's transport unless the caller has its own;
+	// nil means memory (contract §6).
+	Transport *TransportSpec `json:"transport,omitempty"`
+	// ToolCapMs, when > 0, replaces the tool's per-call cap
+	// (waittool.Options.CapMs): 90000 replays the first version.
+	ToolCapMs int64 `json:"toolCapMs,omitempty"`
 	// Timers makes the tool's timers fire late (contract §2 step 12).
 	Timers TimerScript `json:"timers,omitzero"`
 	// Seed drives every jitter of the world (Timers.JitterMs,
@@ -111,8 +128,14 @@ type CallResult struct {
 	Args    map[string]any `json:"args"`
 	StartMs int64          `json:"startMs"`
 	EndMs   int64          `json:"endMs"`
-	// Lost: the caller's request timeout expired first; Reply is nil.
-	Lost bool `json:"lost,omitempty"`
+	// Lost: the caller's request timeout expired first, or the transport
+	// lost the call (LostBy says which); Reply is nil.
+	Lost   bool   `json:"lost,omitempty"`
+	LostBy string `json:"lostBy,omitempty"`
+	// WireDelayMs is how long the call's response stream was cut before a
+	// resumption picked it up (contract §6): the reply may reach the caller
+	// up to this much later than the tool sent it. 0 over memory.
+	WireDelayMs int64 `json:"wireDelayMs,omitempty"`
 	// IsError: the tool answered with an error result; ErrorText has its text.
 	IsError   bool   `json:"isError,omitempty"`
 	ErrorText string `json:"errorText,omitempty"`
@@ -220,7 +243,7 @@ func RunWorld(t *testing.T, w World) *Result {
 	})
 	defer dog.Stop()
 	synctest.Test(t, func(t *testing.T) {
-		res = Run(w, func(k *Kernel) { virt.Lock(); virt.k = k; virt.Unlock() })
+		res = run(t, w, func(k *Kernel) { virt.Lock(); virt.k = k; virt.Unlock() })
 	})
 	return res
 }
@@ -236,6 +259,13 @@ type worldRun struct {
 	sessions map[*mcp.ServerSession]string
 	pending  int                       // callers not finished
 	progress map[string][]ProgressNote // progress notifications by token
+
+	ctx      context.Context // ends with the world
+	wires    []*wire         // HTTP callers' wires (transport.go)
+	bubble0  time.Time       // the bubble's clock at virtual time 0
+	wmu      sync.Mutex
+	wireDue  map[int64]time.Time // instants with a wire event (transport.go)
+	sessionN int
 	stray    []StrayProgress
 }
 
@@ -248,8 +278,11 @@ type StrayProgress struct {
 }
 
 // Run runs w and returns its result. It must be called inside a synctest
-// bubble (see RunWorld); onKernel, if not nil, is given the kernel first.
-func Run(w World, onKernel func(*Kernel)) *Result {
+// bubble (see RunWorld); onKernel, if not nil, is given the kernel first. A
+// world with an HTTP transport needs RunWorld.
+func Run(w World, onKernel func(*Kernel)) *Result { return run(nil, w, onKernel) }
+
+func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 	horizon := w.HorizonMs
 	if horizon == 0 {
 		horizon = DefaultHorizonMs
@@ -263,12 +296,13 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 	if onKernel != nil {
 		onKernel(k)
 	}
-	wr := &worldRun{w: w, k: k, sessions: map[*mcp.ServerSession]string{}, progress: map[string][]ProgressNote{}}
+	wr := &worldRun{w: w, k: k, sessions: map[*mcp.ServerSession]string{}, progress: map[string][]ProgressNote{}, bubble0: time.Now()}
 	res := &Result{World: w.Name}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	wr.ctx = ctx
 
-	opts := waittool.Options{Clock: k.Clock, Observer: wr.observe}
+	opts := waittool.Options{Clock: k.Clock, Observer: wr.observe, CapMs: w.ToolCapMs}
 	if !w.NoBridge {
 		wr.bridge = NewWorldBridge(k, w)
 		opts.Bridge = wr.bridge
@@ -276,8 +310,15 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 			opts.Bridge = w.WrapBridge(wr.bridge)
 		}
 	}
-	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, &mcp.ServerOptions{SchemaCache: schemaCache})
+	sopts := &mcp.ServerOptions{SchemaCache: schemaCache}
+	if anyHTTP(w) {
+		sopts.GetSessionID = wr.nextSessionID
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, sopts)
 	waittool.Register(server, opts)
+	if anyHTTP(w) {
+		server.AddReceivingMiddleware(wr.attributeSessions)
+	}
 
 	var sessions []*mcp.ClientSession
 	var serverSessions []*mcp.ServerSession
@@ -296,17 +337,24 @@ func Run(w World, onKernel func(*Kernel)) *Result {
 	for i := range w.Callers {
 		spec := w.Callers[i]
 		c := &caller{wr: wr, spec: spec}
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := server.Connect(ctx, st, nil)
-		if err != nil {
-			res.Err = fmt.Sprintf("connect server: %v", err)
-			return res
+		var cs *mcp.ClientSession
+		var err error
+		if ts := transportOf(w, spec); ts.HTTP() {
+			cs, err = wr.connectHTTP(tb, ctx, server, c, *ts)
+		} else {
+			st, ct := mcp.NewInMemoryTransports()
+			var ss *mcp.ServerSession
+			ss, err = server.Connect(ctx, st, nil)
+			if err != nil {
+				res.Err = fmt.Sprintf("connect server: %v", err)
+				return res
+			}
+			serverSessions = append(serverSessions, ss)
+			wr.sessions[ss] = spec.Name
+			client := mcp.NewClient(&mcp.Implementation{Name: "caller-" + spec.Name, Version: "v0"},
+				&mcp.ClientOptions{ProgressNotificationHandler: c.onProgress})
+			cs, err = client.Connect(ctx, ct, nil)
 		}
-		serverSessions = append(serverSessions, ss)
-		wr.sessions[ss] = spec.Name
-		client := mcp.NewClient(&mcp.Implementation{Name: "caller-" + spec.Name, Version: "v0"},
-			&mcp.ClientOptions{ProgressNotificationHandler: c.onProgress})
-		cs, err := client.Connect(ctx, ct, nil)
 		if err != nil {
 			res.Err = fmt.Sprintf("connect caller %s: %v", spec.Name, err)
 			return res
@@ -389,6 +437,7 @@ type caller struct {
 	wr   *worldRun
 	spec CallerSpec
 	cs   *mcp.ClientSession
+	wire *wire // nil over memory
 
 	lastID uint64 // the tool call id of this caller's latest call
 
@@ -448,6 +497,21 @@ func (c *caller) run(ctx context.Context) {
 	}
 	for i := 1; i <= maxCalls; i++ {
 		cr := c.call(ctx, i, args)
+		if cr.LostBy != "" && cr.LostBy != LostByTimeout && c.spec.OnTransportFailure == FailRetry {
+			// Call again with what is left of this call's budget (contract §4).
+			took := cr.EndMs - cr.StartMs
+			left := intArgOf(args, "timeoutMs", 30000) - took
+			if left < 1000 || took == 0 {
+				// Below the schema minimum; or the transport failed at once
+				// (a session given up): calling again would fail the same way.
+				c.wr.k.Trace.Addf(c.actor(), "no retry: %d ms of the budget left after %d ms", left, took)
+				return
+			}
+			next := maps.Clone(args)
+			next["timeoutMs"] = left
+			args = next
+			continue
+		}
 		if !c.spec.Follow || cr.Lost || cr.Reply == nil || cr.Reply.Done || cr.Reply.RemainingMs == nil {
 			return
 		}
@@ -493,6 +557,9 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	c.resetCh = reset
 	c.mu.Unlock()
 	k.Trace.Addf(c.actor(), "call %d: %s", index, argsText(args))
+	if c.wire != nil {
+		c.wire.startCall()
+	}
 
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -505,6 +572,9 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 				select {
 				case <-timer.C:
 					k.Trace.Addf(c.actor(), "request timeout (%d ms): reply LOST", d)
+					if c.wire != nil {
+						c.wire.abandon()
+					}
 					close(lost)
 					cancel()
 					return
@@ -524,11 +594,21 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	c.mu.Unlock()
 	close(stop)
 	cr.EndMs = k.NowMs()
+	if c.wire != nil {
+		cr.WireDelayMs = c.wire.wireDelay()
+	}
 	select {
 	case <-lost:
-		cr.Lost = true
+		cr.Lost, cr.LostBy = true, LostByTimeout
 	default:
+		why := ""
+		if err != nil && c.wire != nil {
+			why = c.wire.lostBy(err)
+		}
 		switch {
+		case why != "":
+			cr.Lost, cr.LostBy = true, why
+			k.Trace.Addf(c.actor(), "call %d: transport failure (%s): reply LOST", index, why)
 		case err != nil:
 			cr.RPCError = err.Error()
 			k.Trace.Addf(c.actor(), "call %d: protocol error: %v", index, err)

@@ -19,6 +19,10 @@ type Options struct {
 	Clock    clock.Clock
 	Bridge   Bridge
 	Observer func(Event)
+	// CapMs, when > 0, replaces CallCapMs as the per-call cap (ms). It exists
+	// for waitsim's worlds that replay an earlier version of the tool (the
+	// first one capped at 90000 ms, contract §1); 0 is the contract's cap.
+	CapMs int64
 }
 
 // Register adds orchestration_wait_agents to server. It panics, like
@@ -271,6 +275,10 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest, in Input) (
 	startedAt := clk.Now()
 	capped := min(in.TimeoutMs, CallCapMs)
 	deadline := startedAt.Add(time.Duration(capped) * time.Millisecond)
+	if t.opts.CapMs > 0 {
+		capped = min(in.TimeoutMs, int(t.opts.CapMs))
+		deadline = startedAt.Add(time.Duration(capped) * time.Millisecond)
+	}
 	c := &call{t: t, deadline: deadline, anchor: startedAt, inherited: time.Duration(t.late.Load())}
 	c.info = CallInfo{ID: t.calls.Add(1), StartedAt: startedAt, Deadline: deadline}
 	if req != nil {

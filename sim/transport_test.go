@@ -1,0 +1,69 @@
+package sim
+
+import (
+	"flag"
+	"runtime"
+	"testing"
+)
+
+var determinismRuns = flag.Int("waitsim.transport-runs", 20, "runs of each HTTP world in TestTransportDeterminism at each GOMAXPROCS (make transport-determinism: 100)")
+
+// httpWorlds are one world over each HTTP mode that exercises the wire:
+// progress on a stream, the proxy's cut, drops, a resumption (2025-11-25 with
+// an EventStore), a write deadline, a request timeout, a retry after a
+// transport failure and a followed chain.
+func httpWorlds() []World {
+	var ws []World
+	for _, m := range Modes[1:] {
+		resumable := &TransportSpec{Mode: m, Protocol: Protocol20251125, EventStore: true, IdleTimeoutMs: 20000, DropAtMs: []int64{12500}}
+		ws = append(ws, World{Name: "busy-" + string(m),
+			Agents:    []AgentSpec{{ID: "a", State: "running"}, {ID: "b", State: "running"}},
+			Changes:   []Change{{AtMs: 50000, Op: OpState, ID: "a", State: "completed"}},
+			Bridge:    BridgeScript{List: []Step{{LatencyMs: 200}}, Read: []Step{{LatencyMs: 700}}},
+			Transport: &TransportSpec{Mode: m, Protocol: Protocol20260728, IdleTimeoutMs: 20000, DropAtMs: []int64{12500}},
+			Callers: []CallerSpec{
+				{Name: "A", Progress: true, Follow: true, OnTransportFailure: FailRetry, Args: map[string]any{"timeoutMs": 60000, "pollIntervalMs": 700}},
+				{Name: "B", StartMs: 300, RequestTimeoutMs: 25000, Transport: resumable, Args: map[string]any{"timeoutMs": 600000, "sessionIds": []any{"b"}}},
+				{Name: "C", StartMs: 100, Progress: true, ResetOnProgress: true, RequestTimeoutMs: 5000,
+					Transport: &TransportSpec{Mode: m, Protocol: Protocol20251125, WriteTimeoutMs: 25000},
+					Args:      map[string]any{"timeoutMs": 600000}},
+				{Name: "D", StartMs: 200, Progress: true, Transport: resumable, Args: map[string]any{"timeoutMs": 30000, "sessionIds": []any{"a"}}},
+			}})
+	}
+	return ws
+}
+
+// TestTransportDeterminism: every HTTP world gives one trace hash over many
+// runs at GOMAXPROCS 1, 2 and 4 (make test runs it with and without -race).
+func TestTransportDeterminism(t *testing.T) {
+	runs := *determinismRuns
+	if testing.Short() {
+		runs = 5
+	}
+	for _, w := range httpWorlds() {
+		t.Run(w.Name, func(t *testing.T) {
+			first := RunWorld(t, w)
+			if first.Err != "" {
+				t.Fatalf("%s: %s\n%s", w.Name, first.Err, first.Timeline)
+			}
+			for _, procs := range []int{1, 2, 4} {
+				old := runtime.GOMAXPROCS(procs)
+				for i := 0; i < runs; i++ {
+					res := RunWorld(t, w)
+					if res.Hash != first.Hash {
+						runtime.GOMAXPROCS(old)
+						t.Fatalf("GOMAXPROCS %d run %d: trace differs\nfirst:\n%s\nthis:\n%s", procs, i, first.Timeline, res.Timeline)
+					}
+				}
+				runtime.GOMAXPROCS(old)
+			}
+		})
+	}
+}
+
+func TestTransportProbe(t *testing.T) {
+	for _, w := range httpWorlds()[:2] {
+		res := RunWorld(t, w)
+		t.Log(res.Err, "\n", res.Timeline)
+	}
+}
