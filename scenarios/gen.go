@@ -253,7 +253,6 @@ func Generate(t *rapid.T) Scenario {
 		}
 		sc.Seed = rapid.Int64Range(0, 1000).Draw(t, "seed")
 	}
-	fitFile(&sc)
 	// A quarter of the worlds put the SDK's streamable HTTP between callers and
 	// tool, with what may sit between (contract §6); callers may be a known
 	// client (contract §4). Drawn last, so the draws above keep their values.
@@ -278,6 +277,7 @@ func Generate(t *rapid.T) Scenario {
 			}
 		}
 	}
+	fitFile(&sc)
 	// Drop roster changes the loader would refuse (e.g. a state change after
 	// the agent left), in order, so that every draw is a valid scenario.
 	for len(sc.Changes) > 0 && len(validate(&sc, nil)) > 0 {

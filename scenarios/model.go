@@ -90,7 +90,6 @@ type model struct {
 	deadline int64
 	capped   int64
 	maxLate  int64 // the largest lateness the world gave a tool timer
-	wire     bool  // over HTTP: the caller's instants are not the tool's (contract §6)
 	endMs    int64 // when the reply resolved, as recorded
 	reqs     []sim.Request
 	choices  []bool // the verdicts of open races, in order: true = in time
@@ -123,10 +122,6 @@ func (m *model) wake(due int64, what string) int64 {
 	w := m.endMs
 	if m.next < len(m.reqs) {
 		w = m.reqs[m.next].IssuedMs
-	} else if m.wire {
-		// Over HTTP the reply reaches the caller when the transport delivers
-		// it, not when the tool built it: the wake is not observable.
-		return max(due, min(w, due+m.maxLate))
 	}
 	if w < due || w > due+m.maxLate {
 		m.fail(ModelRequests, "%s due at %d ms woke the call at %d ms (its next act); timers are at most %d ms late (%s)", what, due, w, m.maxLate, m.story())
@@ -240,7 +235,7 @@ type lateAt struct{ endMs, late int64 }
 // delay the call measured. prior holds the calls walked before it.
 func checkModel(v callView, prior []lateAt) ([]Violation, int64) {
 	base := model{who: fmt.Sprintf("%s#%d", v.sum.Caller, v.sum.Index), start: v.sum.StartMs,
-		deadline: v.deadline, capped: v.capped, maxLate: v.maxLate, endMs: v.sum.EndMs, reqs: v.reqs, wire: v.late,
+		deadline: v.deadline, capped: v.capped, maxLate: v.maxLate, endMs: v.sum.EndMs, reqs: v.reqs,
 		in: modelInputOf(v.cr.Args, v.sum.TimeoutMs)}
 	// The tool's previous call is one whose reply resolved last by v's start;
 	// at v's start instant itself the order is open, so a call that resolved
@@ -317,8 +312,8 @@ func (m *model) run(v callView) {
 		want = modelWant{endMs: m.start, reply: map[string]any{"ok": false, "error": "orchestration_unavailable",
 			"done": false, "agents": []any{}, "outputs": []any{}}}
 	} else {
+		cs := callerSpec(v.spec) // the profile's knobs, then the file's
 		var ok bool
-		cs := callerSpec(v.spec)
 		if want, ok = m.walk(cs.Progress || cs.ResetOnProgress); !ok {
 			return
 		}
@@ -327,14 +322,17 @@ func (m *model) run(v callView) {
 		r := m.reqs[m.next]
 		m.fail(ModelRequests, "%s #%d issued at %d ms was not called for: the reply was due at %d ms (%s)", r.Op, r.ID, r.IssuedMs, want.endMs, m.story())
 	}
+	// A reply carried by a resumed stream reaches the caller up to
+	// WireDelayMs after the tool sent it (contract §6).
+	if d := v.sum.EndMs - want.endMs; d < 0 || d > v.sum.WireDelayMs {
+		if v.sum.WireDelayMs > 0 {
+			m.fail(ModelRequests, "resolved at %d ms, want %d ms, or up to %d ms later over a resumed stream (%s)", v.sum.EndMs, want.endMs, v.sum.WireDelayMs, m.story())
+		} else {
+			m.fail(ModelRequests, "resolved at %d ms, want %d ms (%s)", v.sum.EndMs, want.endMs, m.story())
+		}
+	}
 	m.compareReply(v.sum.Reply, want.reply)
-	if m.wire {
-		return // over HTTP, when the reply and the notifications arrive is the transport's (invariants of contract §6)
-	}
-	if v.sum.EndMs != want.endMs {
-		m.fail(ModelRequests, "resolved at %d ms, want %d ms (%s)", v.sum.EndMs, want.endMs, m.story())
-	}
-	m.compareProgress(v.cr.ProgressNotes, want.progress)
+	m.compareProgress(v.cr.ProgressNotes, want.progress, v.late)
 }
 
 // walk runs contract §2 steps 1–11 over the call's records. ok is false
@@ -503,7 +501,26 @@ func (m *model) compareReply(got, want map[string]any) {
 	}
 }
 
-func (m *model) compareProgress(notes, want []sim.ProgressNote) {
+// compareProgress checks the notifications a caller received against the
+// model's. Over streamable HTTP the transport may drop notifications (no
+// stream to carry them, a cut stream) and deliver one late (a resumed
+// stream): what arrived must then be the model's notifications, in order,
+// each at or after its instant, but not all of them need arrive (contract §6).
+func (m *model) compareProgress(notes, want []sim.ProgressNote, overHTTP bool) {
+	if overHTTP {
+		j := 0
+		for i, n := range notes {
+			for j < len(want) && (want[j].Progress != n.Progress || want[j].Total != n.Total || n.AtMs < want[j].AtMs) {
+				j++
+			}
+			if j == len(want) {
+				m.fail(ModelProgress, "progress notification %d (%.0f/%.0f ms at %d ms) was not called for, or came out of order", i+1, n.Progress, n.Total, n.AtMs)
+				return
+			}
+			j++
+		}
+		return
+	}
 	for i := range max(len(notes), len(want)) {
 		switch {
 		case i >= len(notes):

@@ -176,8 +176,7 @@ func TestInvariantsFire(t *testing.T) {
 		{"resolves-late-by-the-cap", "nolist", func(t *testing.T, res *sim.Result) { res.Calls[0].EndMs += 29000 },
 			[]string{"resolves-by-deadline"}, "59000", nil},
 		{"default-caller-loses", "capped", func(t *testing.T, res *sim.Result) {
-			res.Calls[0].Lost, res.Calls[0].Reply, res.Calls[0].Raw = true, nil, nil
-			res.Calls[0].LostBy = sim.LostByTimeout
+			res.Calls[0].Lost, res.Calls[0].LostBy, res.Calls[0].Reply, res.Calls[0].Raw = true, sim.LostByTimeout, nil, nil
 		}, []string{"default-caller-never-loses"}, "lost at 30000 ms", nil},
 		{"error-result", "capped", func(t *testing.T, res *sim.Result) {
 			res.Calls[0].IsError, res.Calls[0].Reply, res.Calls[0].Raw, res.Calls[0].ErrorText = true, nil, nil, "bridge down"
