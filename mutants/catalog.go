@@ -11,11 +11,11 @@ import (
 	"github.com/goccy/go-yaml"
 )
 
-// CatalogEntry is one semantic mutant of the catalog (SPEC §5): one YAML file
+// CatalogEntry is one semantic mutant of the catalog (contract §5): one YAML file
 // under mutants/catalog/, whose name without ".yaml" is the mutant's stable id.
 //
 //	intent: one line: the defect it models
-//	spec:   where the defect comes from, e.g. "SPEC §5 (original review): no cap"
+//	spec:   where the defect comes from, e.g. "contract §5 (original review): no cap"
 //	file:   the target file, relative to the module root (waittool/tool.go)
 //	patch: |
 //	  a unified diff of that one file against the waittool source

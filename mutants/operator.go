@@ -235,7 +235,8 @@ func (r *runner) runGremlins(ctx context.Context, dry bool) ([]byte, time.Durati
 // measureGremlins runs gremlins' own campaign on the target (after the
 // gate's, so that the two do not share the CPU) and compares its verdicts
 // with res's operator mutants: a mutant gremlins counts KILLED that the gate
-// found not viable is the fault NOTES.md describes.
+// found not viable is gremlins' known fault (it counts a mutant that does not
+// compile as killed).
 func (r *runner) measureGremlins(ctx context.Context, res *Result) (*GremlinsRun, error) {
 	b, wall, code, err := r.runGremlins(ctx, false)
 	if err != nil {

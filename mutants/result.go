@@ -1,5 +1,5 @@
 // Package mutants is the mutation gate behind `make mutate`: a semantic
-// catalog of named mutants (SPEC §5) plus gremlins' operator mutants, each run
+// catalog of named mutants (contract §5) plus gremlins' operator mutants, each run
 // against the scenario table through `go test -overlay`, never by editing the tree.
 package mutants
 

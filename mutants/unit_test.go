@@ -90,7 +90,7 @@ func TestCatalogApplies(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cat) < 28 {
-		t.Fatalf("%d catalog entries, want at least the 28 of SPEC §5", len(cat))
+		t.Fatalf("%d catalog entries, want at least the 28 of contract §5", len(cat))
 	}
 	for _, e := range cat {
 		src, err := os.ReadFile("../" + e.File)

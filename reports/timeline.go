@@ -220,7 +220,7 @@ func buildTimeline(c *scenarios.CaseResult) *timeline {
 			capMarks = append(capMarks, tlMark{Lane: -1, AtMs: capAt, Class: "cap", Label: fmt.Sprintf("cap %d", capAt)})
 		}
 		extend(st.DeadlineMs)
-		// The read reserve (SPEC §2 step 6): no poll starts within 2·cost of
+		// The read reserve (contract §2 step 6): no poll starts within 2·cost of
 		// the deadline. Drawn with the cost the last poll sleep was sized by,
 		// and only when the call was still waiting when the reserve began.
 		from := st.DeadlineMs - 2*ce.sleepCost

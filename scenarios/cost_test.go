@@ -14,7 +14,7 @@ import (
 // it. The table's cases never shrink a non-zero read, so only a golden
 // trace noticed that defect.
 func TestCostIsTheLongestRead(t *testing.T) {
-	_, cases, problems := loadSrc(t, `# protects: the read cost taken from the last read instead of the longest (SPEC §2 steps 2 and 6)
+	_, cases, problems := loadSrc(t, `# protects: the read cost taken from the last read instead of the longest (contract §2 steps 2 and 6)
 name: cost-shrinks
 bridge:
   list: [5000, 100]

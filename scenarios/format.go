@@ -21,14 +21,14 @@ type Scenario struct {
 	Description string `json:"description,omitempty" yaml:"description,omitempty" jsonschema:"free text for people"`
 	// NoBridge registers the tool without a bridge.
 	NoBridge bool `json:"noBridge,omitempty" yaml:"noBridge,omitempty" jsonschema:"register the tool without a bridge"`
-	// Bridge scripts the bridge (SPEC §3); absent means an instant bridge.
-	Bridge *BridgeSpec `json:"bridge,omitempty" yaml:"bridge,omitempty" jsonschema:"the bridge script (SPEC §3); absent: an instant bridge"`
+	// Bridge scripts the bridge (contract §3); absent means an instant bridge.
+	Bridge *BridgeSpec `json:"bridge,omitempty" yaml:"bridge,omitempty" jsonschema:"the bridge script (contract §3); absent: an instant bridge"`
 	// Agents are the children of the run at virtual time 0.
 	Agents []AgentSpec `json:"agents,omitempty" yaml:"agents,omitempty" jsonschema:"the children of the run at virtual time 0"`
 	// Changes change the roster at given times.
 	Changes []ChangeSpec `json:"changes,omitempty" yaml:"changes,omitempty" jsonschema:"roster changes at given virtual times"`
 	// Callers are the MCP callers; at least one.
-	Callers []CallerSpec `json:"callers" yaml:"callers" jsonschema:"the MCP callers (SPEC §4); at least one"`
+	Callers []CallerSpec `json:"callers" yaml:"callers" jsonschema:"the MCP callers (contract §4); at least one"`
 	// Matrix expands the scenario: either a map of parameter to a list of
 	// values (every combination), or a list of rows (maps of parameter to
 	// value). "${param}" in the file is replaced by the value.
@@ -107,7 +107,7 @@ type CallerSpec struct {
 	Progress         *bool          `json:"progress,omitempty" yaml:"progress,omitempty" jsonschema:"send a progress token"`
 	Follow           bool           `json:"follow,omitempty" yaml:"follow,omitempty" jsonschema:"call again with timeoutMs = remainingMs while a reply carries one"`
 	MaxCalls         int            `json:"maxCalls,omitempty" yaml:"maxCalls,omitempty" jsonschema:"bound of a followed chain; default 50"`
-	Args             map[string]any `json:"args,omitempty" yaml:"args,omitempty" jsonschema:"arguments of the first call (the tool's input, SPEC §2)"`
+	Args             map[string]any `json:"args,omitempty" yaml:"args,omitempty" jsonschema:"arguments of the first call (the tool's input, contract §2)"`
 	// InvalidArgs declares that Args break the tool's input schema on purpose
 	// (the call must then be rejected); otherwise such Args are a file error.
 	InvalidArgs bool `json:"invalidArgs,omitempty" yaml:"invalidArgs,omitempty" jsonschema:"args break the input schema on purpose; the call must be rejected"`
@@ -142,7 +142,7 @@ type Expect struct {
 	Rejected *bool `json:"rejected,omitempty" yaml:"rejected,omitempty" jsonschema:"the call got an error result naming a field"`
 	// ErrorMentions: the error result's text contains this.
 	ErrorMentions string `json:"errorMentions,omitempty" yaml:"errorMentions,omitempty"`
-	// Reply fields (SPEC §2 step 9).
+	// Reply fields (contract §2 step 9).
 	Reply *ReplyExpect `json:"reply,omitempty" yaml:"reply,omitempty"`
 	// Lists, Reads, Stranded count this call's bridge requests.
 	Lists    *int `json:"lists,omitempty" yaml:"lists,omitempty" jsonschema:"list requests issued by this call"`

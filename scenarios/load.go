@@ -639,7 +639,7 @@ var toolInputProps, toolInputRequired = func() (map[string]*jsonschema.Resolved,
 type argProblem struct{ field, msg string }
 
 // argsProblems lists every argument of args that breaks the tool's input
-// schema (SPEC §2), in key order: unknown ones, ones whose value breaks its
+// schema (contract §2), in key order: unknown ones, ones whose value breaks its
 // property's schema, then missing required ones. A schema rule that spans
 // properties shows as one problem without a field. Nil when args are valid.
 func argsProblems(args map[string]any) []argProblem {
@@ -672,7 +672,7 @@ func argsProblems(args map[string]any) []argProblem {
 }
 
 // validate checks what the types cannot: required fields, ranges, names,
-// references, and callers' args against the tool's input schema (SPEC §2).
+// references, and callers' args against the tool's input schema (contract §2).
 func validate(sc *Scenario, n ast.Node) []error {
 	var errs []error
 	bad := func(field string, path []any, format string, args ...any) {
@@ -797,7 +797,7 @@ func validate(sc *Scenario, n ast.Node) []error {
 					path = append(path, field)
 					field = "." + field
 				}
-				bad(f+".args"+field, path, "%s — breaks the tool's input schema (SPEC §2); set invalidArgs: true if that is the point", ap.msg)
+				bad(f+".args"+field, path, "%s — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point", ap.msg)
 			}
 		case len(aps) == 0 && c.InvalidArgs:
 			bad(f+".invalidArgs", []any{"callers", i, "invalidArgs"}, "invalidArgs is set but the args are valid")

@@ -20,7 +20,7 @@ var (
 	minOne = []string{"call", "maxCalls", "horizonMs", "count", "chars"}
 	// KnownStates are the lifecycle states a scenario may name: the tool's
 	// active states and the usual terminal ones. Any other state the tool
-	// does not know is written "other:NAME" (SPEC §2: it is terminal).
+	// does not know is written "other:NAME" (contract §2: it is terminal).
 	KnownStates = []string{"", "created", "prompt_sent", "running", "waiting", "completed", "failed", "cancelled"}
 	// changeOps are the roster change operations.
 	changeOps = []string{"join", "leave", "state"}

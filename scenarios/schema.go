@@ -20,7 +20,7 @@ func f64(v float64) *float64 { return &v }
 // generated from the Go types of this package: a file is one Scenario or a
 // list of them. Every property also accepts a "${param}" placeholder string,
 // which matrix expansion replaces. Callers' args carry the tool's own input
-// schema (SPEC §2). The output is deterministic, indented JSON.
+// schema (contract §2). The output is deterministic, indented JSON.
 func JSONSchema() ([]byte, error) {
 	step := &jsonschema.Schema{
 		Description: `a bridge request's behaviour: latency in ms, "stall", or {latencyMs, error, stall, reject, outputs}`,

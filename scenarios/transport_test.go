@@ -22,7 +22,7 @@ func callKey(c CallSummary) string {
 	return string(b)
 }
 
-// TestOracleRowsOverEveryMode runs every oracle row of the table (SPEC §2)
+// TestOracleRowsOverEveryMode runs every oracle row of the table (contract §2)
 // over each streamable HTTP mode, with nothing between caller and tool, and
 // wants the very replies memory gives: when, what, and the bridge work
 // behind them — and every expectation and invariant as over memory.

@@ -10,7 +10,7 @@ import (
 	"github.com/waitsim/waitsim/waittool"
 )
 
-// Step is how one bridge request behaves (SPEC §3). Times in ms.
+// Step is how one bridge request behaves (contract §3). Times in ms.
 //   - Stall: never completes by itself; only the bridge timeout ends it.
 //   - Err != "": completes with this error after LatencyMs (at dispatch + LatencyMs).
 //   - Reject: rejected at once, without entering the queue (with Err, or
@@ -29,13 +29,13 @@ type Step struct {
 
 // Hold is another requester of the app taking the dispatch slot: it joins the
 // queue at AtMs and, once dispatched, holds the slot for HoldMs (a congested
-// queue, SPEC §3).
+// queue, contract §3).
 type Hold struct {
 	AtMs   int64 `json:"atMs"`
 	HoldMs int64 `json:"holdMs"`
 }
 
-// BridgeScript scripts the bridge (SPEC §3): one dispatch slot, an untimed FIFO
+// BridgeScript scripts the bridge (contract §3): one dispatch slot, an untimed FIFO
 // queue in front of it, a timeout that starts at dispatch, a cache that shares
 // identical reads, no cancellation. Times in ms.
 type BridgeScript struct {
@@ -58,7 +58,7 @@ type BridgeScript struct {
 	JitterMs int64 `json:"jitterMs,omitempty"`
 }
 
-// Default bridge figures of the reference bridge (SPEC §3), in ms.
+// Default bridge figures of the reference bridge (contract §3), in ms.
 const (
 	DefaultBridgeTimeoutMs = 30000
 	DefaultCacheMs         = 250

@@ -1,6 +1,6 @@
 // Package sim is waitsim's deterministic virtual-time world: a kernel that
 // orders every event on one virtual timeline, a scriptable bridge modelled on
-// the reference one (SPEC §3), and simulated MCP callers (SPEC §4).
+// the reference one (contract §3), and simulated MCP callers (contract §4).
 //
 // A world runs inside a testing/synctest bubble. The kernel loop is: wait for
 // quiescence (every goroutine of the bubble durably blocked), then take the
@@ -12,7 +12,7 @@
 // tool's timers due at t, and the tool's timers before callers' request
 // timeouts. Within each class, actions run in the order they were scheduled.
 // So a bridge result ready at the deadline instant reaches the tool before its
-// deadline timer fires (SPEC §2 step 3), and a reply built at the instant of a
+// deadline timer fires (contract §2 step 3), and a reply built at the instant of a
 // caller's timeout is received.
 package sim
 

@@ -28,7 +28,7 @@ type AgentSpec struct {
 // ChangeOp is what a roster Change does.
 type ChangeOp string
 
-// Roster change operations (SPEC §3: children changing state, joining and
+// Roster change operations (contract §3: children changing state, joining and
 // leaving a run while a wait is open).
 const (
 	OpState ChangeOp = "state" // set the agent's state (and append Messages)
@@ -46,7 +46,7 @@ type Change struct {
 	Messages []string `json:"messages,omitempty"`
 }
 
-// CallerSpec is one simulated MCP caller (SPEC §4): a real mcp.Client over the
+// CallerSpec is one simulated MCP caller (contract §4): a real mcp.Client over the
 // SDK's in-memory transport. Times in ms.
 type CallerSpec struct {
 	Name    string `json:"name"`
@@ -77,7 +77,7 @@ type CallerSpec struct {
 	OnTransportFailure FailureAction `json:"onTransportFailure,omitempty"`
 }
 
-// Caller defaults (SPEC §4).
+// Caller defaults (contract §4).
 const (
 	// DefaultRequestTimeoutMs is the floor an unknown client must be assumed to have.
 	DefaultRequestTimeoutMs = 60000

@@ -1,7 +1,7 @@
 package waittool
 
 // bound filters outs to the listed agents, in list order, and cuts them to the
-// char budgets of in (SPEC §2 step 8): the most recent maxMessagesPerAgent
+// char budgets of in (contract §2 step 8): the most recent maxMessagesPerAgent
 // messages, each at most maxCharsPerMessage characters, at most
 // maxCharsPerAgent characters per agent and maxTotalChars over all. Characters
 // are Unicode code points. It reports whether any budget cut something, and

@@ -8,17 +8,17 @@ import (
 )
 
 // Description is the tool description published in tools/list. It states the
-// 30-second cap, remainingMs and the call-again instruction (SPEC §2 step 10).
+// 30-second cap, remainingMs and the call-again instruction (contract §2 step 10).
 const Description = "Waits until the child agents of a run are no longer active, then returns their outputs. " +
 	"One call waits at most 30 seconds (30000 ms), whatever timeoutMs asks. " +
 	"If the wait is cut short, the reply carries remainingMs: call this tool again with timeoutMs set to remainingMs to keep waiting."
 
 // TimeoutMsDescription is the description of the timeoutMs input field
-// (SPEC §2 step 10).
+// (contract §2 step 10).
 const TimeoutMsDescription = "Total time to wait in ms, across calls (1000 to 600000, default 30000). " +
 	"One call waits at most 30 seconds; a reply that was cut short carries remainingMs: call again with timeoutMs set to it."
 
-// fieldBound is one integer field's rule of SPEC §2's input table.
+// fieldBound is one integer field's rule of contract §2's input table.
 type fieldBound struct {
 	name          string
 	min, max, def int
@@ -26,7 +26,7 @@ type fieldBound struct {
 }
 
 // inputBounds lists the integer fields of Input with their schema bounds and
-// defaults (SPEC §2 "Input").
+// defaults (contract §2 "Input").
 var inputBounds = []fieldBound{
 	{"timeoutMs", MinTimeoutMs, MaxTimeoutMs, 30000, TimeoutMsDescription},
 	{"pollIntervalMs", MinPollIntervalMs, 10000, 1000, "Time between two lists of the agents, in ms."},
@@ -37,7 +37,7 @@ var inputBounds = []fieldBound{
 }
 
 // InputSchema returns the published input schema: the schema inferred from
-// Input, with every bound and default of SPEC §2 set on its properties, and
+// Input, with every bound and default of contract §2 set on its properties, and
 // sessionIds required to be non-empty when given. It errors only if inference fails.
 func InputSchema() (*jsonschema.Schema, error) {
 	s, err := jsonschema.For[Input](nil)
@@ -63,7 +63,7 @@ func InputSchema() (*jsonschema.Schema, error) {
 
 // OutputSchema returns the published output schema: the schema inferred from
 // Reply, with remainingMs bounded like timeoutMs, since it is what the next call
-// passes as timeoutMs (SPEC §2 step 9).
+// passes as timeoutMs (contract §2 step 9).
 func OutputSchema() (*jsonschema.Schema, error) {
 	s, err := jsonschema.For[Reply](nil)
 	if err != nil {

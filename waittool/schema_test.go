@@ -49,7 +49,7 @@ func TestSchemaRejects(t *testing.T) {
 	}
 }
 
-// TestPublishedSchema: every bound and default of SPEC §2 is visible in tools/list.
+// TestPublishedSchema: every bound and default of contract §2 is visible in tools/list.
 func TestPublishedSchema(t *testing.T) {
 	res := run(t, sim.World{Name: "list", Callers: one(map[string]any{"timeoutMs": 1000})})
 	if len(res.Tools) != 1 || res.Tools[0].Name != waittool.ToolName {
@@ -83,7 +83,7 @@ func TestPublishedSchema(t *testing.T) {
 }
 
 // TestDescriptions: the tool and timeoutMs descriptions state the 30-second
-// cap, remainingMs, and to call again with it (SPEC §2 step 10).
+// cap, remainingMs, and to call again with it (contract §2 step 10).
 func TestDescriptions(t *testing.T) {
 	res := run(t, sim.World{Name: "desc", Callers: one(map[string]any{"timeoutMs": 1000})})
 	tool := res.Tools[0]

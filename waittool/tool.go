@@ -67,13 +67,13 @@ type tool struct {
 	opts  Options
 	calls atomic.Uint64
 	// late is the machine delay (ns) measured by the call that ended last
-	// (SPEC §2 step 12): every call of the tool runs on the same machine, so
+	// (contract §2 step 12): every call of the tool runs on the same machine, so
 	// a call starts its reserve from it. The latest call's own figure, not a
 	// running maximum: it follows the machine's load as the load changes.
 	late atomic.Int64
 }
 
-// outcome is how one raced bridge read ended (SPEC §2 steps 3–4).
+// outcome is how one raced bridge read ended (contract §2 steps 3–4).
 type outcome int
 
 const (
@@ -90,10 +90,10 @@ type call struct {
 	ctx      context.Context // carries the CallInfo; passed to the bridge
 	info     CallInfo
 	deadline time.Time
-	cost     time.Duration // SPEC §2 step 2: longest read so far
+	cost     time.Duration // contract §2 step 2: longest read so far
 	lastErr  error
 	// late is the largest delay of the machine this call has measured so
-	// far (SPEC §2 step 12), like cost: the lateness of a timer wake (due at
+	// far (contract §2 step 12), like cost: the lateness of a timer wake (due at
 	// t, woke at t + l), the slip at a read's issue, the wait of a read's
 	// goroutine for a CPU. inherited is what the tool's previous call
 	// measured; the reserve uses the larger of the two.
@@ -113,20 +113,20 @@ func (c *call) emit(kind EventKind, detail string) {
 	}
 }
 
-// observe records the duration of a read into the cost (SPEC §2 step 2).
+// observe records the duration of a read into the cost (contract §2 step 2).
 func (c *call) observe(d time.Duration) {
 	if d > c.cost {
 		c.cost = d
 	}
 }
 
-// woke records the lateness of a timer wake that was due at due (SPEC §2
+// woke records the lateness of a timer wake that was due at due (contract §2
 // step 12) into late.
 func (c *call) woke(due time.Time) {
 	c.late = max(c.late, c.now().Sub(due))
 }
 
-// slip is the machine's delay in the call's plan (SPEC §2 step 12): the time
+// slip is the machine's delay in the call's plan (contract §2 step 12): the time
 // since the plan's anchor (the instant the latest sleep was due, or the start)
 // that was spent neither sleeping as planned nor waiting for the bridge —
 // a timer that woke late, a goroutine that was scheduled late, the tool's own
@@ -141,7 +141,7 @@ type readResult[T any] struct {
 }
 
 // raceRead issues one bridge read if it is predicted to finish in time
-// (SPEC §2 step 4) and races it against the deadline (step 3). A result ready
+// (contract §2 step 4) and races it against the deadline (step 3). A result ready
 // at the deadline instant is in time: after waking on the deadline, a result
 // that is already there is taken.
 //
@@ -203,7 +203,7 @@ func raceRead[T any](c *call, what string, read func(context.Context) (T, error)
 	return r.v, inTime
 }
 
-// sleep waits d on the clock and measures how late it woke (SPEC §2 step
+// sleep waits d on the clock and measures how late it woke (contract §2 step
 // 12); it returns false if the caller went away.
 func (c *call) sleep(d time.Duration) bool {
 	c.emit(EvSleep, fmt.Sprint(d.Milliseconds()))
@@ -230,7 +230,7 @@ func anyActive(agents []Agent) bool {
 }
 
 // scope keeps the agents named in ids, in list order; all of them when ids is
-// empty (SPEC §2 step 7: applied to every list). It never returns nil.
+// empty (contract §2 step 7: applied to every list). It never returns nil.
 func scope(agents []Agent, ids []string) []Agent {
 	out := make([]Agent, 0, len(agents))
 	for _, a := range agents {
@@ -263,7 +263,7 @@ func withDefaults(in Input) Input {
 	return in
 }
 
-// handle is the tool's handler: SPEC §2 steps 1–11.
+// handle is the tool's handler: contract §2 steps 1–11.
 func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest, in Input) (*mcp.CallToolResult, Reply, error) {
 	if t.opts.Bridge == nil {
 		return nil, Reply{OK: false, Error: "orchestration_unavailable", Agents: []Agent{}, Outputs: []AgentOutput{}}, nil
@@ -311,7 +311,7 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest, in Input) (
 	// remainingMs call again for ever at the same instant (issue 4:
 	// following remainingMs always terminates).
 	retry := oc == failed
-	// The reserve (SPEC §2 steps 6 and 12): room for one more round trip and
+	// The reserve (contract §2 steps 6 and 12): room for one more round trip and
 	// the final read (2·cost), and for the machine to be as late as it was
 	// measured to be, in this call or the tool's previous one. All of it is
 	// measured.

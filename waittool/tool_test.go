@@ -116,7 +116,7 @@ func check(t *testing.T, res *sim.Result, w want) {
 	}
 }
 
-// TestOracle holds the tool to every oracle row of SPEC §2.
+// TestOracle holds the tool to every oracle row of contract §2.
 func TestOracle(t *testing.T) {
 	rows := []struct {
 		name   string
@@ -151,12 +151,12 @@ func TestOracle(t *testing.T) {
 		// Not oracle rows, but the same class: a short wait is not capped.
 		{"timeout5000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 5000}, want{reads: 1, at: 5000, lists: 6, agents: 1, absent: []string{"remainingMs"}}},
 		// A list landing at the deadline: in time, but no final read can be
-		// predicted to fit, so none is issued (SPEC §2 step 4).
+		// predicted to fit, so none is issued (contract §2 step 4).
 		{"list30000", sim.BridgeScript{List: lat(30000), TimeoutMs: -1}, running("c"),
 			map[string]any{"timeoutMs": 600000},
 			want{reads: 0, at: 30000, remaining: ip(570000), lists: 1, agents: 1, present: []string{"outputsUnavailable"}}},
 		// One 8 s list sets the reserve for the rest of the call: the cost is
-		// the longest read, not the last (SPEC §2 step 2).
+		// the longest read, not the last (contract §2 step 2).
 		{"reserve-longest", sim.BridgeScript{List: lat(0, 8000, 0)}, running("c"),
 			map[string]any{"timeoutMs": 600000},
 			want{reads: 1, at: 14000, remaining: ip(586000), lists: 7, agents: 1}},
@@ -174,7 +174,7 @@ func TestOracle(t *testing.T) {
 }
 
 // TestActiveStates: "", created, prompt_sent, running and waiting are active
-// (the wait goes on to the cap); other states are terminal (SPEC §2).
+// (the wait goes on to the cap); other states are terminal (contract §2).
 func TestActiveStates(t *testing.T) {
 	for state, active := range map[string]bool{"": true, "created": true, "prompt_sent": true, "running": true, "waiting": true,
 		"completed": false, "failed": false, "cancelled": false, "archived": false} {
@@ -204,7 +204,7 @@ func TestRecoveryChain(t *testing.T) {
 }
 
 // TestMembershipChange: a named child completes at 2 s while a newcomer joins;
-// the scoped wait returns done with only the named child (SPEC §2 step 7).
+// the scoped wait returns done with only the named child (contract §2 step 7).
 func TestMembershipChange(t *testing.T) {
 	res := run(t, sim.World{Name: "membership", Agents: running("a", "b"),
 		Changes: []sim.Change{

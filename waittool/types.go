@@ -1,5 +1,5 @@
 // Package waittool is the system under test: the MCP tool orchestration_wait_agents
-// (SPEC §2). It waits, under a per-call cap, until the child agents of a run stop
+// (contract §2). It waits, under a per-call cap, until the child agents of a run stop
 // being active, then reads their outputs and replies inside a window the caller's
 // transport survives.
 //
@@ -14,21 +14,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Tool constants (SPEC §2 "Constants"). All values are milliseconds.
+// Tool constants (contract §2 "Constants"). All values are milliseconds.
 const (
 	// ToolName is the MCP name of the tool.
 	ToolName = "orchestration_wait_agents"
 	// CallCapMs bounds one call: it never waits longer than this, whatever
-	// timeoutMs asks (SPEC §2 Constants).
+	// timeoutMs asks (contract §2 Constants).
 	CallCapMs = 30000
 	// MinTimeoutMs is the schema minimum of timeoutMs; a remainingMs below it is
-	// never reported (SPEC §2 step 9).
+	// never reported (contract §2 step 9).
 	MinTimeoutMs = 1000
 	// MaxTimeoutMs is the schema maximum of timeoutMs.
 	MaxTimeoutMs = 600000
 	// MinPollIntervalMs is the schema minimum of pollIntervalMs: a call
 	// sleeps at least this long between two lists, but for its last sleep,
-	// which ends at the reserve (SPEC §2 step 6).
+	// which ends at the reserve (contract §2 step 6).
 	MinPollIntervalMs = 250
 )
 
@@ -40,7 +40,7 @@ type Agent struct {
 }
 
 // Active reports whether an agent with lifecycle state state is still active
-// (SPEC §2): the empty state, "created", "prompt_sent", "running" and "waiting"
+// (contract §2): the empty state, "created", "prompt_sent", "running" and "waiting"
 // are active; every other state ("completed", "failed", "cancelled", …) is terminal.
 func Active(state string) bool {
 	switch state {
@@ -56,7 +56,7 @@ type AgentOutput struct {
 	Messages  []string `json:"messages"`  // its messages, oldest first
 }
 
-// Bridge is what the tool talks to (SPEC §3). Both reads take the context first
+// Bridge is what the tool talks to (contract §3). Both reads take the context first
 // and return errors; a Bridge may ignore cancellation (the reference bridge has
 // none), so the tool never relies on it. The context carries a CallInfo.
 type Bridge interface {
@@ -74,7 +74,7 @@ type Bridge interface {
 type CallInfo struct {
 	ID        uint64             // 1, 2, … in handler start order
 	Session   *mcp.ServerSession // the session the call came in on (nil without one)
-	StartedAt time.Time          // SPEC §2 step 1: startedAt
+	StartedAt time.Time          // contract §2 step 1: startedAt
 	Deadline  time.Time          // startedAt + min(timeoutMs, CallCapMs)
 }
 
@@ -90,7 +90,7 @@ func CallInfoFrom(ctx context.Context) (CallInfo, bool) {
 // EventKind names a step of the algorithm reported to an Observer.
 type EventKind string
 
-// Event kinds, in the order of SPEC §2's steps.
+// Event kinds, in the order of contract §2's steps.
 const (
 	EvStart     EventKind = "start"      // step 1: deadline fixed (Detail: capped ms)
 	EvIssue     EventKind = "issue"      // a bridge read issued (Detail: list|read)
@@ -104,7 +104,7 @@ const (
 )
 
 // Event is one observation of the tool at virtual time At. CostMs is the
-// read cost (SPEC §2 step 2) known at that moment.
+// read cost (contract §2 step 2) known at that moment.
 type Event struct {
 	Call   CallInfo  // the call it belongs to
 	Kind   EventKind // what happened
@@ -113,7 +113,7 @@ type Event struct {
 	CostMs int64     // the read cost in ms at that moment
 }
 
-// Input is the tool's input (SPEC §2 "Input"). Bounds and defaults live in the
+// Input is the tool's input (contract §2 "Input"). Bounds and defaults live in the
 // published schema (InputSchema); the SDK applies defaults and rejects bad
 // input before the handler runs. Times in ms.
 type Input struct {
@@ -127,7 +127,7 @@ type Input struct {
 	MaxTotalChars       int      `json:"maxTotalChars,omitempty"`       // 1000..2000000, default 100000
 }
 
-// Reply is the tool's structured result (SPEC §2 step 9). Optional fields are
+// Reply is the tool's structured result (contract §2 step 9). Optional fields are
 // omitted from the JSON when absent.
 type Reply struct {
 	OK                 bool          `json:"ok"`                           // false only without a bridge
