@@ -34,19 +34,9 @@ func runConformance(args []string) int {
 		fs.PrintDefaults()
 		fmt.Fprintln(fs.Output(), "exit codes: 0 every call agreed, 1 a disagreement, 2 usage, file or setup errors, 130/143 interrupted")
 	}
-	var paths []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		paths = append(paths, fs.Arg(0))
-		args = fs.Args()[1:]
+	paths, code, ok := parseInterleaved(fs, args)
+	if !ok {
+		return code
 	}
 	if *runs < 1 || *tol <= 0 {
 		fmt.Fprintln(os.Stderr, "waitsim conformance: --runs and --tolerance-ms must be positive")

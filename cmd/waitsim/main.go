@@ -12,6 +12,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 )
@@ -49,5 +51,25 @@ func main() {
 			os.Exit(2)
 		}
 		os.Exit(cmd(os.Args[2:]))
+	}
+}
+
+// parseInterleaved parses args with fs, flags before or after the
+// positional arguments, and returns the positional ones in order. ok is false
+// when the command must stop: code is then 0 for -h, 2 for a bad flag (fs has
+// printed why).
+func parseInterleaved(fs *flag.FlagSet, args []string) (positional []string, code int, ok bool) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, 0, false
+			}
+			return nil, 2, false
+		}
+		if fs.NArg() == 0 {
+			return positional, 0, true
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -59,19 +58,9 @@ func runScenarios(args []string) int {
 		fmt.Fprintln(fs.Output(), "exit codes: 0 every case passed, 1 a case failed or could not run, 2 usage or file errors (nothing ran)")
 	}
 	// Flags may come before or after the paths.
-	var paths []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		paths = append(paths, fs.Arg(0))
-		args = fs.Args()[1:]
+	paths, code, ok := parseInterleaved(fs, args)
+	if !ok {
+		return code
 	}
 	if *repeat < 0 {
 		fmt.Fprintln(os.Stderr, "waitsim: --check-determinism wants a number of runs ≥ 1 (0: no check)")

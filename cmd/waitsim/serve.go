@@ -32,19 +32,9 @@ func runServe(args []string) int {
 		fmt.Fprintln(fs.Output(), "Scenario times count from the first tool call. Logs go to stderr.")
 		fmt.Fprintln(fs.Output(), "exit codes: 0 stopped (Ctrl-C, SIGTERM, or the stdio client closed its end), 1 server error, 2 usage or file errors")
 	}
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+	files, code, ok := parseInterleaved(fs, args)
+	if !ok {
+		return code
 	}
 	if len(files) != 1 {
 		fmt.Fprintln(os.Stderr, serveUsage)
