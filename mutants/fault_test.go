@@ -211,11 +211,25 @@ func TestKillGroupLeavesNothing(t *testing.T) {
 	}
 	if left := procsUnder(childTmp); len(left) > 0 {
 		t.Errorf("processes outlive their killed parent by %v: %s", time.Since(start).Round(time.Millisecond), strings.Join(left, "; "))
+	} else {
+		t.Logf("every test binary gone %v after SIGKILL of the group", time.Since(start).Round(time.Millisecond))
 	}
 	dead, _ := filepath.Glob(filepath.Join(childTmp, "waitsim-mutate-*"))
 	if len(dead) != 2 {
 		t.Fatalf("want the killed run's directory beside the live one, got %q", dead)
 	}
+	var size int64
+	for _, d := range dead {
+		filepath.WalkDir(d, func(_ string, e fs.DirEntry, err error) error {
+			if err == nil && e.Type().IsRegular() {
+				if info, err := e.Info(); err == nil {
+					size += info.Size()
+				}
+			}
+			return nil
+		})
+	}
+	t.Logf("the killed run left %d KB in the temp dir", size>>10)
 	// The next run cleans up what the dead one left.
 	t.Setenv("TMPDIR", childTmp)
 	d, err := MakeRunDir("waitsim-mutate-")
