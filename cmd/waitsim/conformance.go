@@ -42,19 +42,9 @@ func runConformance(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim conformance: --runs and --tolerance-ms must be positive")
 		return 2
 	}
-	root, err := moduleRoot()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "waitsim:", err)
+	root, paths, ok := scenarioPaths(paths, filepath.Join("conformance", "scenarios"))
+	if !ok {
 		return 2
-	}
-	if len(paths) == 0 {
-		paths = []string{filepath.Join(root, "conformance", "scenarios")}
-	}
-	for i, p := range paths {
-		if paths[i], err = filepath.Abs(p); err != nil {
-			fmt.Fprintln(os.Stderr, "waitsim:", err)
-			return 2
-		}
 	}
 	cases, err := scenarios.Load(paths)
 	var fe *scenarios.FileError

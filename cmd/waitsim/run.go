@@ -27,6 +27,32 @@ var moduleLine = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)"?\s*$`)
 
 // moduleRoot returns the directory of the main module's go.mod, which must
 // be waitsim's own.
+// scenarioPaths resolves the paths given to run or conformance: it finds the
+// module's root, uses def (relative to it) when no path is given, and makes
+// every path absolute, refusing one that does not exist. Problems are
+// printed; ok false means exit 2.
+func scenarioPaths(paths []string, def string) (root string, abs []string, ok bool) {
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return "", nil, false
+	}
+	if len(paths) == 0 {
+		paths = []string{filepath.Join(root, def)}
+	}
+	abs = make([]string, len(paths))
+	for i, p := range paths {
+		if abs[i], err = filepath.Abs(p); err == nil {
+			_, err = os.Stat(abs[i])
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "waitsim:", err)
+			return "", nil, false
+		}
+	}
+	return root, abs, true
+}
+
 func moduleRoot() (string, error) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
@@ -66,25 +92,9 @@ func runScenarios(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim: --check-determinism wants a number of runs ≥ 1 (0: no check)")
 		return 2
 	}
-	root, err := moduleRoot()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "waitsim:", err)
+	root, paths, ok := scenarioPaths(paths, filepath.Join("scenarios", "table"))
+	if !ok {
 		return 2
-	}
-	if len(paths) == 0 {
-		paths = []string{filepath.Join(root, "scenarios", "table")}
-	}
-	for i, p := range paths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "waitsim:", err)
-			return 2
-		}
-		if _, err := os.Stat(abs); err != nil {
-			fmt.Fprintf(os.Stderr, "waitsim: %v\n", err)
-			return 2
-		}
-		paths[i] = abs
 	}
 	if files, err := scenarios.Expand(paths); err != nil || len(files) == 0 {
 		fmt.Fprintf(os.Stderr, "waitsim: no scenario files (*.yaml, *.yml) under %s\n", strings.Join(paths, ", "))
