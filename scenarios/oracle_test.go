@@ -314,6 +314,13 @@ func TestInvariantsFire(t *testing.T) {
 				o["messages"] = []any{strings.Repeat("日", 999)}
 			})
 		}, []string{"outputs-within-budget"}, "more than maxTotalChars 1000", nil},
+		{"progress-without-a-token", "capped", func(t *testing.T, res *sim.Result) {
+			res.StrayProgress = append(res.StrayProgress, sim.StrayProgress{Caller: "A", AtMs: 1000, Token: "<nil>"})
+		}, []string{"progress-needs-token"}, "A received a progress notification at 1000 ms with a token it did not send (<nil>)", nil},
+		{"progress-above-total", "capped", func(t *testing.T, res *sim.Result) {
+			n := &res.Calls[0].ProgressNotes[len(res.Calls[0].ProgressNotes)-1]
+			n.Progress, n.AtMs = 30002, res.Calls[0].StartMs+30002
+		}, []string{"progress-reports-elapsed"}, "30002/30000", nil},
 		{"progress-wrong-total", "capped", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[3].Total = 100000 },
 			[]string{"progress-reports-elapsed", ModelProgress}, "progress notification 4 is 4000/100000 ms at 4000 ms, want 4000/30000 ms", nil},
 		{"progress-wrong-elapsed", "capped", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[3].Progress++ },
