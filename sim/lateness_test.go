@@ -1,8 +1,11 @@
 package sim
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/waittool"
 )
 
 // TestDrawRangeAndSpread: draws stay in 0..bound, depend only on their
@@ -98,5 +101,38 @@ func TestJitterIsSeeded(t *testing.T) {
 	}
 	if jittered == 0 {
 		t.Error("no request was jittered")
+	}
+}
+
+// stormBridge lists n times for every list the tool asks for, as a tool
+// whose poll sleeps were 0 ms would.
+type stormBridge struct {
+	waittool.Bridge
+	n int
+}
+
+func (s stormBridge) ListAgents(ctx context.Context, runID string) ([]waittool.Agent, error) {
+	for range s.n - 1 {
+		if _, err := s.Bridge.ListAgents(ctx, runID); err != nil {
+			return nil, err
+		}
+	}
+	return s.Bridge.ListAgents(ctx, runID)
+}
+
+// TestPollStorm: a call capped at 1000 ms may list at most 1000/250 + 2 = 6
+// times; the 7th list fails the world at once with ErrPollStorm.
+func TestPollStorm(t *testing.T) {
+	mk := func(n int) World {
+		w := world("storm", BridgeScript{}, runningC, mkCaller("A", map[string]any{"timeoutMs": 1000, "pollIntervalMs": 10000}))
+		w.WrapBridge = func(b waittool.Bridge) waittool.Bridge { return stormBridge{b, n} }
+		return w
+	}
+	if res := RunWorld(t, mk(3)); res.Err != "" {
+		t.Fatalf("6 lists in a 1000 ms call are allowed: %s", res.Err)
+	}
+	res := RunWorld(t, mk(4))
+	if !strings.Contains(res.Err, ErrPollStorm.Error()) || !strings.Contains(res.Err, "issued 7 lists") {
+		t.Fatalf("8 lists in a 1000 ms call: error %q, want a poll storm at the 7th", res.Err)
 	}
 }
