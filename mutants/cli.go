@@ -91,6 +91,10 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&only, "only", "", "only mutants whose id matches this regexp")
 	fs.BoolVar(&cfg.MeasureGremlins, "measure-gremlins", false, "also run gremlins' own campaign on the target and record its per-mutant time")
 	fs.StringVar(&cfg.Mode, "mode", ModeSchemata, "schemata (mutants inside function bodies share one test binary) or overlay (one test binary per mutant)")
+	fs.IntVar(&cfg.GenWorlds, "generator", DefaultGenWorlds, "the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (only with the suite ./scenarios/)")
+	fs.StringVar(&cfg.GenRun, "generator-run", "^TestGenerated$", "the generator's -test.run pattern")
+	fs.BoolVar(&cfg.Suggest, "suggest", false, "for every survivor, search generated worlds for a case that kills it and write it to --suggest-dir/<case>.yaml")
+	fs.StringVar(&cfg.SuggestDir, "suggest-dir", "out/suggested", "where --suggest writes its cases (relative to the module root)")
 	fs.StringVar(&progressMode, "progress", "auto", "auto, tty (one line with done/total and ETA), plain (a line per mutant) or off")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: waitsim mutate [flags]\n       waitsim mutate merge [-o out/mutation.json] SHARD.json...\n\nflags:\n")
@@ -143,6 +147,13 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if cfg.SuitePkg != "./scenarios/" && !flagSet(fs, "run") {
 		cfg.SuiteRun = ""
+	}
+	if cfg.SuitePkg != "./scenarios/" && !flagSet(fs, "generator") {
+		cfg.GenWorlds = 0 // the generator is the scenario suite's
+	}
+	if cfg.GenWorlds < 0 {
+		fmt.Fprintf(stderr, "waitsim mutate: --generator %d: want ≥ 0 worlds\n", cfg.GenWorlds)
+		return ExitUsage
 	}
 	if !noCache {
 		cfg.CacheFile = cache
@@ -336,6 +347,9 @@ func Summary(w io.Writer, res *Result) {
 	median := fmt.Sprintf("median %d ms per mutant run (build + test run)", res.MedianMutantMs)
 	if res.MedianMutantMs == 0 {
 		median = "median n/a (no mutant was built and run: every verdict came from the cache or needed no run)"
+	}
+	if l := GeneratorLine(res); l != "" {
+		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintf(w, "time: %.1fs wall, baseline run %d ms, mutant timeout %d ms (of the test run alone; a mutant's time adds its build), %s\n",
 		float64(res.WallMs)/1000, res.BaselineMs, res.TimeoutMs, median)

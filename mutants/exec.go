@@ -129,14 +129,20 @@ type runReport struct {
 // limit). A kill by the parent ctx
 // returns ctx's error.
 func (r *runner) runSuite(ctx context.Context, bin string, timeout time.Duration, env ...string) (runReport, error) {
+	return r.runTests(ctx, bin, r.suite.Run, timeout, env...)
+}
+
+// runTests is runSuite with the -test.run pattern run instead of the
+// suite's ("" runs every test).
+func (r *runner) runTests(ctx context.Context, bin, run string, timeout time.Duration, env ...string) (runReport, error) {
 	rctx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		rctx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
 	args := []string{"-t", "-p", r.suite.Pkg, bin, "-test.v=test2json", "-test.paniconexit0"}
-	if r.suite.Run != "" {
-		args = append(args, "-test.run", r.suite.Run)
+	if run != "" {
+		args = append(args, "-test.run", run)
 	}
 	if timeout > 0 {
 		// A backstop: the binary panics on its own if it ever outlives us.

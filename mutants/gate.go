@@ -35,6 +35,7 @@ const (
 // OperatorScored); the gate passes a score equal to its threshold. With
 // --diff (DiffRef set), no mutant at all on the changed lines passes.
 func Evaluate(res *Result) {
+	evaluateGenerator(res)
 	res.Counts = map[string]int{}
 	var catK, catN, opK, opN int
 	var durs []int64
@@ -282,6 +283,14 @@ func Merge(shards []*Result, names ...string) (*Result, error) {
 		out.TimeoutMs = max(out.TimeoutMs, s.TimeoutMs)
 		if out.Gremlins == nil {
 			out.Gremlins = s.Gremlins
+		}
+		if g := s.Generator; g != nil {
+			if out.Generator == nil || (out.Generator.Note == "" && g.Note != "") {
+				gg := *g
+				out.Generator = &gg
+			}
+			out.Generator.BaselineMs = max(out.Generator.BaselineMs, g.BaselineMs)
+			out.Generator.TimeoutMs = max(out.Generator.TimeoutMs, g.TimeoutMs)
 		}
 		for _, note := range s.Notes {
 			if !notes[note] {

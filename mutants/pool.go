@@ -33,7 +33,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 		}
 		groups[m.key] = []*mutant{m}
 		if r.cache != nil {
-			if v, ok := r.cache.Get(m.key); ok {
+			if v, ok := r.cache.Get(m.key); ok && r.genCached(m) {
 				m.res.Status, m.res.KilledBy, m.res.Detail, m.res.DurationMs, m.res.Cached = v.Status, v.KilledBy, v.Detail, v.DurationMs, true
 				cached = append(cached, m)
 				continue
@@ -44,6 +44,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 	finish := func(m *mutant) {
 		for _, o := range groups[m.key][1:] {
 			o.res.Status, o.res.KilledBy, o.res.Cached = m.res.Status, m.res.KilledBy, m.res.Cached
+			o.res.Generator, o.res.GeneratorDetail = m.res.Generator, m.res.GeneratorDetail
 			o.res.Detail = "the same mutated source as " + m.res.ID
 			r.equivalence(o)
 			prog.done(o.res)
@@ -86,6 +87,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 				if r.cache != nil && m.res.Status != StatusTimedOut {
 					r.cache.Put(m.key, m.res)
 				}
+				r.genPut(m)
 				finish(m)
 				mu.Unlock()
 				if m.res.Source == SourceSanity && m.res.Status != StatusKilled {
@@ -248,7 +250,7 @@ func (r *runner) runOne(ctx context.Context, dir string, m *mutant) error {
 			return err
 		}
 	}
-	return nil
+	return r.genRun(ctx, bin, env, m)
 }
 
 // classify sets a mutant's status from one run of the suite: timed out

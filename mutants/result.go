@@ -42,6 +42,18 @@ type MutantResult struct {
 	// Cached is true when the verdict came from the incremental cache
 	// (DurationMs is then the original run's).
 	Cached bool `json:"cached,omitempty"`
+	// Generator is the generator campaign's verdict on the mutant (killed,
+	// survived or timed out; "" when it was not run: see
+	// Result.Generator), and GeneratorDetail the counterexample's first
+	// broken invariant.
+	Generator       string `json:"generator,omitempty"`
+	GeneratorDetail string `json:"generatorDetail,omitempty"`
+	// Suggested is the scenario file `--suggest` wrote for this survivor
+	// (SuggestedFile, relative to the module root): a case that kills it.
+	// SuggestNote says why none was written.
+	Suggested     string `json:"suggested,omitempty"`
+	SuggestedFile string `json:"suggestedFile,omitempty"`
+	SuggestNote   string `json:"suggestNote,omitempty"`
 }
 
 // Result is the whole of out/mutation.json.
@@ -95,6 +107,8 @@ type Result struct {
 	// SchemataMs is the wall ms spent building and checking the shared
 	// schemata test binary (not in any mutant's DurationMs); 0 when none.
 	SchemataMs int64 `json:"schemataMs,omitempty"`
+	// Generator is the generator campaign, when one ran (generator.go).
+	Generator *GeneratorCampaign `json:"generator,omitempty"`
 	// Gremlins is gremlins' own campaign, when measured.
 	Gremlins *GremlinsRun `json:"gremlins,omitempty"`
 	// Notes are things a reader should know: a suite fallback, stale
@@ -162,6 +176,22 @@ func (r *Result) Check() error {
 		case SourceCatalog, SourceGremlins, SourceSanity:
 		default:
 			return &FieldError{f + ".source", fmt.Sprintf("%q is not %q, %q or %q (mutant %s)", m.Source, SourceCatalog, SourceGremlins, SourceSanity, m.ID)}
+		}
+		switch m.Generator {
+		case "", StatusKilled, StatusSurvived, StatusTimedOut:
+		default:
+			return &FieldError{f + ".generator", fmt.Sprintf("%q is not %q, %q or %q (mutant %s)", m.Generator, StatusKilled, StatusSurvived, StatusTimedOut, m.ID)}
+		}
+		if m.Generator != "" && r.Generator == nil {
+			return &FieldError{f + ".generator", fmt.Sprintf("%q, but the result records no generator campaign (mutant %s)", m.Generator, m.ID)}
+		}
+		if m.Suggested != "" && m.Status == StatusKilled {
+			return &FieldError{f + ".suggested", fmt.Sprintf("a suggested case for a killed mutant (%s)", m.ID)}
+		}
+		if m.SuggestedFile != "" {
+			if err := CheckLocalPath(m.SuggestedFile); err != nil {
+				return &FieldError{f + ".suggestedFile", fmt.Sprintf("%v (mutant %s)", err, m.ID)}
+			}
 		}
 		if m.File != "" {
 			if err := CheckLocalPath(m.File); err != nil {

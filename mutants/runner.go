@@ -56,6 +56,15 @@ type Config struct {
 	TTY      bool
 	// Mode is ModeSchemata (default) or ModeOverlay.
 	Mode string
+	// GenWorlds > 0 runs the generator campaign (generator.go): each
+	// mutant's test binary runs GenRun too, drawing GenWorlds worlds, and
+	// the generator's kill rate is reported beside the table's. 0: none.
+	GenWorlds int
+	GenRun    string // the generator's -test.run pattern, default "^TestGenerated$"
+	// Suggest writes, for every survivor, a scenario file that kills it
+	// (suggest.go) under SuggestDir (default "out/suggested").
+	Suggest    bool
+	SuggestDir string
 }
 
 // Build modes. In ModeOverlay every mutant's test binary is built on its
@@ -108,6 +117,12 @@ func (c *Config) defaults() {
 	if c.Mode == "" {
 		c.Mode = ModeSchemata
 	}
+	if c.GenRun == "" {
+		c.GenRun = "^TestGenerated$"
+	}
+	if c.SuggestDir == "" {
+		c.SuggestDir = "out/suggested"
+	}
 }
 
 // validate rejects settings that cannot mean anything (ErrUsage): a
@@ -134,8 +149,8 @@ func (c *Config) options() string {
 	if c.Only != nil {
 		only = c.Only.String()
 	}
-	return fmt.Sprintf("target=%s catalog=%s equivalents=%s config=%s no-catalog=%t no-operators=%t no-vet=%t only=%q diff=%q timeout-factor=%g timeout-floor=%s",
-		c.Target, filepath.ToSlash(c.CatalogDir), filepath.ToSlash(c.Equivalents), filepath.ToSlash(c.GremlinsCfg), c.NoCatalog, c.NoOperators, c.NoVet, only, c.DiffRef, c.TimeoutFactor, c.TimeoutFloor)
+	return fmt.Sprintf("target=%s catalog=%s equivalents=%s config=%s no-catalog=%t no-operators=%t no-vet=%t only=%q diff=%q timeout-factor=%g timeout-floor=%s%s",
+		c.Target, filepath.ToSlash(c.CatalogDir), filepath.ToSlash(c.Equivalents), filepath.ToSlash(c.GremlinsCfg), c.NoCatalog, c.NoOperators, c.NoVet, only, c.DiffRef, c.TimeoutFactor, c.TimeoutFloor, c.genOptions())
 }
 
 // checkDir is nil when p is a directory, else an error naming p.
@@ -178,6 +193,7 @@ type runner struct {
 	schemaMs  int64    // wall ms to build and check it
 	notes     []string // notes gathered while running
 	campaign  *Campaign
+	gen       genState // the generator campaign (generator.go)
 }
 
 // mutant is one mutant to run, with its overlay (root-relative path →
@@ -256,6 +272,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	go func() {
 		defer wg.Done()
 		base, baseErr = r.baseline(ctx)
+		if baseErr == nil && baselineProblem(base) == "" {
+			r.genBaseline(ctx)
+		}
 	}()
 	go func() {
 		defer wg.Done()
@@ -302,6 +321,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.wall)*cfg.TimeoutFactor))
 	res.TimeoutMs = r.timeout.Milliseconds()
+	res.Generator = r.genCampaign()
 
 	// Phase 2: the mutants.
 	muts, notes, err := r.collect(ctx, sites)
@@ -323,6 +343,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			continue
 		}
 		res.Mutants = append(res.Mutants, m.res)
+	}
+	if err := r.suggestAll(ctx, muts, res); err != nil {
+		return nil, err
 	}
 	res.Notes = append(res.Notes, r.notes...)
 	res.SchemataMs = r.schemaMs

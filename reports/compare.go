@@ -335,6 +335,28 @@ func operatorPct(m *mutants.Result) string {
 	return mutants.FormatScore(m.OperatorScore, m.OperatorScored, m.Threshold)
 }
 
+// generatorText is the generator campaign's kill rates beside the table's,
+// in one sentence; "" when the result has no generator campaign.
+func generatorText(m *mutants.Result) string {
+	g := m.Generator
+	if g == nil {
+		return ""
+	}
+	if g.Note != "" {
+		return "Generator alone: not run (" + g.Note + ")."
+	}
+	return fmt.Sprintf("Generator alone (%d worlds a mutant, no hand-written expectations): catalog %s, operator %s — the table's: catalog %s, operator %s.",
+		g.Worlds, killedOf(g.CatalogKilled, g.CatalogScored), killedOf(g.OperatorKilled, g.OperatorScored), catalogPct(m), operatorPct(m))
+}
+
+// killedOf is "k of n killed (p%)", or "n/a" when n is 0.
+func killedOf(k, n int) string {
+	if n == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%d of %d killed (%s)", k, n, mutants.FormatScore(float64(k)*100/float64(n), n, 100))
+}
+
 // thresholdPct is the operator threshold as written in the config.
 func thresholdPct(m *mutants.Result) string {
 	return strconv.FormatFloat(m.Threshold, 'f', -1, 64) + "%"

@@ -118,6 +118,9 @@ func htmlMutants(b *strings.Builder, m *mutants.Result) {
 	fmt.Fprintf(b, "<h2 id=\"mutants\">Mutants: catalog %s, operator %s (threshold %s), gate: %s</h2>\n",
 		esc(catalogPct(m)), esc(operatorPct(m)), esc(thresholdPct(m)), esc(m.Gate))
 	b.WriteString("<p class=\"note\">Mutation score = killed / (killed + survived + timed out), for catalog and operator mutants separately.</p>\n")
+	if g := generatorText(m); g != "" {
+		fmt.Fprintf(b, "<p class=\"note generator\">%s</p>\n", esc(g))
+	}
 	b.WriteString("<table class=\"mutants\">\n<thead><tr><th>status</th><th>mutant</th><th>source</th><th>file</th><th>intent</th><th>killed by</th></tr></thead>\n<tbody>\n")
 	for _, mu := range m.Mutants {
 		loc := mu.File
@@ -132,7 +135,7 @@ func htmlMutants(b *strings.Builder, m *mutants.Result) {
 		fmt.Fprintf(b, "<tr class=\"m-%s\"><td><span class=\"badge %s\">%s</span></td><td><code>%s</code></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 			esc(cls), esc(cls), esc(mu.Status), esc(mu.ID), esc(mu.Source), esc(loc), esc(mu.Intent), esc(kb))
 		if undetected(mu.Status) && mu.Diff != "" {
-			fmt.Fprintf(b, "<tr class=\"diffrow\"><td colspan=\"6\">%s</td></tr>\n", diffHTML(mu.Diff))
+			fmt.Fprintf(b, "<tr class=\"diffrow\"><td colspan=\"6\">%s%s</td></tr>\n", diffHTML(mu.Diff), suggestedHTML(mu))
 		}
 	}
 	b.WriteString("</tbody>\n</table>\n")
@@ -371,7 +374,7 @@ table{border-collapse:collapse;margin:6px 0 12px}td,th{border:1px solid #d0d7de;
 section.case{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:12px 0;overflow-x:auto}
 ul.failures{color:#cf222e;margin:4px 0}
 pre{background:#f6f8fa;padding:6px 8px;border-radius:4px;overflow-x:auto;font-size:12px;margin:4px 0}
-pre.diff .da{color:#116329;background:#dafbe1}pre.diff .dd{color:#82071e;background:#ffebe9}pre.diff .dk{color:#8250df}pre.diff .dh{color:#57606a}
+pre.suggested{border-left:3px solid #1a7f37}pre.diff .da{color:#116329;background:#dafbe1}pre.diff .dd{color:#82071e;background:#ffebe9}pre.diff .dk{color:#8250df}pre.diff .dh{color:#57606a}
 svg text{font-family:"DejaVu Sans Mono",ui-monospace,monospace;font-size:11px;fill:#1f2328}
 .laneBg{fill:#f6f8fa}.lane-tool .laneBg{fill:#eef1f4}.lane-bridge .laneBg{fill:#f3f0fa}.lane-agent .laneBg{fill:#f1f8f1}
 .laneLabel{font-weight:600}
@@ -391,3 +394,16 @@ svg text{font-family:"DejaVu Sans Mono",ui-monospace,monospace;font-size:11px;fi
 .mark text{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}
 .legend text{font-size:11px}
 `
+
+// suggestedHTML is the case `--suggest` wrote for a survivor, under its
+// diff, ready to copy; or why there is none; "" when none was asked for.
+func suggestedHTML(mu mutants.MutantResult) string {
+	switch {
+	case mu.Suggested != "":
+		return fmt.Sprintf("<p class=\"suggested\">A case that kills it, found by <code>waitsim mutate --suggest</code> (<code>%s</code>; head passes it, the mutant fails it): copy it into <code>scenarios/table/</code>.</p><pre class=\"suggested\">%s</pre>",
+			esc(mu.SuggestedFile), esc(mu.Suggested))
+	case mu.SuggestNote != "":
+		return fmt.Sprintf("<p class=\"suggested\">No case suggested: %s</p>", esc(mu.SuggestNote))
+	}
+	return ""
+}

@@ -285,6 +285,9 @@ func mutationTable(b *mdBuilder, m *mutants.Result) {
 		}
 	}
 	b.line("%d mutants: %s. Score = killed / (killed + survived + timed out).", counted, strings.Join(cs, " · "))
+	if g := generatorText(m); g != "" {
+		b.line("%s", g)
+	}
 	if sanity := sanityStatus(m); sanity != "" {
 		b.line("The sanity mutant, which breaks every function of the target package to prove the suite sees the overlay, is not counted above: it was %s.", sanity)
 	}
@@ -469,6 +472,15 @@ func survivorBlock(b *mdBuilder, m mutants.MutantResult) {
 	b.blank()
 	if m.Diff != "" {
 		b.fence("diff", m.Diff)
+	}
+	switch {
+	case m.Suggested != "":
+		b.line("A case that kills it, found by `waitsim mutate --suggest` (%s; head passes it, the mutant fails it): copy it into `scenarios/table/`.", code(m.SuggestedFile))
+		b.blank()
+		b.fence("yaml", m.Suggested)
+	case m.SuggestNote != "":
+		b.line("No case suggested: %s", cell(m.SuggestNote))
+		b.blank()
 	}
 }
 

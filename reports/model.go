@@ -434,7 +434,15 @@ func checkMutation(name, prefix string, m *mutants.Result) error {
 	case (m.Gate == "pass") != (re.Gate == "pass"):
 		return bad("gate", "records %q, its mutants give %q", oneLine(m.Gate), oneLine(re.Gate))
 	}
-	m.Counts, m.CatalogScore, m.OperatorScore = re.Counts, re.CatalogScore, re.OperatorScore
+	if g, rg := m.Generator, re.Generator; g != nil && rg != nil {
+		switch {
+		case g.CatalogKilled != rg.CatalogKilled || g.CatalogScored != rg.CatalogScored:
+			return bad("generator.catalogKilled", "records %d of %d, its mutants %d of %d", g.CatalogKilled, g.CatalogScored, rg.CatalogKilled, rg.CatalogScored)
+		case g.OperatorKilled != rg.OperatorKilled || g.OperatorScored != rg.OperatorScored:
+			return bad("generator.operatorKilled", "records %d of %d, its mutants %d of %d", g.OperatorKilled, g.OperatorScored, rg.OperatorKilled, rg.OperatorScored)
+		}
+	}
+	m.Counts, m.CatalogScore, m.OperatorScore, m.Generator = re.Counts, re.CatalogScore, re.OperatorScore, re.Generator
 	return nil
 }
 

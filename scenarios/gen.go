@@ -79,6 +79,11 @@ func MarshalScenario(sc Scenario, protects string) ([]byte, error) {
 // shrinking, which is only for the report, can never make it time out.
 const KillSuiteEnv = "WAITSIM_KILL_SUITE"
 
+// GenWorldsEnv, when set to a number, is how many worlds TestGenerated
+// draws (unless -rapid.checks is given): the mutation gate's generator
+// campaign sets it. Unset, TestGenerated draws 40.
+const GenWorldsEnv = "WAITSIM_GEN_WORLDS"
+
 // Generator pools: values where the tool's rules change (the cap, the
 // schema minimum, the bridge timeout, the cache window).
 var (

@@ -29,6 +29,9 @@ func setDefault(name, value string) {
 // deterministic; `make fuzz` passes a budget and a random seed.
 func TestGenerated(t *testing.T) {
 	setDefault("rapid.seed", "20261130")
+	if n := os.Getenv(GenWorldsEnv); n != "" {
+		setDefault("rapid.checks", n) // the mutation gate's generator campaign
+	}
 	setDefault("rapid.checks", "40")
 	setDefault("rapid.nofailfile", "true") // never write into the source tree
 	rapid.Check(t, func(rt *rapid.T) {

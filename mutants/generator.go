@@ -1,0 +1,246 @@
+package mutants
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The generator campaign (issue 12 item 3). Beside the table, every mutant's
+// test binary — the one the table ran, the same build — also runs the
+// scenario generator (Config.GenRun, TestGenerated) on Config.GenWorlds
+// worlds drawn from its fixed seed. The runner sets killSuiteEnv, so the
+// generator stops at its first counterexample without shrinking it: a kill
+// counts at once and never waits for a shrink. The generator's kill rate is
+// reported beside the table's (Result.Generator); it does not decide the
+// gate, which stays the table's.
+
+// DefaultGenWorlds is `waitsim mutate`'s default --generator: worlds per
+// mutant. With the generator's fixed seed, 200 worlds kill every catalog
+// mutant (40 left late-not-inherited and lost-read-not-charged alive).
+const DefaultGenWorlds = 200
+
+// genWorldsEnv is scenarios.GenWorldsEnv: how many worlds TestGenerated
+// draws (a test keeps the two names equal).
+const genWorldsEnv = "WAITSIM_GEN_WORLDS"
+
+// GeneratorCampaign is the generator campaign of a result: how it ran and
+// its kill rates, catalog and operator, scored as the table's (killed /
+// (killed + survived + timed out)), over the mutants it ran on: every
+// viable mutant the table ran, except the sanity mutant and operator
+// mutants listed as equivalent.
+type GeneratorCampaign struct {
+	Run        string `json:"run"`        // its -test.run pattern
+	Worlds     int    `json:"worlds"`     // worlds drawn per mutant (at most: a kill stops at the first counterexample)
+	BaselineMs int64  `json:"baselineMs"` // wall ms of its run on the unmutated code
+	TimeoutMs  int64  `json:"timeoutMs"`  // a mutant's generator run times out after this
+	// Note says why the campaign did not run ("" when it ran): the
+	// generator fails on the unmutated code, or the suite has no such test.
+	Note           string  `json:"note,omitempty"`
+	CatalogKilled  int     `json:"catalogKilled"`
+	CatalogScored  int     `json:"catalogScored"`
+	CatalogScore   float64 `json:"catalogScore"`
+	OperatorKilled int     `json:"operatorKilled"`
+	OperatorScored int     `json:"operatorScored"`
+	OperatorScore  float64 `json:"operatorScore"`
+}
+
+// genState is the runner's generator campaign: on when Config.GenWorlds > 0
+// and its baseline passed.
+type genState struct {
+	on       bool
+	baseline time.Duration
+	timeout  time.Duration
+	note     string
+	ran      bool // the campaign was asked for (GenWorlds > 0)
+}
+
+// genOptions is the generator's part of Config.options: shards that differ
+// in it are of different campaigns.
+func (c *Config) genOptions() string {
+	if c.GenWorlds <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" generator=%s:%d", c.GenRun, c.GenWorlds)
+}
+
+// genEnv is the generator run's environment (beyond the mutant's switch).
+func (r *runner) genEnv(env []string) []string {
+	return append(append([]string{}, env...), fmt.Sprintf("%s=%d", genWorldsEnv, r.cfg.GenWorlds))
+}
+
+// genBaseline runs the generator on the unmutated baseline binary. When it
+// fails, or runs no test, the campaign is off and its note says why.
+func (r *runner) genBaseline(ctx context.Context) {
+	if r.cfg.GenWorlds <= 0 {
+		return
+	}
+	r.gen.ran = true
+	bin := filepath.Join(r.tmp, "baseline", "suite.test")
+	rep, err := r.runTests(ctx, bin, r.cfg.GenRun, 0, r.genEnv(nil)...)
+	if err != nil {
+		r.gen.note = "the generator's baseline run failed to run: " + err.Error()
+		return
+	}
+	switch {
+	case rep.exit != 0:
+		r.gen.note = fmt.Sprintf("the generator (%s, %d worlds) fails on the unmutated code: %s", r.cfg.GenRun, r.cfg.GenWorlds, firstLine(strings.TrimSpace(rep.output+" "+strings.Join(rep.failed, ", "))))
+		return
+	case rep.passed == 0:
+		r.gen.note = fmt.Sprintf("the suite %s has no test matching %s", r.suite.Pkg, r.cfg.GenRun)
+		return
+	}
+	r.gen.on = true
+	r.gen.baseline = rep.wall
+	r.gen.timeout = max(r.cfg.TimeoutFloor, time.Duration(float64(rep.wall)*r.cfg.TimeoutFactor))
+}
+
+// genCampaign is Result.Generator before scoring.
+func (r *runner) genCampaign() *GeneratorCampaign {
+	if !r.gen.ran {
+		return nil
+	}
+	return &GeneratorCampaign{Run: r.cfg.GenRun, Worlds: r.cfg.GenWorlds, BaselineMs: r.gen.baseline.Milliseconds(),
+		TimeoutMs: r.gen.timeout.Milliseconds(), Note: r.gen.note}
+}
+
+// genWanted reports whether the generator runs on m.
+func (r *runner) genWanted(m *mutant) bool {
+	return r.gen.on && m.res.Source != SourceSanity && m.equiv == nil
+}
+
+// genRun runs the generator on m's test binary bin (with env, its switch)
+// and records its verdict. A mutant the table found not viable never gets
+// here.
+func (r *runner) genRun(ctx context.Context, bin string, env []string, m *mutant) error {
+	if !r.genWanted(m) {
+		return nil
+	}
+	start := time.Now()
+	defer func() { m.res.DurationMs += time.Since(start).Milliseconds() }()
+	rep, err := r.runTests(ctx, bin, r.cfg.GenRun, r.gen.timeout, r.genEnv(env)...)
+	if err != nil {
+		return err
+	}
+	var v MutantResult
+	classify(&v, rep, r.gen.timeout)
+	m.res.Generator, m.res.GeneratorDetail = v.Status, ""
+	switch v.Status {
+	case StatusKilled:
+		m.res.GeneratorDetail = genReason(rep.output)
+		if m.res.GeneratorDetail == "" {
+			m.res.GeneratorDetail = firstLine(v.Detail)
+		}
+	case StatusTimedOut:
+		m.res.GeneratorDetail = v.Detail
+	}
+	return nil
+}
+
+// genReason is the first broken invariant a generator failure names: the
+// line after "invariants broken", or "".
+func genReason(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "invariants broken") && i+1 < len(lines) {
+			return strings.TrimSpace(lines[i+1])
+		}
+	}
+	return ""
+}
+
+// genKey is the cache key of m's generator verdict: its table key and the
+// generator's settings.
+func (r *runner) genKey(m *mutant) string {
+	s := sha256.Sum256([]byte(m.key + "\x00generator " + r.cfg.GenRun + fmt.Sprintf(" %d", r.cfg.GenWorlds)))
+	return hex.EncodeToString(s[:])
+}
+
+// genCached reports whether m's generator verdict, if one is wanted, is in
+// the cache, and copies it into m. A table verdict is reused from the cache
+// only together with the generator's.
+func (r *runner) genCached(m *mutant) bool {
+	if !r.genWanted(m) {
+		return true
+	}
+	v, ok := r.cache.Get(r.genKey(m))
+	if !ok {
+		return false
+	}
+	m.res.Generator, m.res.GeneratorDetail = v.Status, v.Detail
+	return true
+}
+
+// genPut caches m's generator verdict (timed out verdicts are not kept:
+// they depend on load).
+func (r *runner) genPut(m *mutant) {
+	if r.cache == nil || m.res.Generator == "" || m.res.Generator == StatusTimedOut {
+		return
+	}
+	r.cache.Put(r.genKey(m), MutantResult{Status: m.res.Generator, Detail: m.res.GeneratorDetail})
+}
+
+// evaluateGenerator scores res.Generator from res's mutants (a fresh copy:
+// a result read from a file is recomputed, never trusted).
+func evaluateGenerator(res *Result) {
+	if res.Generator == nil {
+		return
+	}
+	g := *res.Generator
+	g.CatalogKilled, g.CatalogScored, g.OperatorKilled, g.OperatorScored = 0, 0, 0, 0
+	for _, m := range res.Mutants {
+		if m.Generator == "" {
+			continue
+		}
+		k := 0
+		if m.Generator == StatusKilled {
+			k = 1
+		}
+		switch m.Source {
+		case SourceCatalog:
+			g.CatalogKilled += k
+			g.CatalogScored++
+		case SourceGremlins:
+			g.OperatorKilled += k
+			g.OperatorScored++
+		}
+	}
+	g.CatalogScore, g.OperatorScore = score(g.CatalogKilled, g.CatalogScored), score(g.OperatorKilled, g.OperatorScored)
+	res.Generator = &g
+}
+
+// GeneratorLine is the generator campaign in one line for people: its
+// kill rates beside the table's, or why it did not run; "" without one.
+func GeneratorLine(res *Result) string {
+	g := res.Generator
+	if g == nil {
+		return ""
+	}
+	if g.Note != "" {
+		return "generator: not run: " + g.Note
+	}
+	var surv []string
+	for _, m := range res.Mutants {
+		if m.Generator == StatusSurvived || m.Generator == StatusTimedOut {
+			surv = append(surv, m.ID+" ("+m.Generator+")")
+		}
+	}
+	s := fmt.Sprintf("generator alone (%s, %d worlds a mutant): catalog %s, operator %s; baseline %d ms",
+		g.Run, g.Worlds, killedOf(g.CatalogKilled, g.CatalogScored), killedOf(g.OperatorKilled, g.OperatorScored), g.BaselineMs)
+	if len(surv) > 0 {
+		s += "; not killed by it: " + strings.Join(first(surv, 8), ", ")
+	}
+	return s
+}
+
+// killedOf is "k of n killed (p%)", or "n/a" when n is 0.
+func killedOf(k, n int) string {
+	if n == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%d of %d killed (%s)", k, n, FormatScore(score(k, n), n, 100))
+}

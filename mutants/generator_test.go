@@ -1,0 +1,111 @@
+package mutants
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/waitsim/waitsim/scenarios"
+)
+
+// TestGenWorldsEnv: the runner sets the variable the generator reads.
+func TestGenWorldsEnv(t *testing.T) {
+	if genWorldsEnv != scenarios.GenWorldsEnv {
+		t.Fatalf("mutants sets %s, scenarios reads %s", genWorldsEnv, scenarios.GenWorldsEnv)
+	}
+}
+
+// TestGeneratorCampaign runs the generator campaign on the fixture, whose
+// TestGen checks only Label: it kills label-changes (which the table lets
+// survive) and lets add-subtracts live (which the table kills); a mutant
+// that does not compile gets no generator verdict. The rates are scored
+// and printed beside the table's.
+func TestGeneratorCampaign(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	cfg := fixtureConfig(t, ModeSchemata)
+	cfg.Only = mustRegexp(t, "^(add-subtracts|label-changes|does-not-compile)$")
+	cfg.GenWorlds, cfg.GenRun = 3, "^TestGen$"
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byID(res)
+	for id, want := range map[string][2]string{
+		"add-subtracts":    {StatusKilled, StatusSurvived},
+		"label-changes":    {StatusSurvived, StatusKilled},
+		"does-not-compile": {StatusNotViable, ""},
+		"sanity":           {StatusKilled, ""},
+	} {
+		if m := got[id]; m.Status != want[0] || m.Generator != want[1] {
+			t.Errorf("%s: table %q, generator %q; want %q and %q (%s)", id, m.Status, m.Generator, want[0], want[1], m.Detail)
+		}
+	}
+	if d := got["label-changes"].GeneratorDetail; !strings.Contains(d, "Label(0)") {
+		t.Errorf("label-changes: generator detail %q, want the counterexample's first line", d)
+	}
+	g := res.Generator
+	if g == nil || g.Note != "" || g.CatalogKilled != 1 || g.CatalogScored != 2 || g.Worlds != 3 {
+		t.Fatalf("generator campaign %+v, want 1 of 2 catalog mutants killed over 3 worlds", g)
+	}
+	if !strings.Contains(res.Options, "generator=^TestGen$:3") {
+		t.Errorf("options %q do not record the generator campaign", res.Options)
+	}
+	var out bytes.Buffer
+	Summary(&out, res)
+	if !strings.Contains(out.String(), "generator alone (^TestGen$, 3 worlds a mutant): catalog 1 of 2 killed (50.0%)") ||
+		!strings.Contains(out.String(), "not killed by it: add-subtracts (survived)") {
+		t.Errorf("summary lacks the generator's rate:\n%s", out.String())
+	}
+
+	// A generator that matches no test is not run, and says why.
+	cfg.GenRun = "^TestNone$"
+	res, err = Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := res.Generator; g == nil || !strings.Contains(g.Note, "no test matching ^TestNone$") || byID(res)["label-changes"].Generator != "" {
+		t.Fatalf("generator %+v, label-changes %q: want a campaign that did not run and says why", g, byID(res)["label-changes"].Generator)
+	}
+}
+
+// TestEvaluateGenerator: the generator's rates are recomputed from the
+// mutants (never trusted from a file), operator equivalents and mutants it
+// did not run on left out; Check refuses an unknown generator status, a
+// generator verdict without a campaign, and a suggestion for a killed mutant.
+func TestEvaluateGenerator(t *testing.T) {
+	res := &Result{Threshold: 100, Generator: &GeneratorCampaign{Worlds: 5, CatalogKilled: 9, CatalogScored: 9}, Mutants: []MutantResult{
+		{ID: "sanity", Source: SourceSanity, Status: StatusKilled},
+		{ID: "a", Source: SourceCatalog, Status: StatusKilled, Generator: StatusKilled},
+		{ID: "b", Source: SourceCatalog, Status: StatusKilled, Generator: StatusSurvived},
+		{ID: "c", Source: SourceCatalog, Status: StatusNotViable},
+		{ID: "d", Source: SourceGremlins, Status: StatusKilled, Generator: StatusTimedOut},
+		{ID: "e", Source: SourceGremlins, Status: StatusSurvived, Generator: StatusKilled},
+		{ID: "f", Source: SourceGremlins, Status: StatusEquivalent},
+	}}
+	Evaluate(res)
+	g := res.Generator
+	if g.CatalogKilled != 1 || g.CatalogScored != 2 || g.OperatorKilled != 1 || g.OperatorScored != 2 || g.CatalogScore != 50 {
+		t.Fatalf("generator %+v, want catalog 1 of 2 and operator 1 of 2", g)
+	}
+	if err := res.Check(); err != nil {
+		t.Fatal(err)
+	}
+	bad := *res
+	bad.Mutants = append([]MutantResult{}, res.Mutants...)
+	bad.Mutants[1].Generator = "maybe"
+	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "mutants[1].generator") {
+		t.Errorf("unknown generator status: %v", err)
+	}
+	bad.Mutants[1].Generator, bad.Generator = StatusKilled, nil
+	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "records no generator campaign") {
+		t.Errorf("generator verdict without campaign: %v", err)
+	}
+	bad.Generator = res.Generator
+	bad.Mutants[1].Suggested = "# protects: a\n"
+	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "mutants[1].suggested") {
+		t.Errorf("a suggestion for a killed mutant: %v", err)
+	}
+}

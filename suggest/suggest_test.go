@@ -1,0 +1,184 @@
+package suggest
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/goccy/go-yaml"
+	"github.com/waitsim/waitsim/scenarios"
+	"pgregory.net/rapid"
+)
+
+// TestObservedHoldsOnHead: the expectations Observed writes for a case are
+// ones the case meets — every field of every call — and each is needed: a
+// run that differs in any of them fails. Checked on table cases of every
+// kind (lost replies, rejected calls, chains, outputs).
+func TestObservedHoldsOnHead(t *testing.T) {
+	cases, err := scenarios.Load([]string{"../scenarios/table"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if len(seen) > 40 {
+			break
+		}
+		r := c.Run(t)
+		if r.Verdict != scenarios.VerdictPass {
+			continue
+		}
+		obs := Observed(r)
+		for _, e := range obs {
+			switch {
+			case !*e.Received:
+				seen["lost"] = true
+			case *e.Rejected:
+				seen["rejected"] = true
+			case e.Call > 1:
+				seen["chain"] = true
+			case e.Reply != nil && *e.Reply.Outputs > 0:
+				seen["outputs"] = true
+			}
+		}
+		seen[c.ID] = true
+		c.Scenario.Expect = obs
+		if got := c.Run(t); got.Verdict != scenarios.VerdictPass {
+			t.Errorf("%s: head fails its own observed expectations: %v", c.ID, got.Failures)
+		}
+		// Every observed value is checked: change one, and the case fails.
+		if len(obs) > 0 && obs[0].ResolvesAtMs != nil {
+			wrong := append([]scenarios.Expect{}, obs...)
+			wrong[0].ResolvesAtMs = ptr(*obs[0].ResolvesAtMs + 1)
+			c.Scenario.Expect = wrong
+			if got := c.Run(t); got.Verdict == scenarios.VerdictPass {
+				t.Errorf("%s: a wrong resolve time passes", c.ID)
+			}
+		}
+	}
+	for _, k := range []string{"outputs", "chain"} {
+		if !seen[k] {
+			t.Errorf("no case with %s among those checked", k)
+		}
+	}
+}
+
+// TestObservedFields: a reply's fields become values or absent, numbers
+// integers, agents id=state, outputs counted in messages and code points.
+func TestObservedFields(t *testing.T) {
+	r := scenarios.CaseResult{Calls: []scenarios.CallSummary{
+		{Caller: "A", Index: 1, StartMs: 0, EndMs: 30000, Lists: 3, Reads: 1, Reply: map[string]any{
+			"done": false, "remainingMs": 570000.0, "bridgeError": "boom",
+			"agents":  []any{map[string]any{"sessionId": "a", "state": "running"}},
+			"outputs": []any{map[string]any{"sessionId": "a", "messages": []any{"日本", "x"}}}}},
+		{Caller: "A", Index: 2, StartMs: 30000, EndMs: 90000, Lost: true, LostBy: "proxy idle timeout (60000 ms)"},
+	}}
+	obs := Observed(r)
+	b, _ := yaml.Marshal(obs)
+	want := `- caller: A
+  call: 1
+  resolvesAtMs: 30000
+  startsAtMs: 0
+  received: true
+  rejected: false
+  reply:
+    ok: absent
+    done: false
+    remainingMs: 570000
+    agentsUnavailable: absent
+    outputsUnavailable: absent
+    bridgeError: boom
+    truncated: absent
+    error: absent
+    agents:
+    - a=running
+    outputs: 1
+    outputChars: 3
+    outputMessages: 2
+  lists: 3
+  reads: 1
+  stranded: 0
+  calls: 2
+- caller: A
+  call: 2
+  resolvesAtMs: 90000
+  startsAtMs: 30000
+  received: false
+  lostBy: proxy idle timeout
+  rejected: false
+  lists: 0
+  reads: 0
+  stranded: 0
+`
+	if string(b) != want {
+		t.Fatalf("observed:\n%s\nwant:\n%s", b, want)
+	}
+	// prune keeps resolve times and replies, and counts where they differ.
+	mut := Observed(r)
+	mut[0].Reads = ptr(2)
+	p := prune(obs, mut)
+	if p[0].Reads == nil || *p[0].Reads != 1 || p[0].Lists != nil || p[0].Reply == nil || p[1].Received == nil || *p[1].Received {
+		t.Errorf("pruned: %+v", p)
+	}
+	if r := p[0].Reply; r.OK != nil || r.Done == nil || r.BridgeError == nil || r.OutputChars == nil || r.Outputs == nil {
+		t.Errorf("pruned reply keeps a field absent on both builds, or drops a value: %+v", r)
+	}
+	mut[0].Reply.OK = &scenarios.Want{Value: true}
+	if r := prune(obs, mut)[0].Reply; r.OK == nil || !r.OK.Absent {
+		t.Errorf("pruned reply drops a field absent on head but not on the mutant: %+v", r.OK)
+	}
+	if d := describe(obs, mut); d != "A#1: reads is 1 on head, 2 on the mutant" {
+		t.Errorf("describe: %q", d)
+	}
+}
+
+// TestCaseName: a name the loader takes, stable, never shared by two ids.
+func TestCaseName(t *testing.T) {
+	for id, want := range map[string]string{
+		"late-not-inherited": "suggested-late-not-inherited",
+		"gremlins:waittool/tool.go:181:4:CONDITIONALS_BOUNDARY": "suggested-gremlins_waittool_tool.go_181_4_CONDITIONALS_BOUNDARY-",
+	} {
+		if got := CaseName(id); !strings.HasPrefix(got, want) || (strings.HasSuffix(want, "-") && len(got) != len(want)+8) {
+			t.Errorf("CaseName(%q) = %q, want %q…", id, got, want)
+		}
+	}
+	if CaseName("a:b") == CaseName("a/b") {
+		t.Error("two ids share a name")
+	}
+}
+
+// TestSimplify: every candidate is one step simpler and loads as a table
+// case; the world it came from is never changed.
+func TestSimplify(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(rt *rapid.T) {
+		w := scenarios.Generate(rt)
+		before, _ := yaml.Marshal(w)
+		cands := simplify(w)
+		if after, _ := yaml.Marshal(w); string(after) != string(before) {
+			rt.Fatalf("simplify changed its world:\n%s\nnow:\n%s", before, after)
+		}
+		loaded := 0
+		for i, c := range cands {
+			if reflect.DeepEqual(c, clone(w)) {
+				rt.Fatalf("candidate %d is the world itself", i)
+			}
+			b, err := scenarios.MarshalScenario(c, "a candidate")
+			if err != nil {
+				rt.Fatal(err)
+			}
+			f := filepath.Join(dir, "c.yaml")
+			if err := os.WriteFile(f, b, 0o644); err != nil {
+				rt.Fatal(err)
+			}
+			if _, probs := scenarios.LoadFile(f); len(probs) == 0 {
+				loaded++
+			}
+		}
+		if len(cands) > 0 && loaded == 0 {
+			rt.Fatalf("no candidate of %d loads", len(cands))
+		}
+	})
+}
