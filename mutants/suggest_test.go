@@ -55,7 +55,7 @@ func TestSuggestDemonstration(t *testing.T) {
 			}
 		}
 	})
-	cfg := Config{Root: root, NoOperators: true, Workers: 2, Suggest: true,
+	cfg := Config{Root: root, NoOperators: true, NoVet: true, Workers: 2, Suggest: true,
 		Only: regexp.MustCompile("^(" + strings.Join(ids, "|") + ")$")}
 	before := treeSum(t, root)
 	res, err := Run(context.Background(), cfg)
