@@ -47,6 +47,10 @@ type GeneratorCampaign struct {
 	OperatorKilled int     `json:"operatorKilled"`
 	OperatorScored int     `json:"operatorScored"`
 	OperatorScore  float64 `json:"operatorScore"`
+	// RunMs is the wall ms of this campaign's generator runs, summed over
+	// the mutants run (cached verdicts left out): what the generator adds
+	// to the mutants' time.
+	RunMs int64 `json:"runMs"`
 }
 
 // genState is the runner's generator campaign: on when Config.GenWorlds > 0
@@ -121,7 +125,10 @@ func (r *runner) genRun(ctx context.Context, bin string, env []string, m *mutant
 		return nil
 	}
 	start := time.Now()
-	defer func() { m.res.DurationMs += time.Since(start).Milliseconds() }()
+	defer func() {
+		m.res.GeneratorMs = time.Since(start).Milliseconds()
+		m.res.DurationMs += m.res.GeneratorMs
+	}()
 	rep, err := r.runTests(ctx, bin, r.cfg.GenRun, r.gen.timeout, r.genEnv(env)...)
 	if err != nil {
 		return err
@@ -191,8 +198,11 @@ func evaluateGenerator(res *Result) {
 		return
 	}
 	g := *res.Generator
-	g.CatalogKilled, g.CatalogScored, g.OperatorKilled, g.OperatorScored = 0, 0, 0, 0
+	g.CatalogKilled, g.CatalogScored, g.OperatorKilled, g.OperatorScored, g.RunMs = 0, 0, 0, 0, 0
 	for _, m := range res.Mutants {
+		if !m.Cached {
+			g.RunMs += m.GeneratorMs
+		}
 		if m.Generator == "" {
 			continue
 		}
@@ -229,8 +239,8 @@ func GeneratorLine(res *Result) string {
 			surv = append(surv, m.ID+" ("+m.Generator+")")
 		}
 	}
-	s := fmt.Sprintf("generator alone (%s, %d worlds a mutant): catalog %s, operator %s; baseline %d ms",
-		g.Run, g.Worlds, killedOf(g.CatalogKilled, g.CatalogScored), killedOf(g.OperatorKilled, g.OperatorScored), g.BaselineMs)
+	s := fmt.Sprintf("generator alone (%s, %d worlds a mutant): catalog %s, operator %s; baseline %d ms, its runs %.1fs in all",
+		g.Run, g.Worlds, killedOf(g.CatalogKilled, g.CatalogScored), killedOf(g.OperatorKilled, g.OperatorScored), g.BaselineMs, float64(g.RunMs)/1000)
 	if len(surv) > 0 {
 		s += "; not killed by it: " + strings.Join(first(surv, 8), ", ")
 	}

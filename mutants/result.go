@@ -48,6 +48,7 @@ type MutantResult struct {
 	// broken invariant.
 	Generator       string `json:"generator,omitempty"`
 	GeneratorDetail string `json:"generatorDetail,omitempty"`
+	GeneratorMs     int64  `json:"generatorMs,omitempty"` // wall ms of its generator run (in DurationMs too)
 	// Suggested is the scenario file `--suggest` wrote for this survivor
 	// (SuggestedFile, relative to the module root): a case that kills it.
 	// SuggestNote says why none was written.
