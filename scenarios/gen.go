@@ -282,6 +282,12 @@ func Generate(t *rapid.T) Scenario {
 			}
 		}
 	}
+	// One world in eight replaces the tool's cap (capMs, contract §1 and §2):
+	// the contract's 30000 given explicitly, or the first
+	// version's 90000 — the tool's code path for a configured cap. Drawn last.
+	if rapid.IntRange(0, 7).Draw(t, "cap") == 0 {
+		sc.CapMs = rapid.SampledFrom([]int64{30000, 90000}).Draw(t, "capMs")
+	}
 	fitFile(&sc)
 	// Drop roster changes the loader would refuse (e.g. a state change after
 	// the agent left), in order, so that every draw is a valid scenario.
