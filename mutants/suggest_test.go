@@ -24,7 +24,8 @@ var demoKillers = map[string][][2]string{
 		{"scenarios/table/completes-mid-wait.yaml", ""},
 	},
 	"total-budget-not-shared": {
-		{"scenarios/table/numeric-boundaries.yaml", "{budget: total-1000, "}, // budget-bounds[budget=total-1000]
+		{"scenarios/table/numeric-boundaries.yaml", "{budget: total-1000, "},                  // budget-bounds[budget=total-1000]
+		{"scenarios/table/budget-edges.yaml", "{budget: total, _args: {maxTotalChars: 1000}"}, // budget-spent-at-message-end[budget=total]
 	},
 	"failed-read-not-charged": {
 		{"scenarios/table/bridge-errors.yaml", "{latency: 2000, _at: 26000, "}, // error-first-list[latency=2000]
@@ -56,7 +57,7 @@ func TestSuggestDemonstration(t *testing.T) {
 		}
 	})
 	cfg := Config{Root: root, NoOperators: true, NoVet: true, Workers: 2, Suggest: true,
-		Only: regexp.MustCompile("^(" + strings.Join(ids, "|") + ")$")}
+		Only: regexp.MustCompile("^(" + strings.Join(ids, "|") + ")$"), Progress: logWriter{t}}
 	before := treeSum(t, root)
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -200,4 +201,12 @@ func treeSum(t *testing.T, root string) string {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// logWriter writes a campaign's progress lines to the test log.
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
 }
