@@ -1,0 +1,125 @@
+package scenarios
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Who tests the tester: every loader rule (load.go's validate and the type
+// check of rules.go) refuses a file that breaks it with its exact
+// file:line:column: field: message line, and lets the file that keeps it
+// through (at its edge, where a comparison could be off by one).
+
+// loadProblems writes src as bad.yaml and loads it: the problem lines, with
+// the directory cut off ("bad.yaml:…"), or nil when it loads.
+func loadProblems(t *testing.T, src string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load([]string{file})
+	if err == nil {
+		return nil
+	}
+	var fe *FileError
+	if !errors.As(err, &fe) {
+		t.Fatalf("want a FileError, got %v", err)
+	}
+	out := make([]string, len(fe.Problems))
+	for i, p := range fe.Problems {
+		out[i] = strings.TrimPrefix(p, dir+string(filepath.Separator))
+	}
+	return out
+}
+
+// TestLoaderRulesFire: each rule, broken, gives exactly its problem lines;
+// kept, none.
+func TestLoaderRulesFire(t *testing.T) {
+	const head = "# protects: x\nname: a\n"
+	const caller = "callers:\n  - name: A\n"
+	cases := []struct {
+		name, src string
+		want      []string // nil: the file loads
+	}{
+		// name
+		{"name-ok", "# protects: x\nname: a.b_c-1\n" + caller, nil},
+		{"name-space", "# protects: x\nname: a b\n" + caller, []string{`bad.yaml:2:7: name: want letters, digits, '-', '_' or '.', starting with a letter or digit; got "a b"`}},
+		{"name-dash-first", "# protects: x\nname: -a\n" + caller, []string{`bad.yaml:2:7: name: want letters, digits, '-', '_' or '.', starting with a letter or digit; got "-a"`}},
+		// bridge
+		{"no-bridge-with-bridge", head + "noBridge: true\nbridge: {list: [0]}\n" + caller, []string{"bad.yaml:3:11: noBridge: noBridge with a bridge script"}},
+		{"no-bridge", head + "noBridge: true\n" + caller, nil},
+		{"list-step-outputs", head + "bridge:\n  list: [0, {outputs: [{id: c, messages: [x]}]}]\n" + caller,
+			[]string{"bad.yaml:4:13: bridge.list[1].outputs: only an output read (bridge.read) returns outputs"}},
+		{"read-step-outputs", head + "bridge:\n  read: [0, {outputs: [{id: c, messages: [x]}]}]\n" + caller, nil},
+		{"cache-zero", head + "bridge: {cacheMs: 0}\n" + caller, nil},
+		{"congestion-at-zero", head + "bridge:\n  congestion: [{atMs: 0, holdMs: 0}]\n" + caller, nil},
+		{"horizon-one", head + "horizonMs: 1\n" + caller, nil},
+		{"horizon-zero", head + "horizonMs: 0\n" + caller, []string{"bad.yaml:3:12: horizonMs: want an integer from 1 to 1000000000000; got 0"}},
+		{"start-zero", head + "callers:\n  - {name: A, startMs: 0, maxCalls: 1}\n", nil},
+		{"max-calls-zero", head + "callers:\n  - {name: A, maxCalls: 0}\n", []string{"bad.yaml:4:25: callers[0].maxCalls: want an integer from 1 to 1000000000000; got 0"}},
+		{"ms-at-max", head + "callers:\n  - {name: A, startMs: 1000000000000}\n", nil},
+		{"ms-above-max", head + "callers:\n  - {name: A, startMs: 1000000000001}\n", []string{"bad.yaml:4:24: callers[0].startMs: want an integer from 0 to 1000000000000; got 1000000000001"}},
+		{"limit-at-max", head + "callers:\n  - {name: A, requestTimeoutMs: 1000000000000}\n", nil},
+		{"limit-one", head + "callers:\n  - {name: A, requestTimeoutMs: 1}\n", nil},
+		{"limit-none", head + "callers:\n  - {name: A, requestTimeoutMs: none}\n", nil},
+		{"limit-zero", head + "callers:\n  - {name: A, requestTimeoutMs: 0}\n", []string{`bad.yaml:4:33: callers[0].requestTimeoutMs: want an integer from 1 to 1000000000000 (ms), or "none"; got 0`}},
+		{"limit-above-max", head + "callers:\n  - {name: A, requestTimeoutMs: 1000000000001}\n", []string{`bad.yaml:4:33: callers[0].requestTimeoutMs: want an integer from 1 to 1000000000000 (ms), or "none"; got 1000000000001`}},
+		{"limit-a-list", head + "callers:\n  - {name: A, requestTimeoutMs: [1]}\n", []string{`bad.yaml:4:33: callers[0].requestTimeoutMs: want an integer (ms) or "none"; got sequence "[1]"`}},
+		// agents
+		{"agent-empty-id", head + "agents:\n  - {id: \"\", state: running}\n" + caller, []string{"bad.yaml:4:5: agents[0].id: required"}},
+		{"agent-twice", head + "agents:\n  - {id: c, state: running}\n  - {id: c, state: completed}\n" + caller,
+			[]string{`bad.yaml:5:10: agents[1].id: duplicate agent "c"`}},
+		{"agent-other-state", head + "agents:\n  - {id: c, state: \"other:archived\"}\n" + caller, nil},
+		{"agent-other-empty", head + "agents:\n  - {id: c, state: \"other:\"}\n" + caller,
+			[]string{`bad.yaml:4:20: agents[0].state: unknown state "other:": want one of ["" "created" "prompt_sent" "running" "waiting" "completed" "failed" "cancelled"], or other:NAME for a state the tool does not know`}},
+		{"agent-no-state-value", head + "agents:\n  - {id: c, state: \"\"}\n" + caller, nil},
+		{"generate-one", head + "agents:\n  - {id: c, state: running, generate: {count: 1, chars: 1}}\n" + caller, nil},
+		{"generate-zero", head + "agents:\n  - {id: c, state: running, generate: {count: 0, chars: 1}}\n" + caller,
+			[]string{"bad.yaml:4:47: agents[0].generate.count: want an integer from 1 to 1000000000000; got 0"}},
+		// changes, in time order whatever the file's order
+		{"join-then-leave", head + "changes:\n  - {atMs: 10, op: leave, id: c}\n  - {atMs: 5, op: join, id: c}\n" + caller, nil},
+		{"leave-then-join", head + "changes:\n  - {atMs: 5, op: leave, id: c}\n  - {atMs: 10, op: join, id: c}\n" + caller,
+			[]string{`bad.yaml:4:30: changes[0].id: "c" leaves but is not in the run`}},
+		{"join-twice", head + "agents:\n  - {id: c, state: running}\nchanges:\n  - {atMs: 0, op: join, id: c}\n" + caller,
+			[]string{`bad.yaml:6:29: changes[0].id: "c" joins but is already in the run`}},
+		{"rejoin", head + "agents:\n  - {id: c, state: running}\nchanges:\n  - {atMs: 1, op: leave, id: c}\n  - {atMs: 2, op: join, id: c}\n  - {atMs: 3, op: state, id: c, state: completed}\n" + caller, nil},
+		{"state-after-leave", head + "agents:\n  - {id: c, state: running}\nchanges:\n  - {atMs: 1, op: leave, id: c}\n  - {atMs: 2, op: state, id: c, state: completed}\n" + caller,
+			[]string{`bad.yaml:7:30: changes[1].id: "c" is not in the run at 2 ms`}},
+		{"state-without-state", head + "agents:\n  - {id: c, state: running}\nchanges:\n  - {atMs: 1, op: state, id: c}\n" + caller,
+			[]string{"bad.yaml:6:5: changes[0].state: op state needs the new state"}},
+		{"state-to-empty", head + "agents:\n  - {id: c, state: running}\nchanges:\n  - {atMs: 1, op: state, id: c, state: \"\"}\n" + caller, nil},
+		// callers
+		{"caller-empty-name", head + "callers:\n  - {name: \"\"}\n", []string{"bad.yaml:4:5: callers[0].name: required"}},
+		{"args-valid", head + "callers:\n  - {name: A, args: {timeoutMs: 1000}}\n", nil},
+		{"args-two-problems-in-document-order", head + "callers:\n  - name: A\n    args:\n      timeoutMs: 5\n      pollIntervalMs: 10\n      bogus: 1\n",
+			[]string{"bad.yaml:6:18: callers[0].args.timeoutMs: minimum: 5 is less than 1000 — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point",
+				"bad.yaml:7:23: callers[0].args.pollIntervalMs: minimum: 10 is less than 250 — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point",
+				"bad.yaml:8:14: callers[0].args.bogus: unknown argument: not in the tool's input schema — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point"}},
+		{"args-same-line-by-column", head + "callers:\n  - {name: A, args: {timeoutMs: 5, pollIntervalMs: 10}}\n",
+			[]string{"bad.yaml:4:33: callers[0].args.timeoutMs: minimum: 5 is less than 1000 — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point",
+				"bad.yaml:4:52: callers[0].args.pollIntervalMs: minimum: 10 is less than 250 — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point"}},
+		{"invalid-args-declared", head + "callers:\n  - {name: A, invalidArgs: true, args: {timeoutMs: 5}}\n", nil},
+		// expectations
+		{"expect-caller-needed", head + "callers:\n  - name: A\n  - name: B\nexpect:\n  - {resolvesAtMs: 5}\n",
+			[]string{"bad.yaml:7:5: expect[0].caller: required when there is more than one caller"}},
+		{"expect-caller-named", head + "callers:\n  - name: A\n  - name: B\nexpect:\n  - {caller: B, resolvesAtMs: 0, resolvesByMs: 0, startsAtMs: 0}\n", nil},
+		{"expect-one-caller", head + caller + "expect:\n  - {resolvesAtMs: 5}\n", nil},
+		{"expect-call-one", head + caller + "expect:\n  - {call: 1}\n", nil},
+		// several problems: every one, in document order
+		{"every-problem", head + "agents:\n  - {id: c, state: running}\n  - {id: c, state: running}\ncallers:\n  - name: A\n  - name: A\n",
+			[]string{`bad.yaml:5:10: agents[1].id: duplicate agent "c"`, `bad.yaml:8:11: callers[1].name: duplicate caller "A"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := loadProblems(t, tc.src)
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
+			}
+		})
+	}
+}
