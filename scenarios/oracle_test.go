@@ -87,6 +87,16 @@ agents:
 callers:
   - name: A
 `,
+	// later: a capped call that starts at 1000 ms (times count from its start).
+	"later": `name: later
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    startMs: 1000
+    progress: true
+    args: {timeoutMs: 100000, pollIntervalMs: 10000}
+`,
 	// nobridge: the tool registered without a bridge.
 	"nobridge": `name: nobridge
 noBridge: true
@@ -359,6 +369,79 @@ func TestInvariantsFire(t *testing.T) {
 		}, []string{"description-states-cap"}, "timeoutMs description does not state", nil},
 		{"no-tool", "capped", func(t *testing.T, res *sim.Result) { res.Tools = nil },
 			[]string{"description-states-cap"}, "tools/list has no", nil},
+		// A reply a resumed stream delivered late (WireDelayMs): the tool
+		// built it up to that much earlier, so its remainingMs may be up to
+		// that much larger, and it may resolve that much after the deadline.
+		{"wire-delay-kept", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30010
+		}, nil, "", []string{"resolves-by-deadline", "remaining-when-spec-says", ModelRequests, ModelReply}},
+		{"wire-delay-one-ms-more", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30011
+		}, []string{"resolves-by-deadline", "remaining-when-spec-says", ModelRequests}, "resolved at 30011 ms, after the deadline 30000 ms (start 0 + capped 30000) + 2 × 0 ms of timer lateness + 10 ms of a resumed stream", nil},
+		{"wire-delay-remaining-above", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30010
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 70001.0 })
+		}, []string{"remaining-when-spec-says"}, "remainingMs = 70001, want 69990 to 70000 (timeoutMs − elapsed, the reply delayed up to 10 ms by a resumed stream)", nil},
+		{"wire-delay-remaining-below", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30010
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 69989.0 })
+		}, []string{"remaining-when-spec-says"}, "remainingMs = 69989, want 69990 to 70000", nil},
+		{"wire-delay-remaining-at-the-low-end", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30010
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 69990.0 })
+		}, nil, "", []string{"remaining-when-spec-says"}},
+		{"wire-delay-remaining-missing", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30010
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "remainingMs") })
+		}, []string{"remaining-when-spec-says"}, "remainingMs absent, want at least timeoutMs − elapsed = 69990 (the reply delayed up to 10 ms by a resumed stream)", nil},
+		{"wire-delay-remaining-below-minimum", "chain", func(t *testing.T, res *sim.Result) {
+			// 500 ms left: remainingMs may be absent, and 1000 (its floor)
+			// is more than the tool could have measured
+			res.Calls[1].WireDelayMs, res.Calls[1].EndMs = 10, 60010
+			editReply(t, res, 1, func(m map[string]any) { m["remainingMs"] = 1000.0 })
+		}, []string{"remaining-when-spec-says"}, "remainingMs = 1000, want 1000 to 500", nil},
+		{"wire-delay-remaining-absent-below-minimum", "chain", func(t *testing.T, res *sim.Result) {
+			res.Calls[1].WireDelayMs, res.Calls[1].EndMs = 10, 60010
+		}, nil, "", []string{"remaining-when-spec-says"}},
+		{"remaining-present-below-minimum", "chain", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 1, func(m map[string]any) { m["remainingMs"] = 1000.0 })
+		}, []string{"remaining-when-spec-says"}, "remainingMs present = true, want false (done false, capped 30000, timeoutMs 30500, elapsed 30000)", []string{"remaining-legal"}},
+		{"remaining-uncapped", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["done"] = false; m["remainingMs"] = 25000.0 })
+		}, []string{"remaining-when-spec-says"}, "remainingMs present = true, want false (done false, capped 30000, timeoutMs 30000, elapsed 5000)", nil},
+		{"remaining-at-minimum-is-legal", "chain", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 1000.0 })
+			res.Calls[1].Args["timeoutMs"] = 1000.0
+		}, []string{"remaining-when-spec-says"}, "remainingMs = 1000, want timeoutMs − elapsed = 60500 − 30000 = 30500", []string{"remaining-legal"}},
+		{"remaining-a-string", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = "70000" })
+		}, []string{"remaining-legal"}, "remainingMs = 70000 is not a legal timeoutMs", nil},
+		{"description-in-ms", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30000 ms at most; call again with remainingMs.", "Waits 30 s at most; call again with remainingMs.")}
+		}, nil, "", []string{"description-states-cap"}},
+		{"description-in-min", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds (0.5 min ) at most; call again with remainingMs.", "")}
+		}, []string{"description-states-cap"}, "tool description speaks of minutes", nil},
+		{"description-no-again", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most; then call with remainingMs.", "")}
+		}, []string{"description-states-cap"}, "does not say to call again", nil},
+		{"description-one-violation-each", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 90 s.", "Waits 90 s.")}
+		}, []string{"description-states-cap"}, `description-states-cap: timeoutMs description does not name remainingMs: "Waits 90 s."
+description-states-cap: timeoutMs description does not say to call again with remainingMs: "Waits 90 s."
+description-states-cap: timeoutMs description does not state the 30-second cap: "Waits 90 s."
+description-states-cap: timeoutMs description states a cap of 90 s: "Waits 90 s."
+description-states-cap: tool description does not name remainingMs: "Waits 90 s."`, nil},
+		{"default-caller-lost-by-the-transport", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Lost, res.Calls[0].LostBy, res.Calls[0].Reply, res.Calls[0].Raw = true, "connection dropped (at 1000 ms)", nil, nil
+		}, nil, "", []string{"default-caller-never-loses"}},
+		{"later-remaining-from-the-start", "later", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 69000.0 })
+		}, []string{"remaining-when-spec-says", ModelReply}, "remainingMs = 69000, want timeoutMs − elapsed = 100000 − 30000 = 70000", nil},
+		{"later-resolves-after-its-deadline", "later", func(t *testing.T, res *sim.Result) { res.Calls[0].EndMs = 31001 },
+			[]string{"resolves-by-deadline"}, "resolved at 31001 ms, after the deadline 31000 ms (start 1000 + capped 30000)", nil},
+		{"later-progress-from-the-start", "later", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[0].Progress = 11000 },
+			[]string{"progress-reports-elapsed", ModelProgress}, "progress 11000/30000 received at 11000 ms, want 10000/30000", nil},
 		// The model, field by field.
 		{"model-agent-state", "done", func(t *testing.T, res *sim.Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["agents"].([]any)[1].(map[string]any)["state"] = "failed" })
