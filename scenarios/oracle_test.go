@@ -442,6 +442,42 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 			[]string{"resolves-by-deadline"}, "resolved at 31001 ms, after the deadline 31000 ms (start 1000 + capped 30000)", nil},
 		{"later-progress-from-the-start", "later", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[0].Progress = 11000 },
 			[]string{"progress-reports-elapsed", ModelProgress}, "progress 11000/30000 received at 11000 ms, want 10000/30000", nil},
+		{"only-list-at-the-deadline-read-in-time", "nolist", func(t *testing.T, res *sim.Result) {
+			// the one list ends exactly at the deadline: it was read in time,
+			// whatever the reply says
+			r := &res.Requests[requestsOf(res, 0, "list")[0]]
+			r.CompletedMs, r.Err = 30000, ""
+		}, []string{"agents-unavailable-exact"}, "agentsUnavailable = true, but a list was read in time = true", nil},
+		{"read-in-the-slip-of-a-late-poll", "capped", func(t *testing.T, res *sim.Result) {
+			// the last poll woke 50 ms late: its deadline moves by 50 ms
+			lists := requestsOf(res, 0, "list")
+			late := int64(50)
+			res.Requests[lists[len(lists)-1]].WakeLateMs = &late
+			r := &res.Requests[requestsOf(res, 0, "read")[0]]
+			r.IssuedMs, r.CompletedMs = 30050, 30050
+		}, nil, "", []string{"read-predicted-in-time"}},
+		{"read-past-the-slip-of-a-late-poll", "capped", func(t *testing.T, res *sim.Result) {
+			lists := requestsOf(res, 0, "list")
+			late := int64(50)
+			res.Requests[lists[len(lists)-1]].WakeLateMs = &late
+			r := &res.Requests[requestsOf(res, 0, "read")[0]]
+			r.IssuedMs, r.CompletedMs = 30051, 30051
+		}, []string{"read-predicted-in-time"}, "read #32 issued at 30051 ms with cost 0 ms: predicted to end at 30051 ms, after the deadline 30000 ms + slip 50 ms", nil},
+		{"first-list-stamp-gives-no-slip", "done", func(t *testing.T, res *sim.Result) {
+			late := int64(100)
+			res.Requests[requestsOf(res, 0, "list")[0]].WakeLateMs = &late
+			res.Requests[requestsOf(res, 0, "read")[0]].IssuedMs = 30001
+		}, []string{"read-predicted-in-time"}, "read #2 issued at 30001 ms with cost 0 ms: predicted to end at 30001 ms, after the deadline 30000 ms + slip 0 ms", nil},
+		{"read-stamp-gives-no-slip", "noread", func(t *testing.T, res *sim.Result) {
+			// only a poll list follows a sleep: a stamp on a read is not its slip
+			late := int64(100)
+			r := &res.Requests[requestsOf(res, 0, "read")[0]]
+			r.WakeLateMs, r.IssuedMs = &late, 29991
+		}, []string{"read-predicted-in-time"}, "predicted to end at 30001 ms, after the deadline 30000 ms + slip 0 ms", nil},
+		{"remaining-exactly-the-minimum", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Args["timeoutMs"] = 31000.0
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 1000.0 })
+		}, nil, "", []string{"remaining-when-spec-says", "remaining-legal"}},
 		// The model, field by field.
 		{"model-agent-state", "done", func(t *testing.T, res *sim.Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["agents"].([]any)[1].(map[string]any)["state"] = "failed" })
