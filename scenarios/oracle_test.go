@@ -97,6 +97,16 @@ callers:
     progress: true
     args: {timeoutMs: 100000, pollIntervalMs: 10000}
 `,
+	// http: a capped call with progress over streamable HTTP (SSE).
+	"http": `name: http
+transport: {mode: sse}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    progress: true
+    args: {timeoutMs: 100000, pollIntervalMs: 5000}
+`,
 	// nobridge: the tool registered without a bridge.
 	"nobridge": `name: nobridge
 noBridge: true
@@ -478,6 +488,37 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 			res.Calls[0].Args["timeoutMs"] = 31000.0
 			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 1000.0 })
 		}, nil, "", []string{"remaining-when-spec-says", "remaining-legal"}},
+		{"progress-below-elapsed", "capped", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[3].Progress-- },
+			[]string{"progress-reports-elapsed", ModelProgress}, "progress 3999/30000 received at 4000 ms, want 4000/30000", nil},
+		{"progress-again", "capped", func(t *testing.T, res *sim.Result) {
+			n := res.Calls[0].ProgressNotes
+			res.Calls[0].ProgressNotes = append(n[:4:4], n[3:]...)
+		}, []string{"progress-reports-elapsed"}, "progress 4000/30000 received at 4000 ms, want 4000/30000", nil},
+		// Over HTTP a resumed stream may deliver a notification late (its
+		// progress then below the elapsed ms) and a reopened one again.
+		{"http-progress-late", "http", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[1].AtMs += 7 },
+			nil, "", []string{"progress-reports-elapsed", ModelProgress}},
+		{"http-progress-again", "http", func(t *testing.T, res *sim.Result) {
+			n := res.Calls[0].ProgressNotes
+			res.Calls[0].ProgressNotes = append(n[:2:2], n[1:]...)
+		}, nil, "", []string{"progress-reports-elapsed"}},
+		{"http-progress-early", "http", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[1].Progress++ },
+			[]string{"progress-reports-elapsed", ModelProgress}, "progress 10001/30000 received at 10000 ms, want 10000/30000", nil},
+		{"http-progress-goes-back", "http", func(t *testing.T, res *sim.Result) {
+			n := res.Calls[0].ProgressNotes
+			n[1].Progress, n[2].Progress = n[2].Progress, n[1].Progress
+		}, []string{"progress-reports-elapsed"}, "progress 10000/30000 received at 15000 ms", nil},
+		{"agent-exactly-at-budget", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) {
+				m["outputs"].([]any)[0].(map[string]any)["messages"] = []any{strings.Repeat("x", 50), strings.Repeat("y", 100)}
+			})
+		}, []string{ModelReply}, "", []string{"outputs-within-budget"}},
+		{"total-exactly-at-budget", "done", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Args["maxTotalChars"] = 202.0 // a: 2 + 100, b: 100
+		}, nil, "", []string{"outputs-within-budget", ModelReply}},
+		{"total-one-over-budget", "done", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Args["maxTotalChars"] = 201.0
+		}, []string{"outputs-within-budget"}, "A#1: outputs hold 202 chars, more than maxTotalChars 201", nil},
 		// The model, field by field.
 		{"model-agent-state", "done", func(t *testing.T, res *sim.Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["agents"].([]any)[1].(map[string]any)["state"] = "failed" })
