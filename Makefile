@@ -7,7 +7,7 @@ export GOTOOLCHAIN := go1.27.3
 N ?= 2000
 SEED ?= 0
 
-.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate realclock conformance tsclient fuzz bench golden report report-check clean
+.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker realclock conformance tsclient fuzz bench golden report report-check clean
 
 # The command is built once and run directly, so its exit codes (README.md)
 # reach make's "Error N" line unchanged (go run turns every failure into 1).
@@ -59,6 +59,18 @@ scenarios: bin
 ## mutate: the mutation gate (exit codes in README.md).
 mutate: bin
 	$(WAITSIM) mutate
+
+## mutate-checker: who tests the tester — the second campaign, over the
+## checking code of scenarios/ (invariants, expectations, the reference model,
+## the loader's rules), run against the tests that feed each check a world or
+## file that breaks it. Threshold: mutants/checker-gate.yaml; equivalents:
+## mutants/equivalent-checker.yaml; result: out/mutation-checker.json.
+CHECKER_FILES := invariants|expect|model|rules|load
+CHECKER_RUN := ^(TestInvariantsFire|TestOracleWorldsPass|TestExpect.*|TestModel.*|TestPrefixChars|TestChain.*|TestLoad.*|TestMatrix.*|TestEveryArgsProblem|TestNumbersOneRule|TestProblemIsOneLine|TestTableSize|TestSchemaInSync)$$
+mutate-checker: bin
+	$(WAITSIM) mutate --no-catalog --no-vet --target ./scenarios/ --pkg ./scenarios/ --run '$(CHECKER_RUN)' \
+		--only '^gremlins:scenarios/($(CHECKER_FILES))\.go:' --config mutants/checker-gate.yaml \
+		--equivalents mutants/equivalent-checker.yaml --out out/mutation-checker.json --cache out/mutation-checker-cache.json
 
 ## conformance: real clients — the official TypeScript SDK client (npm ci
 ## from conformance/tsclient/package-lock.json, into out/tsclient) and the Go

@@ -123,3 +123,68 @@ func TestLoaderRulesFire(t *testing.T) {
 		})
 	}
 }
+
+// TestLoaderFieldNames: a problem the YAML parser or the number rule finds
+// names the mapping key its value belongs to when that key lies within three
+// tokens before it (the value's ':' or a flow opener between), else "yaml";
+// a syntax error on a line with a placeholder hints at quoting it, on the
+// first line and on a last line without a newline too.
+func TestLoaderFieldNames(t *testing.T) {
+	const numbers = "integer 0x10: write integers as plain decimal digits with an optional minus sign (16, 1000, -5): no 0x, 0o, 0b, _, + or leading zeros (README: Numbers)"
+	const quote = `yaml: ',' or '}' must be specified (inside a flow {…} or […], quote placeholders: "${x}")`
+	for _, tc := range []struct{ src, want string }{
+		{"# protects: x\nname: a\ncallers:\n  - name: A\n    startMs: 0x10\n", "bad.yaml:5:14: startMs: " + numbers},
+		{"# protects: x\nname: a\nbridge:\n  list: [0x10]\ncallers:\n  - name: A\n", "bad.yaml:4:10: list: " + numbers},
+		{"# protects: x\nname: a\nbridge:\n  list:\n    - 0x10\ncallers:\n  - name: A\n", "bad.yaml:5:7: list: " + numbers},
+		{"# protects: x\nname: a\nbridge:\n  list: [1, 0x10]\ncallers:\n  - name: A\n", "bad.yaml:4:13: yaml: " + numbers},
+		{"{name: a, callers: [{name: A, startMs: ${t}}], matrix: {t: [1]}}\n# protects: x\n", "bad.yaml:1:41: " + quote},
+		{"# protects: x\nname: a\nmatrix: {t: [1]}\ncallers: [{name: A, startMs: ${t}}]", "bad.yaml:4:31: " + quote},
+		{"# protects: x\nname: a\nmatrix: {t: [1]}\ncallers: [{name: A, startMs: 5}}\n", "bad.yaml:4:32: yaml: ',' or ']' must be specified"},
+	} {
+		if got := strings.Join(loadProblems(t, tc.src), "\n"); got != tc.want {
+			t.Errorf("%q:\n got %s\nwant %s", tc.src, got, tc.want)
+		}
+	}
+}
+
+// TestMatrixEdges: a matrix of exactly 1000 cases expands (as a product and
+// as rows), one more is refused; every placeholder is replaced, in any list
+// entry and several in one string.
+func TestMatrixEdges(t *testing.T) {
+	vals := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = "1"
+		}
+		return "[" + strings.Join(s, ", ") + "]"
+	}
+	// A product of 10 × 10 × 10: within the bound; the first case then
+	// fails on its own (the unknown field), which stops the expansion.
+	product := "# protects: x\nname: a\ndescription: ${a}${b}${c}\nbogus: 1\ncallers:\n  - name: A\nmatrix:\n  a: " + vals(10) + "\n  b: " + vals(10) + "\n  c: " + vals(10) + "\n"
+	if got := strings.Join(loadProblems(t, product), "\n"); !strings.HasPrefix(got, "bad.yaml:4:1: bogus: unknown field") {
+		t.Errorf("a product of 1000 cases: %s", got)
+	}
+	over := strings.Replace(product, "  c: "+vals(10), "  c: "+vals(11), 1)
+	if got := strings.Join(loadProblems(t, over), "\n"); got != "bad.yaml:8:4: matrix: expands to more than 1000 cases" {
+		t.Errorf("a product of 1100 cases: %s", got)
+	}
+	// 1000 rows: within the bound; the first case fails on its own.
+	rows := "# protects: x\nname: a\ndescription: ${p}\ncallers:\n  - name: A\nmatrix:\n" + strings.Repeat("  - {p: 1}\n", 1000)
+	if got := strings.Join(loadProblems(t, rows), "\n"); got != `bad.yaml:3:14: description: want a string; got integer "1"` {
+		t.Errorf("1000 rows: %s", got)
+	}
+	// Placeholders in a later list entry, and two in one string.
+	src := "# protects: x\nname: a\ndescription: \"${a}-${b}\"\nbridge:\n  list: [0, \"${lat}\"]\ncallers:\n  - name: A\nmatrix:\n  a: [x]\n  b: [y]\n  lat: [5]\n"
+	dir := t.TempDir()
+	file := filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases, err := Load([]string{file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc := cases[0].Scenario; sc.Description != "x-y" || len(sc.Bridge.List) != 2 || sc.Bridge.List[1].LatencyMs != 5 {
+		t.Errorf("substituted: description %q, list %+v", sc.Description, sc.Bridge.List)
+	}
+}
