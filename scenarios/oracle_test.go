@@ -107,6 +107,27 @@ callers:
     progress: true
     args: {timeoutMs: 100000, pollIntervalMs: 5000}
 `,
+	// latepolls: polls under late, jittered timers (some wakes on time,
+	// some up to 7 ms late), with progress.
+	"latepolls": `name: latepolls
+timers: {lateMs: 0, jitterMs: 7}
+seed: 3
+bridge: {list: [0, 40, 0], read: [0]}
+agents:
+  - {id: c, state: running, messages: ["x"]}
+callers:
+  - name: A
+    progress: true
+    args: {timeoutMs: 100000, pollIntervalMs: 3000}
+`,
+	// edge: the final read ends exactly at the deadline: in time.
+	"edge": `name: edge
+bridge: {read: [30000], timeoutMs: none}
+agents:
+  - {id: c, state: completed, messages: ["done"]}
+callers:
+  - name: A
+`,
 	// nobridge: the tool registered without a bridge.
 	"nobridge": `name: nobridge
 noBridge: true
@@ -519,6 +540,12 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 		{"total-one-over-budget", "done", func(t *testing.T, res *sim.Result) {
 			res.Calls[0].Args["maxTotalChars"] = 201.0
 		}, []string{"outputs-within-budget"}, "A#1: outputs hold 202 chars, more than maxTotalChars 201", nil},
+		{"late-wake-too-late-resolves", "lateread", func(t *testing.T, res *sim.Result) {
+			// the model goes on from the latest wake the world allows
+			res.Requests[requestsOf(res, 0, "read")[0]].CompletedMs = 30100
+			res.Calls[0].EndMs = 30006
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
+		}, []string{ModelRequests}, "resolved at 30006 ms, want 30005 ms", nil},
 		// The model, field by field.
 		{"model-agent-state", "done", func(t *testing.T, res *sim.Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["agents"].([]any)[1].(map[string]any)["state"] = "failed" })

@@ -188,3 +188,21 @@ func TestMatrixEdges(t *testing.T) {
 		t.Errorf("substituted: description %q, list %+v", sc.Description, sc.Bridge.List)
 	}
 }
+
+// TestSchemaProblem: a validation error of the whole input names the last
+// property in its path and keeps the message after it; without a property,
+// the message after "validating root: "; rationals and floats of whole
+// numbers are written as integers.
+func TestSchemaProblem(t *testing.T) {
+	for _, tc := range []struct{ err, field, msg string }{
+		{"validating root: validating /properties/a: validating /properties/timeoutMs: minimum: 5/1 is less than 1000/1", "timeoutMs", "minimum: 5 is less than 1000"},
+		{"validating /properties/pollIntervalMs: 2.000 is not 3", "pollIntervalMs", "2 is not 3"},
+		{"x: validating root: required: missing properties: [\"a\"]", "", "required: missing properties: [\"a\"]"},
+		{"something else", "", "something else"},
+	} {
+		field, msg := schemaProblem(errors.New(tc.err))
+		if field != tc.field || msg != tc.msg {
+			t.Errorf("schemaProblem(%q) = %q, %q; want %q, %q", tc.err, field, msg, tc.field, tc.msg)
+		}
+	}
+}
