@@ -128,6 +128,15 @@ agents:
 callers:
   - name: A
 `,
+	// firstfails: the first list fails at once; the call polls until one
+	// is read.
+	"firstfails": `name: firstfails
+bridge: {list: [{error: down}, 0]}
+agents:
+  - {id: c, state: completed, messages: ["done"]}
+callers:
+  - name: A
+`,
 	// nobridge: the tool registered without a bridge.
 	"nobridge": `name: nobridge
 noBridge: true
@@ -508,7 +517,7 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 		{"remaining-exactly-the-minimum", "capped", func(t *testing.T, res *sim.Result) {
 			res.Calls[0].Args["timeoutMs"] = 31000.0
 			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 1000.0 })
-		}, nil, "", []string{"remaining-when-spec-says", "remaining-legal"}},
+		}, nil, "", []string{"remaining-when-spec-says", "remaining-legal", ModelReply}},
 		{"progress-below-elapsed", "capped", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[3].Progress-- },
 			[]string{"progress-reports-elapsed", ModelProgress}, "progress 3999/30000 received at 4000 ms, want 4000/30000", nil},
 		{"progress-again", "capped", func(t *testing.T, res *sim.Result) {
@@ -546,6 +555,30 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 			res.Calls[0].EndMs = 30006
 			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
 		}, []string{ModelRequests}, "resolved at 30006 ms, want 30005 ms", nil},
+		{"wire-delay-model-resolves", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30011
+		}, []string{ModelRequests}, "resolved at 30011 ms, want 30000 ms, or up to 10 ms later over a resumed stream", nil},
+		{"uncapped-early-reply-has-no-remaining", "slow", func(t *testing.T, res *sim.Result) {
+			// timeoutMs 30000 is not capped: an early reply carries no remainingMs
+			res.Calls[0].Args["timeoutMs"] = 30000.0
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "remainingMs") })
+		}, nil, "", []string{ModelReply, "remaining-when-spec-says"}},
+		{"http-progress-dropped", "http", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].ProgressNotes = slices.Delete(res.Calls[0].ProgressNotes, 1, 2)
+		}, nil, "", []string{ModelProgress}},
+		{"http-progress-before-its-instant", "http", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[1].AtMs-- },
+			[]string{ModelProgress}, "progress notification 2 (10000/30000 ms at 9999 ms) was not called for, or came out of order", nil},
+		{"http-progress-wrong-total", "http", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[2].Total = 100000 },
+			[]string{ModelProgress}, "progress notification 3 (15000/100000 ms at 15000 ms) was not called for, or came out of order", nil},
+		{"http-progress-out-of-order", "http", func(t *testing.T, res *sim.Result) {
+			n := res.Calls[0].ProgressNotes
+			n[1], n[2] = n[2], n[1]
+			n[2].AtMs = n[1].AtMs
+		}, []string{ModelProgress}, "progress notification 3 (10000/30000 ms at 15000 ms) was not called for, or came out of order", nil},
+		{"http-progress-one-extra", "http", func(t *testing.T, res *sim.Result) {
+			n := res.Calls[0].ProgressNotes
+			res.Calls[0].ProgressNotes = append(n, sim.ProgressNote{AtMs: 30000, Progress: 30000, Total: 30000})
+		}, []string{ModelProgress}, "was not called for, or came out of order", nil},
 		// The model, field by field.
 		{"model-agent-state", "done", func(t *testing.T, res *sim.Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["agents"].([]any)[1].(map[string]any)["state"] = "failed" })

@@ -110,6 +110,11 @@ func TestLoaderRulesFire(t *testing.T) {
 		{"expect-caller-named", head + "callers:\n  - name: A\n  - name: B\nexpect:\n  - {caller: B, resolvesAtMs: 0, resolvesByMs: 0, startsAtMs: 0}\n", nil},
 		{"expect-one-caller", head + caller + "expect:\n  - {resolvesAtMs: 5}\n", nil},
 		{"expect-call-one", head + caller + "expect:\n  - {call: 1}\n", nil},
+		// a value shown in a message: 40 characters whole, more cut
+		{"shown-40", head + "callers:\n  - name: A\n    startMs: " + strings.Repeat("x", 40) + "\n",
+			[]string{`bad.yaml:5:14: callers[0].startMs: want an integer; got string "` + strings.Repeat("x", 40) + `"`}},
+		{"shown-41", head + "callers:\n  - name: A\n    startMs: " + strings.Repeat("x", 41) + "\n",
+			[]string{`bad.yaml:5:14: callers[0].startMs: want an integer; got string "` + strings.Repeat("x", 40) + `…"`}},
 		// several problems: every one, in document order
 		{"every-problem", head + "agents:\n  - {id: c, state: running}\n  - {id: c, state: running}\ncallers:\n  - name: A\n  - name: A\n",
 			[]string{`bad.yaml:5:10: agents[1].id: duplicate agent "c"`, `bad.yaml:8:11: callers[1].name: duplicate caller "A"`}},
