@@ -579,6 +579,17 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 			n := res.Calls[0].ProgressNotes
 			res.Calls[0].ProgressNotes = append(n, sim.ProgressNote{AtMs: 30000, Progress: 30000, Total: 30000})
 		}, []string{ModelProgress}, "was not called for, or came out of order", nil},
+		{"wire-delay-uncapped-early-reply", "slow", func(t *testing.T, res *sim.Result) {
+			// an uncapped call's reply carries no remainingMs, delayed or not
+			res.Calls[0].Args["timeoutMs"] = 30000.0
+			res.Calls[0].WireDelayMs = 5
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "remainingMs") })
+		}, nil, "", []string{"remaining-when-spec-says"}},
+		{"wire-delay-remaining-missing-at-the-floor", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Args["timeoutMs"] = 31000.0
+			res.Calls[0].WireDelayMs = 5
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "remainingMs") })
+		}, []string{"remaining-when-spec-says"}, "remainingMs absent, want at least timeoutMs − elapsed = 1000", nil},
 		// The model, field by field.
 		{"model-agent-state", "done", func(t *testing.T, res *sim.Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["agents"].([]any)[1].(map[string]any)["state"] = "failed" })
