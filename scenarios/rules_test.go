@@ -211,3 +211,49 @@ func TestSchemaProblem(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadWorkEdges: the work of loading a file — its parse, then each
+// scenario once and once per matrix case, each time the file's values — may
+// reach MaxLoadWork but not pass it; the refusal names the scenario or the
+// matrix that passes it.
+func TestLoadWorkEdges(t *testing.T) {
+	// file is a list of two scenarios: the first with a matrix of cases
+	// cases (its first case fails on its own, which stops its expansion),
+	// padded with messages until the file holds exactly 1500 values. Its
+	// work: 1500 × (1 + (1 + cases)) before the second scenario.
+	file := func(cases int) string {
+		xs := strings.TrimSuffix(strings.Repeat("x, ", cases), ", ")
+		for pad := 0; pad < 1500; pad++ {
+			src := "# protects: x\n- name: a\n  bogus: 1\n  description: ${p}\n  callers: [{name: A}]\n  matrix: {p: [" + xs + "]}\n" +
+				"  agents: [{id: c, state: running, messages: [" + strings.TrimSuffix(strings.Repeat("x, ", pad), ", ") + "]}]\n" +
+				"- name: b\n  callers: [{name: A}]\n"
+			n, err := checkLimits([]byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 1500 {
+				return src
+			}
+		}
+		t.Fatal("no padding gives 1500 values")
+		return ""
+	}
+	const unknown = "bad.yaml:3:3: bogus: unknown field (known here: name, description, noBridge, bridge, agents, changes, callers, matrix, expect, horizonMs, transport, capMs, timers, seed)"
+	for _, tc := range []struct {
+		cases int
+		want  []string
+	}{
+		// 1500 × (1 + 1 + 996) + 1500 × (1 + 1) = MaxLoadWork: within.
+		{996, []string{unknown}},
+		// The second scenario begins at MaxLoadWork; its one case passes it.
+		{997, []string{unknown, "bad.yaml:8:7: scenarios: 1 cases of a file of 1500 values: (1 + cases) × values is more than 1500000 (README: Limits)"}},
+		// The first scenario ends at MaxLoadWork; the second begins past it.
+		{998, []string{unknown, "bad.yaml:8:7: scenarios: too much to load: 2 scenarios in a file of 1500 values: (1 + cases) × values summed over them is more than 1500000 (README: Limits)"}},
+		// The first scenario's cases pass it.
+		{999, []string{"bad.yaml:6:11: matrix: 999 cases of a file of 1500 values: (1 + cases) × values is more than 1500000 (README: Limits)"}},
+	} {
+		if got := loadProblems(t, file(tc.cases)); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%d cases:\n got %q\nwant %q", tc.cases, got, tc.want)
+		}
+	}
+}
