@@ -222,21 +222,21 @@ func TestLoadWorkEdges(t *testing.T) {
 	// padded with messages until the file holds exactly 1500 values. Its
 	// work: 1500 × (1 + (1 + cases)) before the second scenario.
 	file := func(cases int) string {
-		xs := strings.TrimSuffix(strings.Repeat("x, ", cases), ", ")
-		for pad := 0; pad < 1500; pad++ {
-			src := "# protects: x\n- name: a\n  bogus: 1\n  description: ${p}\n  callers: [{name: A}]\n  matrix: {p: [" + xs + "]}\n" +
+		src := func(pad int) string {
+			return "# protects: x\n- name: a\n  bogus: 1\n  description: ${p}\n  callers: [{name: A}]\n  matrix: {p: [" +
+				strings.TrimSuffix(strings.Repeat("x, ", cases), ", ") + "]}\n" +
 				"  agents: [{id: c, state: running, messages: [" + strings.TrimSuffix(strings.Repeat("x, ", pad), ", ") + "]}]\n" +
 				"- name: b\n  callers: [{name: A}]\n"
-			n, err := checkLimits([]byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n == 1500 {
-				return src
-			}
 		}
-		t.Fatal("no padding gives 1500 values")
-		return ""
+		n, err := checkLimits([]byte(src(1))) // each message one value
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := src(1 + 1500 - n)
+		if n, err := checkLimits([]byte(out)); err != nil || n != 1500 {
+			t.Fatalf("the padded file holds %d values (%v), want 1500", n, err)
+		}
+		return out
 	}
 	const unknown = "bad.yaml:3:3: bogus: unknown field (known here: name, description, noBridge, bridge, agents, changes, callers, matrix, expect, horizonMs, transport, capMs, timers, seed)"
 	for _, tc := range []struct {
