@@ -137,6 +137,46 @@ agents:
 callers:
   - name: A
 `,
+	// inherit-same-instant: B starts at the instant A's reply resolves, so
+	// either may be the tool's previous call for B (contract §2 step 12).
+	"inherit-same-instant": `name: inherit-same-instant
+timers: {lateMs: 3}
+agents:
+  - {id: a, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 30001, pollIntervalMs: 251}
+  - name: B
+    startMs: 29983
+    args: {timeoutMs: 1000, pollIntervalMs: 7000}
+`,
+	// inherit-after: B starts after A resolved and inherits A's delay;
+	// C starts before anyone resolved and inherits none.
+	"inherit-after": `name: inherit-after
+timers: {lateMs: 3}
+agents:
+  - {id: a, state: running}
+callers:
+  - name: C
+    startMs: 100
+    args: {timeoutMs: 1000, pollIntervalMs: 7000}
+  - name: A
+    args: {timeoutMs: 3000, pollIntervalMs: 251}
+  - name: B
+    startMs: 6000
+    args: {timeoutMs: 1000, pollIntervalMs: 7000}
+`,
+	// inherit-chain: the second call of a chain starts at the instant the
+	// first resolves, after it stored its delay, and inherits it.
+	"inherit-chain": `name: inherit-chain
+timers: {lateMs: 3}
+agents:
+  - {id: a, state: running}
+callers:
+  - name: A
+    follow: true
+    args: {timeoutMs: 31100, pollIntervalMs: 7000}
+`,
 	// nobridge: the tool registered without a bridge.
 	"nobridge": `name: nobridge
 noBridge: true
