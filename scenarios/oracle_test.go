@@ -630,6 +630,10 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 			res.Calls[0].WireDelayMs = 5
 			editReply(t, res, 0, func(m map[string]any) { delete(m, "remainingMs") })
 		}, []string{"remaining-when-spec-says"}, "remainingMs absent, want at least timeoutMs − elapsed = 1000", nil},
+		{"edge-read-dropped", "edge", func(t *testing.T, res *sim.Result) {
+			// a read that ends at the deadline instant is in time (contract §2 step 3)
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
+		}, []string{ModelReply, "outputs-unavailable-exact"}, "outputsUnavailable = true, want absent", nil},
 		// The model, field by field.
 		{"model-agent-state", "done", func(t *testing.T, res *sim.Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["agents"].([]any)[1].(map[string]any)["state"] = "failed" })

@@ -87,6 +87,7 @@ func TestLoaderRulesFire(t *testing.T) {
 			[]string{`bad.yaml:4:30: changes[0].id: "c" leaves but is not in the run`}},
 		{"join-twice", head + "agents:\n  - {id: c, state: running}\nchanges:\n  - {atMs: 0, op: join, id: c}\n" + caller,
 			[]string{`bad.yaml:6:29: changes[0].id: "c" joins but is already in the run`}},
+		{"leave-and-join-at-one-instant-in-file-order", head + "agents:\n  - {id: c, state: running}\nchanges:\n  - {atMs: 5, op: leave, id: c}\n  - {atMs: 5, op: join, id: c}\n" + caller, nil},
 		{"rejoin", head + "agents:\n  - {id: c, state: running}\nchanges:\n  - {atMs: 1, op: leave, id: c}\n  - {atMs: 2, op: join, id: c}\n  - {atMs: 3, op: state, id: c, state: completed}\n" + caller, nil},
 		{"state-after-leave", head + "agents:\n  - {id: c, state: running}\nchanges:\n  - {atMs: 1, op: leave, id: c}\n  - {atMs: 2, op: state, id: c, state: completed}\n" + caller,
 			[]string{`bad.yaml:7:30: changes[1].id: "c" is not in the run at 2 ms`}},
@@ -204,6 +205,7 @@ func TestSchemaProblem(t *testing.T) {
 		{"validating /properties/pollIntervalMs: 2.000 is not 3", "pollIntervalMs", "2 is not 3"},
 		{"x: validating root: required: missing properties: [\"a\"]", "", "required: missing properties: [\"a\"]"},
 		{"something else", "", "something else"},
+		{"/properties/maxTotalChars: 3.0 is bad", "maxTotalChars", "3 is bad"},
 	} {
 		field, msg := schemaProblem(errors.New(tc.err))
 		if field != tc.field || msg != tc.msg {
