@@ -177,6 +177,17 @@ callers:
     follow: true
     args: {timeoutMs: 31100, pollIntervalMs: 7000}
 `,
+	// notissued: the last poll's list takes 5000 ms where the others took
+	// 1000: it ends at 29000 ms, and the final read (cost 5000 ms) is not
+	// issued.
+	"notissued": `name: notissued
+bridge: {list: [1000, 1000, 1000, 1000, 5000]}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 600000, pollIntervalMs: 5000}
+`,
 	// nobridge: the tool registered without a bridge.
 	"nobridge": `name: nobridge
 noBridge: true
@@ -634,6 +645,8 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 			// a read that ends at the deadline instant is in time (contract §2 step 3)
 			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
 		}, []string{ModelReply, "outputs-unavailable-exact"}, "outputsUnavailable = true, want absent", nil},
+		{"model-resolves-late-over-memory", "slow", func(t *testing.T, res *sim.Result) { res.Calls[0].EndMs++ },
+			[]string{ModelRequests}, "resolved at 20751 ms, want 20750 ms (", nil},
 		// The model, field by field.
 		{"model-agent-state", "done", func(t *testing.T, res *sim.Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["agents"].([]any)[1].(map[string]any)["state"] = "failed" })
