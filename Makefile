@@ -7,7 +7,7 @@ export GOTOOLCHAIN := go1.27.3
 N ?= 2000
 SEED ?= 0
 
-.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker realclock conformance tsclient fuzz bench golden report report-check clean
+.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker independent realclock conformance tsclient fuzz bench golden report report-check clean
 
 # The command is built once and run directly, so its exit codes (README.md)
 # reach make's "Error N" line unchanged (go run turns every failure into 1).
@@ -71,6 +71,12 @@ mutate-checker: bin
 	$(WAITSIM) mutate --no-catalog --no-vet --target ./scenarios/ --pkg ./scenarios/ --run '$(CHECKER_RUN)' \
 		--only '^gremlins:scenarios/($(CHECKER_FILES))\.go:' --config mutants/checker-gate.yaml \
 		--equivalents mutants/equivalent-checker.yaml --out out/mutation-checker.json --cache out/mutation-checker-cache.json
+
+## independent: the independent mutant set (mutants/independent/, written from
+## the contract and the code alone) against the gate's kill suite; fails
+## (exit 1) unless every one of them is killed. Writes out/independent.json.
+independent: bin
+	$(WAITSIM) mutate --catalog mutants/independent --no-operators --no-cache --out out/independent.json
 
 ## conformance: real clients — the official TypeScript SDK client (npm ci
 ## from conformance/tsclient/package-lock.json, into out/tsclient) and the Go
