@@ -91,7 +91,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&only, "only", "", "only mutants whose id matches this regexp")
 	fs.BoolVar(&cfg.MeasureGremlins, "measure-gremlins", false, "also run gremlins' own campaign on the target and record its per-mutant time")
 	fs.StringVar(&cfg.Mode, "mode", ModeSchemata, "schemata (mutants inside function bodies share one test binary) or overlay (one test binary per mutant)")
-	fs.IntVar(&cfg.GenWorlds, "generator", DefaultGenWorlds, "the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (only with the suite ./scenarios/)")
+	fs.IntVar(&cfg.GenWorlds, "generator", DefaultGenWorlds, "the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (default 0 unless the suite is ./scenarios/ and the target ./waittool/)")
 	fs.StringVar(&cfg.GenRun, "generator-run", "^TestGenerated$", "the generator's -test.run pattern")
 	fs.BoolVar(&cfg.Suggest, "suggest", false, "for every survivor, search generated worlds for a case that kills it and write it to --suggest-dir/<case>.yaml")
 	fs.StringVar(&cfg.SuggestDir, "suggest-dir", "out/suggested", "where --suggest writes its cases (relative to the module root)")
@@ -148,8 +148,8 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cfg.SuitePkg != "./scenarios/" && !flagSet(fs, "run") {
 		cfg.SuiteRun = ""
 	}
-	if cfg.SuitePkg != "./scenarios/" && !flagSet(fs, "generator") {
-		cfg.GenWorlds = 0 // the generator is the scenario suite's
+	if (cfg.SuitePkg != "./scenarios/" || cfg.Target != "./waittool/") && !flagSet(fs, "generator") {
+		cfg.GenWorlds = 0 // the generator is the scenario suite's, and it judges the tool
 	}
 	if cfg.GenWorlds < 0 {
 		fmt.Fprintf(stderr, "waitsim mutate: --generator %d: want ≥ 0 worlds\n", cfg.GenWorlds)
