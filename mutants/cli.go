@@ -89,6 +89,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.NoCatalog, "no-catalog", false, "skip the semantic catalog")
 	fs.BoolVar(&cfg.NoVet, "no-vet", false, "skip the go vet viability check")
 	fs.StringVar(&only, "only", "", "only mutants whose id matches this regexp")
+	fs.BoolVar(&cfg.AllKillers, "all-killers", false, "run every case for each mutant and list every killer (default: a mutant's run stops at its first failing case; the same verdicts)")
 	fs.BoolVar(&cfg.MeasureGremlins, "measure-gremlins", false, "also run gremlins' own campaign on the target and record its per-mutant time")
 	fs.StringVar(&cfg.Mode, "mode", ModeSchemata, "schemata (mutants inside function bodies share one test binary) or overlay (one test binary per mutant)")
 	fs.StringVar(&progressMode, "progress", "auto", "auto, tty (one line with done/total and ETA), plain (a line per mutant) or off")

@@ -33,7 +33,9 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 		}
 		groups[m.key] = []*mutant{m}
 		if r.cache != nil {
-			if v, ok := r.cache.Get(m.key); ok {
+			// A kill-first verdict lists one killer: --all-killers runs
+			// the mutant again for the full list.
+			if v, ok := r.cache.Get(m.key); ok && !(r.cfg.AllKillers && v.Status == StatusKilled && !v.AllKillers) {
 				m.res.Status, m.res.KilledBy, m.res.Detail, m.res.DurationMs, m.res.Cached = v.Status, v.KilledBy, v.Detail, v.DurationMs, true
 				cached = append(cached, m)
 				continue
@@ -84,7 +86,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 					continue
 				}
 				if r.cache != nil && m.res.Status != StatusTimedOut {
-					r.cache.Put(m.key, m.res)
+					r.cache.PutRun(m.key, m.res, r.cfg.AllKillers)
 				}
 				finish(m)
 				mu.Unlock()
@@ -230,7 +232,7 @@ func (r *runner) runOne(ctx context.Context, dir string, m *mutant) error {
 			return err
 		}
 	}
-	rep, err := r.runSuite(ctx, bin, r.timeout, env...)
+	rep, err := r.runMutantSuite(ctx, dir, bin, m, env)
 	if err != nil {
 		return err
 	}
