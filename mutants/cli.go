@@ -342,6 +342,12 @@ func Summary(w io.Writer, res *Result) {
 		float64(res.WallMs)/1000, res.BaselineMs, res.TimeoutMs, median)
 	if g := res.Gremlins; g != nil {
 		fmt.Fprintf(w, "gremlins' own campaign: %.1fs wall, %d mutants tested, %.0f ms per mutant\n", float64(g.WallMs)/1000, g.Tested, g.PerMutantMs)
+		if n := len(res.Mutants); n > 0 && res.WallMs > 0 && g.PerMutantMs > 0 {
+			// The same measure on both sides: a campaign's wall time over
+			// the mutants it decided, in one run (issue 13 item 6).
+			per := float64(res.WallMs) / float64(n)
+			fmt.Fprintf(w, "per mutant: waitsim %.0f ms (wall over %d mutants), gremlins %.0f ms: waitsim %.1f× faster\n", per, n, g.PerMutantMs, g.PerMutantMs/per)
+		}
 		for _, d := range g.Disagreements {
 			fmt.Fprintf(w, "    %s\n", d)
 		}

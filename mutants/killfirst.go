@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -13,10 +14,13 @@ import (
 // the suite stops there (-test.failfast) instead of running the whole table;
 // --all-killers (Config.AllKillers) runs every case and lists every killer,
 // as before. The cases most likely to fail run first: the case that killed
-// this mutant last time (the cache's record), then every case by its cost in
-// the baseline run, cheapest first. The verdict is the same either way: a
-// mutant survives only when every case passes, which both modes see; a run
-// that reaches its timeout is timed out in both. killedBy then holds the
+// this mutant last time (the cache's record), then the cases that killed
+// the most mutants so far (in the cache's records and in this campaign),
+// then the rest by cost in the baseline run, cheapest first. The verdict is
+// the same either way: a mutant survives only when every case passes, which
+// both modes see. (A mutant that makes one case fail and another run past
+// the timeout is killed if the failing case runs first, timed out if the
+// other does, in either mode.) killedBy then holds the
 // first killer met (which one can change from run to run: the costs are
 // measured), --all-killers every one.
 //
@@ -49,8 +53,39 @@ func costOrder(costs map[string]time.Duration) []string {
 	return leaves
 }
 
+// killers counts, by case, the mutants it killed first: in the cache's
+// records and in this campaign so far. Safe for concurrent use.
+type killers struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// add counts one kill by the case name.
+func (k *killers) add(name string) {
+	if name == "" {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.n == nil {
+		k.n = map[string]int{}
+	}
+	k.n[name]++
+}
+
+// order returns cost (cheapest first) reordered: cases with more kills
+// first, ties in cost order.
+func (k *killers) order(cost []string) []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out := append([]string(nil), cost...)
+	sort.SliceStable(out, func(i, j int) bool { return k.n[out[i]] > k.n[out[j]] })
+	return out
+}
+
 // caseOrder is the order in which mutant m's run tries the cases: its last
-// killer (from the cache), then the baseline's cost order.
+// killer (from the cache), then the cases by the kills they made, then by
+// the baseline's cost.
 func (r *runner) caseOrder(m *mutant) []string {
 	var first []string
 	if r.cache != nil {
@@ -58,7 +93,7 @@ func (r *runner) caseOrder(m *mutant) []string {
 			first = append(first, k)
 		}
 	}
-	return append(first, r.costOrder...)
+	return append(first, r.kills.order(r.costOrder)...)
 }
 
 // runMutantSuite runs mutant m's test binary bin for its verdict: with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -23,7 +24,8 @@ func TestCostOrder(t *testing.T) {
 }
 
 // TestCaseOrderLastKiller: a mutant's last killer (the cache's record,
-// kept across runs) comes before the cost order.
+// kept across runs) comes first, then the cases that killed other mutants,
+// then the cost order.
 func TestCaseOrderLastKiller(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.json")
 	c := LoadCache(path)
@@ -37,6 +39,10 @@ func TestCaseOrderLastKiller(t *testing.T) {
 	}
 	if got := r.caseOrder(&mutant{res: MutantResult{ID: "other"}}); !slices.Equal(got, r.costOrder) {
 		t.Errorf("order of a mutant never killed = %q, want the cost order", got)
+	}
+	r.kills.add("TestTable/slow")
+	if got := r.caseOrder(&mutant{res: MutantResult{ID: "other"}}); !slices.Equal(got, []string{"TestTable/slow", "TestTable/fast"}) {
+		t.Errorf("order after a kill by the slow case = %q, want the killer first", got)
 	}
 }
 
@@ -82,5 +88,16 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 	}
 	if first.ExitCode != all.ExitCode || first.Gate != all.Gate {
 		t.Errorf("gate %q (exit %d) with kill first, %q (exit %d) with --all-killers", first.Gate, first.ExitCode, all.Gate, all.ExitCode)
+	}
+}
+
+// TestSummaryGremlinsRatio: with --measure-gremlins the summary gives the
+// per-mutant ratio of the same run: campaign wall over mutants, each side.
+func TestSummaryGremlinsRatio(t *testing.T) {
+	res := &Result{WallMs: 4000, Mutants: make([]MutantResult, 40), Gremlins: &GremlinsRun{WallMs: 60000, Tested: 30, PerMutantMs: 2000}}
+	var b strings.Builder
+	Summary(&b, res)
+	if want := "per mutant: waitsim 100 ms (wall over 40 mutants), gremlins 2000 ms: waitsim 20.0× faster"; !strings.Contains(b.String(), want) {
+		t.Fatalf("summary lacks %q:\n%s", want, b.String())
 	}
 }

@@ -88,6 +88,9 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 				if r.cache != nil && m.res.Status != StatusTimedOut {
 					r.cache.PutRun(m.key, m.res, r.cfg.AllKillers)
 				}
+				if m.res.Status == StatusKilled && len(m.res.KilledBy) > 0 {
+					r.kills.add(m.res.KilledBy[0])
+				}
 				finish(m)
 				mu.Unlock()
 				if m.res.Source == SourceSanity && m.res.Status != StatusKilled {

@@ -191,6 +191,7 @@ type runner struct {
 	schemaBin string   // the schemata test binary, when built
 	schemaMs  int64    // wall ms to build and check it
 	costOrder []string // the baseline's leaf tests, cheapest first (kill first)
+	kills     killers  // kills by case, from the cache and this campaign (kill first)
 	notes     []string // notes gathered while running
 	campaign  *Campaign
 }
@@ -328,6 +329,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Notes = append(res.Notes, notes...)
 	if cfg.CacheFile != "" {
 		r.cache = LoadCache(cfg.abs(cfg.CacheFile))
+		for _, k := range r.cache.Killers {
+			r.kills.add(k)
+		}
 	}
 	if err := r.runAll(ctx, muts); err != nil {
 		return nil, err
