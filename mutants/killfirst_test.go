@@ -48,10 +48,11 @@ func TestCaseOrderLastKiller(t *testing.T) {
 
 // TestKillFirstSameVerdicts: the whole fixture campaign — every status of
 // the field — gives the same verdict for every mutant with kill first (the
-// default) and with --all-killers; a kill-first killedBy is one of the
-// full list's killers, and a mutant two cases kill lists one of them with
-// kill first and both with --all-killers. With a cache, --all-killers does
-// not take a kill-first verdict's short list from it.
+// default) and with --all-killers, each run on its own (no shared cache); a
+// kill-first killedBy is one of the full list's killers, and a mutant two
+// cases kill lists one of them with kill first and both with
+// --all-killers. Then, from the kill-first run's cache, --all-killers runs a
+// killed mutant again for its full list and reuses a survivor's verdict.
 func TestKillFirstSameVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
@@ -63,7 +64,7 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.AllKillers = true
+	cfg.AllKillers, cfg.CacheFile = true, ""
 	all, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -77,10 +78,8 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 		if m.Status != o.Status {
 			t.Errorf("%s: %q with kill first, %q with --all-killers", id, m.Status, o.Status)
 		}
-		if m.Status == StatusKilled {
-			if id != "sanity" && (o.Cached || len(m.KilledBy) != 1 || !slices.Contains(o.KilledBy, m.KilledBy[0])) {
-				t.Errorf("%s: killed by %q with kill first, %q with --all-killers (cached %t)", id, m.KilledBy, o.KilledBy, o.Cached)
-			}
+		if m.Status == StatusKilled && id != "sanity" && (len(m.KilledBy) != 1 || !slices.Contains(o.KilledBy, m.KilledBy[0])) {
+			t.Errorf("%s: killed by %q with kill first, %q with --all-killers", id, m.KilledBy, o.KilledBy)
 		}
 	}
 	if kb := b["clamp-zero"].KilledBy; !slices.Equal(kb, []string{"TestClamp/v", "TestClamp/v#01"}) {
@@ -88,6 +87,20 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 	}
 	if first.ExitCode != all.ExitCode || first.Gate != all.Gate {
 		t.Errorf("gate %q (exit %d) with kill first, %q (exit %d) with --all-killers", first.Gate, first.ExitCode, all.Gate, all.ExitCode)
+	}
+
+	cfg.CacheFile = cache
+	cfg.Only = mustRegexp(t, "^(clamp-zero|label-changes)$")
+	again, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := byID(again)
+	if m := c["clamp-zero"]; m.Cached || !slices.Equal(m.KilledBy, []string{"TestClamp/v", "TestClamp/v#01"}) {
+		t.Errorf("clamp-zero with --all-killers after a kill-first run: cached %t, killed by %q; want a new run with both killers", m.Cached, m.KilledBy)
+	}
+	if m := c["label-changes"]; !m.Cached || m.Status != StatusSurvived {
+		t.Errorf("label-changes with --all-killers after a kill-first run: cached %t, %q; want the cached survivor", m.Cached, m.Status)
 	}
 }
 
