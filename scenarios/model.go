@@ -353,8 +353,15 @@ func (m *model) walk(token bool) (want modelWant, ok bool) {
 	// Step 6: poll while an agent is active (or the first list failed and no
 	// list was read since), leaving a reserve for a round trip, the final
 	// read and the machine's delay, the larger of what this call and the
-	// tool's previous call measured (step 12).
-	reserve := func() int64 { return 2*m.cost + max(m.late, m.inherited) }
+	// tool's previous call measured, and at least the floor once any delay
+	// was measured (step 12).
+	reserve := func() int64 {
+		machine := max(m.late, m.inherited)
+		if machine > 0 {
+			machine = max(machine, waittool.MachineDelayFloorMs)
+		}
+		return 2*m.cost + machine
+	}
 	for !stopped && m.now+reserve() < m.deadline && (agents == nil && firstFailed || agents != nil && someActive(agents)) {
 		due := m.now + min(m.in.poll, m.deadline-m.now-reserve())
 		m.now = m.wake(due, "the poll sleep")

@@ -134,6 +134,7 @@ func TestContractConstantsAndTexts(t *testing.T) {
 		fmt.Sprintf("`CallCapMs = %d`", waittool.CallCapMs),
 		fmt.Sprintf("`MinTimeoutMs = %d`", waittool.MinTimeoutMs),
 		fmt.Sprintf("`MaxTimeoutMs = %d`", waittool.MaxTimeoutMs),
+		fmt.Sprintf("`MachineDelayFloorMs = %d`", waittool.MachineDelayFloorMs),
 		`"` + waittool.Description + `"`,
 		`"` + waittool.TimeoutMsDescription + `"`,
 	} {

@@ -126,6 +126,17 @@ func (c *call) woke(due time.Time) {
 	c.late = max(c.late, c.now().Sub(due))
 }
 
+// machine is the reserve's room for the machine's delay (contract §2 step 12):
+// the larger of the call's own late and the inherited figure; once any delay
+// has been measured (the clock is not exact), at least MachineDelayFloorMs.
+func (c *call) machine() time.Duration {
+	m := max(c.late, c.inherited)
+	if m > 0 {
+		m = max(m, MachineDelayFloorMs*time.Millisecond)
+	}
+	return m
+}
+
 // slip is the machine's delay in the call's plan (contract §2 step 12): the time
 // since the plan's anchor (the instant the latest sleep was due, or the start)
 // that was spent neither sleeping as planned nor waiting for the bridge —
@@ -160,9 +171,11 @@ func raceRead[T any](c *call, what string, read func(context.Context) (T, error)
 	}
 	clk := c.t.opts.Clock
 	ch := make(chan readResult[T], 1)
+	begun := make(chan struct{})
 	c.emit(EvIssue, what)
 	go func() {
 		r := readResult[T]{start: clk.Now()}
+		close(begun)
 		defer func() {
 			if p := recover(); p != nil {
 				r.err = fmt.Errorf("bridge panic: %v", p)
@@ -172,6 +185,16 @@ func raceRead[T any](c *call, what string, read func(context.Context) (T, error)
 		}()
 		r.v, r.err = read(c.ctx)
 	}()
+	// The race starts when the bridge call does: a goroutine that waited for
+	// a CPU has cost the bridge nothing, so its wait moves the limit (step 12).
+	select {
+	case <-begun:
+	case <-c.ctx.Done():
+		return zero, canceled
+	}
+	now, slip = c.now(), c.slip()
+	c.late = max(c.late, slip)
+	limit = c.deadline.Add(slip)
 	timer := clk.Timer(limit.Sub(now))
 	defer timer.Stop()
 	var r readResult[T]
@@ -191,7 +214,6 @@ func raceRead[T any](c *call, what string, read func(context.Context) (T, error)
 	case <-c.ctx.Done():
 		return zero, canceled
 	}
-	c.late = max(c.late, r.start.Sub(now)) // the read's wait for a CPU
 	c.observe(r.d)
 	c.spent += r.d
 	if r.err != nil {
@@ -313,9 +335,9 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest, in Input) (
 	retry := oc == failed
 	// The reserve (contract §2 steps 6 and 12): room for one more round trip and
 	// the final read (2·cost), and for the machine to be as late as it was
-	// measured to be, in this call or the tool's previous one. All of it is
-	// measured.
-	reserve := func() time.Duration { return 2*c.cost + max(c.late, c.inherited) }
+	// measured to be, in this call or the tool's previous one, but no less
+	// than MachineDelayFloorMs once a delay was measured (see machine).
+	reserve := func() time.Duration { return 2*c.cost + c.machine() }
 	var progressed int64 // the last progress sent, in ms
 polling:
 	for (agents != nil && anyActive(agents) || agents == nil && retry) && c.now().Add(reserve()).Before(deadline) {

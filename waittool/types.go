@@ -30,6 +30,19 @@ const (
 	// sleeps at least this long between two lists, but for its last sleep,
 	// which ends at the reserve (contract §2 step 6).
 	MinPollIntervalMs = 250
+	// MachineDelayFloorMs is the least room the reserve keeps for the
+	// machine's delay once a call has measured any (contract §2 step 12): on
+	// an exact clock nothing is measured and it does not apply. Go's scheduler
+	// lets a goroutine run 10 ms before it preempts it, so a runnable
+	// goroutine may wait that long for a CPU; the final phase (the last poll,
+	// then the final read) may wait twice. Measured with `make realclock` (25
+	// sessions × 4 one-second calls at once, an instant in-process bridge, 2
+	// cores): at the shared deadline, reads of the instant bridge took up to
+	// 4 ms with their goroutine started at once (the runtime ran 6 GC cycles
+	// in those 20 ms), more than any delay measured earlier in the calls;
+	// with the measured delays alone 1–7 of 100 calls lost their outputs, with
+	// a floor of 5 ms 0–3, of 10 ms 0–2, of 20 ms 0 in 4 runs of 100.
+	MachineDelayFloorMs = 20
 )
 
 // Agent is one child agent of a run as the bridge lists it.
