@@ -8,7 +8,7 @@ N ?= 2000
 SEED ?= 0
 ROUNDS ?= 1
 
-.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate realclock conformance tsclient fuzz bench golden report report-check clean speed
+.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate independent realclock conformance tsclient fuzz bench golden report report-check clean speed
 
 # The command is built once and run directly, so its exit codes (README.md)
 # reach make's "Error N" line unchanged (go run turns every failure into 1).
@@ -65,6 +65,12 @@ speed: bin
 ## mutate: the mutation gate (exit codes in README.md).
 mutate: bin
 	$(WAITSIM) mutate
+
+## independent: the independent mutant set (mutants/independent/, written from
+## the contract and the code alone) against the gate's kill suite; fails
+## (exit 1) unless every one of them is killed. Writes out/independent.json.
+independent: bin
+	$(WAITSIM) mutate --catalog mutants/independent --no-operators --no-cache --out out/independent.json
 
 ## conformance: real clients — the official TypeScript SDK client (npm ci
 ## from conformance/tsclient/package-lock.json, into out/tsclient) and the Go
