@@ -362,7 +362,12 @@ func loadScenario(file string, node ast.Node, i int, protects string, values int
 		return nil, []string{yamlProblem(file, err)}
 	}
 	if *work+len(combos)*values > MaxLoadWork {
-		return nil, []string{yamlProblem(file, nodeErr(child(node, "matrix"), "matrix",
+		// Named at its matrix, or at the scenario when it has none.
+		at, field := child(node, "matrix"), "matrix"
+		if at == nil {
+			at, field = node, "scenarios"
+		}
+		return nil, []string{yamlProblem(file, nodeErr(at, field,
 			"%d cases of a file of %d values: (1 + cases) × values is more than %d (README: Limits)", len(combos), values, MaxLoadWork))}
 	}
 	*work += len(combos) * values

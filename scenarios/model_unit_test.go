@@ -159,3 +159,47 @@ func TestExpectNoSuchCall(t *testing.T) {
 		}
 	}
 }
+
+// TestChainRetry: a retry after a transport failure passes what is left of
+// the lost call's budget, and that must shrink (contract §4).
+func TestChainRetry(t *testing.T) {
+	c := &Case{Scenario: Scenario{Callers: []CallerSpec{{Name: "A", Follow: true, OnTransportFailure: "retry"}}}}
+	lost := func(start, end, timeout int64) CallSummary {
+		return CallSummary{Caller: "A", Index: 1, StartMs: start, EndMs: end, TimeoutMs: timeout, Lost: true, LostBy: "connection dropped"}
+	}
+	next := func(timeout int64) CallSummary {
+		return CallSummary{Caller: "A", Index: 2, StartMs: 9000, EndMs: 20000, TimeoutMs: timeout, Reply: map[string]any{}}
+	}
+	for _, tc := range []struct {
+		name string
+		sums []CallSummary
+		want string
+	}{
+		{"what is left", []CallSummary{lost(5000, 9000, 60000), next(56000)}, ""},
+		{"the whole budget again", []CallSummary{lost(5000, 9000, 60000), next(60000)},
+			"A#2 retried with timeoutMs 60000 after a call with timeoutMs 60000 lost after 4000 ms"},
+		{"counted from the end", []CallSummary{lost(5000, 9000, 60000), next(51000)},
+			"A#2 retried with timeoutMs 51000 after a call with timeoutMs 60000 lost after 4000 ms"},
+		{"lost at once, the same budget", []CallSummary{lost(5000, 5000, 60000), next(60000)},
+			"A#2 retried with timeoutMs 60000 after a call with timeoutMs 60000 lost after 0 ms"},
+	} {
+		var msgs []string
+		for _, v := range checkChains(c, tc.sums) {
+			msgs = append(msgs, v.Invariant+": "+v.Message)
+		}
+		want := ""
+		if tc.want != "" {
+			want = "chain-terminates: " + tc.want
+		}
+		if got := strings.Join(msgs, "\n"); got != want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, want)
+		}
+	}
+	// Lost by the caller's own timeout: no retry; the chain stops there
+	// (a next call would have to follow a remainingMs it never got).
+	sums := []CallSummary{lost(5000, 9000, 60000), next(56000)}
+	sums[0].LostBy = "request timeout"
+	if vs := checkChains(c, sums); len(vs) != 1 || !strings.Contains(vs[0].Message, "A#2 passed timeoutMs 56000 after remainingMs <nil>") {
+		t.Errorf("a call after a lost one that was not retried: %v", vs)
+	}
+}

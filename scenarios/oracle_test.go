@@ -87,6 +87,107 @@ agents:
 callers:
   - name: A
 `,
+	// later: a capped call that starts at 1000 ms (times count from its start).
+	"later": `name: later
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    startMs: 1000
+    progress: true
+    args: {timeoutMs: 100000, pollIntervalMs: 10000}
+`,
+	// http: a capped call with progress over streamable HTTP (SSE).
+	"http": `name: http
+transport: {mode: sse}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    progress: true
+    args: {timeoutMs: 100000, pollIntervalMs: 5000}
+`,
+	// latepolls: polls under late, jittered timers (some wakes on time,
+	// some up to 7 ms late), with progress.
+	"latepolls": `name: latepolls
+timers: {lateMs: 0, jitterMs: 7}
+seed: 3
+bridge: {list: [0, 40, 0], read: [0]}
+agents:
+  - {id: c, state: running, messages: ["x"]}
+callers:
+  - name: A
+    progress: true
+    args: {timeoutMs: 100000, pollIntervalMs: 3000}
+`,
+	// edge: the final read ends exactly at the deadline: in time.
+	"edge": `name: edge
+bridge: {read: [30000], timeoutMs: none}
+agents:
+  - {id: c, state: completed, messages: ["done"]}
+callers:
+  - name: A
+`,
+	// firstfails: the first list fails at once; the call polls until one
+	// is read.
+	"firstfails": `name: firstfails
+bridge: {list: [{error: down}, 0]}
+agents:
+  - {id: c, state: completed, messages: ["done"]}
+callers:
+  - name: A
+`,
+	// inherit-same-instant: B starts at the instant A's reply resolves, so
+	// either may be the tool's previous call for B (contract §2 step 12).
+	"inherit-same-instant": `name: inherit-same-instant
+timers: {lateMs: 3}
+agents:
+  - {id: a, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 30001, pollIntervalMs: 251}
+  - name: B
+    startMs: 29983
+    args: {timeoutMs: 1000, pollIntervalMs: 7000}
+`,
+	// inherit-after: B starts after A resolved and inherits A's delay;
+	// C starts before anyone resolved and inherits none.
+	"inherit-after": `name: inherit-after
+timers: {lateMs: 3}
+agents:
+  - {id: a, state: running}
+callers:
+  - name: C
+    startMs: 100
+    args: {timeoutMs: 1000, pollIntervalMs: 7000}
+  - name: A
+    args: {timeoutMs: 3000, pollIntervalMs: 251}
+  - name: B
+    startMs: 6000
+    args: {timeoutMs: 1000, pollIntervalMs: 7000}
+`,
+	// inherit-chain: the second call of a chain starts at the instant the
+	// first resolves, after it stored its delay, and inherits it.
+	"inherit-chain": `name: inherit-chain
+timers: {lateMs: 3}
+agents:
+  - {id: a, state: running}
+callers:
+  - name: A
+    follow: true
+    args: {timeoutMs: 31100, pollIntervalMs: 7000}
+`,
+	// notissued: the last poll's list takes 5000 ms where the others took
+	// 1000: it ends at 29000 ms, and the final read (cost 5000 ms) is not
+	// issued.
+	"notissued": `name: notissued
+bridge: {list: [1000, 1000, 1000, 1000, 5000]}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 600000, pollIntervalMs: 5000}
+`,
 	// nobridge: the tool registered without a bridge.
 	"nobridge": `name: nobridge
 noBridge: true
@@ -359,6 +460,193 @@ func TestInvariantsFire(t *testing.T) {
 		}, []string{"description-states-cap"}, "timeoutMs description does not state", nil},
 		{"no-tool", "capped", func(t *testing.T, res *sim.Result) { res.Tools = nil },
 			[]string{"description-states-cap"}, "tools/list has no", nil},
+		// A reply a resumed stream delivered late (WireDelayMs): the tool
+		// built it up to that much earlier, so its remainingMs may be up to
+		// that much larger, and it may resolve that much after the deadline.
+		{"wire-delay-kept", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30010
+		}, nil, "", []string{"resolves-by-deadline", "remaining-when-spec-says", ModelRequests, ModelReply}},
+		{"wire-delay-one-ms-more", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30011
+		}, []string{"resolves-by-deadline", "remaining-when-spec-says", ModelRequests}, "resolved at 30011 ms, after the deadline 30000 ms (start 0 + capped 30000) + 2 × 0 ms of timer lateness + 10 ms of a resumed stream", nil},
+		{"wire-delay-remaining-above", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30010
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 70001.0 })
+		}, []string{"remaining-when-spec-says"}, "remainingMs = 70001, want 69990 to 70000 (timeoutMs − elapsed, the reply delayed up to 10 ms by a resumed stream)", nil},
+		{"wire-delay-remaining-below", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30010
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 69989.0 })
+		}, []string{"remaining-when-spec-says"}, "remainingMs = 69989, want 69990 to 70000", nil},
+		{"wire-delay-remaining-at-the-low-end", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30010
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 69990.0 })
+		}, nil, "", []string{"remaining-when-spec-says"}},
+		{"wire-delay-remaining-missing", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30010
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "remainingMs") })
+		}, []string{"remaining-when-spec-says"}, "remainingMs absent, want at least timeoutMs − elapsed = 69990 (the reply delayed up to 10 ms by a resumed stream)", nil},
+		{"wire-delay-remaining-below-minimum", "chain", func(t *testing.T, res *sim.Result) {
+			// 500 ms left: remainingMs may be absent, and 1000 (its floor)
+			// is more than the tool could have measured
+			res.Calls[1].WireDelayMs, res.Calls[1].EndMs = 10, 60010
+			editReply(t, res, 1, func(m map[string]any) { m["remainingMs"] = 1000.0 })
+		}, []string{"remaining-when-spec-says"}, "remainingMs = 1000, want 1000 to 500", nil},
+		{"wire-delay-remaining-absent-below-minimum", "chain", func(t *testing.T, res *sim.Result) {
+			res.Calls[1].WireDelayMs, res.Calls[1].EndMs = 10, 60010
+		}, nil, "", []string{"remaining-when-spec-says"}},
+		{"remaining-present-below-minimum", "chain", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 1, func(m map[string]any) { m["remainingMs"] = 1000.0 })
+		}, []string{"remaining-when-spec-says"}, "remainingMs present = true, want false (done false, capped 30000, timeoutMs 30500, elapsed 30000)", []string{"remaining-legal"}},
+		{"remaining-uncapped", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["done"] = false; m["remainingMs"] = 25000.0 })
+		}, []string{"remaining-when-spec-says"}, "remainingMs present = true, want false (done false, capped 30000, timeoutMs 30000, elapsed 5000)", nil},
+		{"remaining-at-minimum-is-legal", "chain", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 1000.0 })
+			res.Calls[1].Args["timeoutMs"] = 1000.0
+		}, []string{"remaining-when-spec-says"}, "remainingMs = 1000, want timeoutMs − elapsed = 60500 − 30000 = 30500", []string{"remaining-legal"}},
+		{"remaining-a-string", "capped", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = "70000" })
+		}, []string{"remaining-legal"}, "remainingMs = 70000 is not a legal timeoutMs", nil},
+		{"description-in-ms", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30000 ms at most; call again with remainingMs.", "Waits 30 s at most; call again with remainingMs.")}
+		}, nil, "", []string{"description-states-cap"}},
+		{"description-in-min", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds (0.5 min ) at most; call again with remainingMs.", "")}
+		}, []string{"description-states-cap"}, "tool description speaks of minutes", nil},
+		{"description-no-again", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most; then call with remainingMs.", "")}
+		}, []string{"description-states-cap"}, "does not say to call again", nil},
+		{"description-one-violation-each", "capped", func(t *testing.T, res *sim.Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 90 s.", "Waits 90 s.")}
+		}, []string{"description-states-cap"}, `description-states-cap: timeoutMs description does not name remainingMs: "Waits 90 s."
+description-states-cap: timeoutMs description does not say to call again with remainingMs: "Waits 90 s."
+description-states-cap: timeoutMs description does not state the 30-second cap: "Waits 90 s."
+description-states-cap: timeoutMs description states a cap of 90 s: "Waits 90 s."
+description-states-cap: tool description does not name remainingMs: "Waits 90 s."`, nil},
+		{"default-caller-lost-by-the-transport", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Lost, res.Calls[0].LostBy, res.Calls[0].Reply, res.Calls[0].Raw = true, "connection dropped (at 1000 ms)", nil, nil
+		}, nil, "", []string{"default-caller-never-loses"}},
+		{"later-remaining-from-the-start", "later", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 69000.0 })
+		}, []string{"remaining-when-spec-says", ModelReply}, "remainingMs = 69000, want timeoutMs − elapsed = 100000 − 30000 = 70000", nil},
+		{"later-resolves-after-its-deadline", "later", func(t *testing.T, res *sim.Result) { res.Calls[0].EndMs = 31001 },
+			[]string{"resolves-by-deadline"}, "resolved at 31001 ms, after the deadline 31000 ms (start 1000 + capped 30000)", nil},
+		{"later-progress-from-the-start", "later", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[0].Progress = 11000 },
+			[]string{"progress-reports-elapsed", ModelProgress}, "progress 11000/30000 received at 11000 ms, want 10000/30000", nil},
+		{"only-list-at-the-deadline-read-in-time", "nolist", func(t *testing.T, res *sim.Result) {
+			// the one list ends exactly at the deadline: it was read in time,
+			// whatever the reply says
+			r := &res.Requests[requestsOf(res, 0, "list")[0]]
+			r.CompletedMs, r.Err = 30000, ""
+		}, []string{"agents-unavailable-exact"}, "agentsUnavailable = true, but a list was read in time = true", nil},
+		{"read-in-the-slip-of-a-late-poll", "capped", func(t *testing.T, res *sim.Result) {
+			// the last poll woke 50 ms late: its deadline moves by 50 ms
+			lists := requestsOf(res, 0, "list")
+			late := int64(50)
+			res.Requests[lists[len(lists)-1]].WakeLateMs = &late
+			r := &res.Requests[requestsOf(res, 0, "read")[0]]
+			r.IssuedMs, r.CompletedMs = 30050, 30050
+		}, nil, "", []string{"read-predicted-in-time"}},
+		{"read-past-the-slip-of-a-late-poll", "capped", func(t *testing.T, res *sim.Result) {
+			lists := requestsOf(res, 0, "list")
+			late := int64(50)
+			res.Requests[lists[len(lists)-1]].WakeLateMs = &late
+			r := &res.Requests[requestsOf(res, 0, "read")[0]]
+			r.IssuedMs, r.CompletedMs = 30051, 30051
+		}, []string{"read-predicted-in-time"}, "read #32 issued at 30051 ms with cost 0 ms: predicted to end at 30051 ms, after the deadline 30000 ms + slip 50 ms", nil},
+		{"first-list-stamp-gives-no-slip", "done", func(t *testing.T, res *sim.Result) {
+			late := int64(100)
+			res.Requests[requestsOf(res, 0, "list")[0]].WakeLateMs = &late
+			res.Requests[requestsOf(res, 0, "read")[0]].IssuedMs = 30001
+		}, []string{"read-predicted-in-time"}, "read #2 issued at 30001 ms with cost 0 ms: predicted to end at 30001 ms, after the deadline 30000 ms + slip 0 ms", nil},
+		{"read-stamp-gives-no-slip", "noread", func(t *testing.T, res *sim.Result) {
+			// only a poll list follows a sleep: a stamp on a read is not its slip
+			late := int64(100)
+			r := &res.Requests[requestsOf(res, 0, "read")[0]]
+			r.WakeLateMs, r.IssuedMs = &late, 29991
+		}, []string{"read-predicted-in-time"}, "predicted to end at 30001 ms, after the deadline 30000 ms + slip 0 ms", nil},
+		{"remaining-exactly-the-minimum", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Args["timeoutMs"] = 31000.0
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 1000.0 })
+		}, nil, "", []string{"remaining-when-spec-says", "remaining-legal", ModelReply}},
+		{"progress-below-elapsed", "capped", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[3].Progress-- },
+			[]string{"progress-reports-elapsed", ModelProgress}, "progress 3999/30000 received at 4000 ms, want 4000/30000", nil},
+		{"progress-again", "capped", func(t *testing.T, res *sim.Result) {
+			n := res.Calls[0].ProgressNotes
+			res.Calls[0].ProgressNotes = append(n[:4:4], n[3:]...)
+		}, []string{"progress-reports-elapsed"}, "progress 4000/30000 received at 4000 ms, want 4000/30000", nil},
+		// Over HTTP a resumed stream may deliver a notification late (its
+		// progress then below the elapsed ms) and a reopened one again.
+		{"http-progress-late", "http", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[1].AtMs += 7 },
+			nil, "", []string{"progress-reports-elapsed", ModelProgress}},
+		{"http-progress-again", "http", func(t *testing.T, res *sim.Result) {
+			n := res.Calls[0].ProgressNotes
+			res.Calls[0].ProgressNotes = append(n[:2:2], n[1:]...)
+		}, nil, "", []string{"progress-reports-elapsed"}},
+		{"http-progress-early", "http", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[1].Progress++ },
+			[]string{"progress-reports-elapsed", ModelProgress}, "progress 10001/30000 received at 10000 ms, want 10000/30000", nil},
+		{"http-progress-goes-back", "http", func(t *testing.T, res *sim.Result) {
+			n := res.Calls[0].ProgressNotes
+			n[1].Progress, n[2].Progress = n[2].Progress, n[1].Progress
+		}, []string{"progress-reports-elapsed"}, "progress 10000/30000 received at 15000 ms", nil},
+		{"agent-exactly-at-budget", "done", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) {
+				m["outputs"].([]any)[0].(map[string]any)["messages"] = []any{strings.Repeat("x", 50), strings.Repeat("y", 100)}
+			})
+		}, []string{ModelReply}, "", []string{"outputs-within-budget"}},
+		{"total-exactly-at-budget", "done", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Args["maxTotalChars"] = 202.0 // a: 2 + 100, b: 100
+		}, nil, "", []string{"outputs-within-budget", ModelReply}},
+		{"total-one-over-budget", "done", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Args["maxTotalChars"] = 201.0
+		}, []string{"outputs-within-budget"}, "A#1: outputs hold 202 chars, more than maxTotalChars 201", nil},
+		{"late-wake-too-late-resolves", "lateread", func(t *testing.T, res *sim.Result) {
+			// the model goes on from the latest wake the world allows
+			res.Requests[requestsOf(res, 0, "read")[0]].CompletedMs = 30100
+			res.Calls[0].EndMs = 30006
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
+		}, []string{ModelRequests}, "resolved at 30006 ms, want 30005 ms", nil},
+		{"wire-delay-model-resolves", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].WireDelayMs, res.Calls[0].EndMs = 10, 30011
+		}, []string{ModelRequests}, "resolved at 30011 ms, want 30000 ms, or up to 10 ms later over a resumed stream", nil},
+		{"uncapped-early-reply-has-no-remaining", "slow", func(t *testing.T, res *sim.Result) {
+			// timeoutMs 30000 is not capped: an early reply carries no remainingMs
+			res.Calls[0].Args["timeoutMs"] = 30000.0
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "remainingMs") })
+		}, nil, "", []string{ModelReply, "remaining-when-spec-says"}},
+		{"http-progress-dropped", "http", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].ProgressNotes = slices.Delete(res.Calls[0].ProgressNotes, 1, 2)
+		}, nil, "", []string{ModelProgress}},
+		{"http-progress-before-its-instant", "http", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[1].AtMs-- },
+			[]string{ModelProgress}, "progress notification 2 (10000/30000 ms at 9999 ms) was not called for, or came out of order", nil},
+		{"http-progress-wrong-total", "http", func(t *testing.T, res *sim.Result) { res.Calls[0].ProgressNotes[2].Total = 100000 },
+			[]string{ModelProgress}, "progress notification 3 (15000/100000 ms at 15000 ms) was not called for, or came out of order", nil},
+		{"http-progress-out-of-order", "http", func(t *testing.T, res *sim.Result) {
+			n := res.Calls[0].ProgressNotes
+			n[1], n[2] = n[2], n[1]
+			n[2].AtMs = n[1].AtMs
+		}, []string{ModelProgress}, "progress notification 3 (10000/30000 ms at 15000 ms) was not called for, or came out of order", nil},
+		{"http-progress-one-extra", "http", func(t *testing.T, res *sim.Result) {
+			n := res.Calls[0].ProgressNotes
+			res.Calls[0].ProgressNotes = append(n, sim.ProgressNote{AtMs: 30000, Progress: 30000, Total: 30000})
+		}, []string{ModelProgress}, "was not called for, or came out of order", nil},
+		{"wire-delay-uncapped-early-reply", "slow", func(t *testing.T, res *sim.Result) {
+			// an uncapped call's reply carries no remainingMs, delayed or not
+			res.Calls[0].Args["timeoutMs"] = 30000.0
+			res.Calls[0].WireDelayMs = 5
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "remainingMs") })
+		}, nil, "", []string{"remaining-when-spec-says"}},
+		{"wire-delay-remaining-missing-at-the-floor", "capped", func(t *testing.T, res *sim.Result) {
+			res.Calls[0].Args["timeoutMs"] = 31000.0
+			res.Calls[0].WireDelayMs = 5
+			editReply(t, res, 0, func(m map[string]any) { delete(m, "remainingMs") })
+		}, []string{"remaining-when-spec-says"}, "remainingMs absent, want at least timeoutMs − elapsed = 1000", nil},
+		{"edge-read-dropped", "edge", func(t *testing.T, res *sim.Result) {
+			// a read that ends at the deadline instant is in time (contract §2 step 3)
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
+		}, []string{ModelReply, "outputs-unavailable-exact"}, "outputsUnavailable = true, want absent", nil},
+		{"model-resolves-late-over-memory", "slow", func(t *testing.T, res *sim.Result) { res.Calls[0].EndMs++ },
+			[]string{ModelRequests}, "resolved at 20751 ms, want 20750 ms (", nil},
 		// The model, field by field.
 		{"model-agent-state", "done", func(t *testing.T, res *sim.Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["agents"].([]any)[1].(map[string]any)["state"] = "failed" })

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -28,6 +29,29 @@ var firstHash = struct {
 	sync.Mutex
 	m map[string][]sim.Entry
 }{m: map[string][]sim.Entry{}}
+
+// seen keeps the timeline TestTable got for each case at the current
+// GOMAXPROCS, so that TestGolden, run after it in the same process (make test,
+// make determinism: -run '^(TestTable|TestGolden)$', with -cpu 1,2,4),
+// compares that run with the golden trace instead of running every world a
+// second time. Run alone, TestGolden runs the worlds itself.
+var seen = struct {
+	sync.Mutex
+	procs     int
+	timelines map[string]string
+}{}
+
+// seenTimeline returns the timeline TestTable recorded for case id at this
+// GOMAXPROCS, if any.
+func seenTimeline(id string) (string, bool) {
+	seen.Lock()
+	defer seen.Unlock()
+	if seen.procs != runtime.GOMAXPROCS(0) {
+		return "", false
+	}
+	tl, ok := seen.timelines[id]
+	return tl, ok
+}
 
 // moduleRelative returns file relative to the module root (the parent of
 // this package's directory, where go test runs), or absolute when outside it.
@@ -61,9 +85,15 @@ func TestTable(t *testing.T) {
 	cases = OrderCases(cases, caseOrder())
 	var mu sync.Mutex
 	run := RunResult{Version: ResultVersion}
+	seen.Lock()
+	seen.procs, seen.timelines = runtime.GOMAXPROCS(0), map[string]string{}
+	seen.Unlock()
 	for _, c := range cases {
 		t.Run(c.ID, func(t *testing.T) {
 			r := c.Run(t)
+			seen.Lock()
+			seen.timelines[r.ID] = r.Timeline
+			seen.Unlock()
 			for i := 2; i <= *flagRepeat && r.Verdict != VerdictError; i++ {
 				again := c.Run(t)
 				if again.TraceHash != r.TraceHash {
@@ -113,7 +143,9 @@ func TestTable(t *testing.T) {
 
 // TestGolden compares every case's timeline with its golden trace under
 // golden/; -update rewrites them, so a pull request shows timeline changes as
-// diffs.
+// diffs. After TestTable in the same process and at the same GOMAXPROCS it
+// compares the timelines TestTable got (seen) rather than running each world
+// again.
 func TestGolden(t *testing.T) {
 	cases, err := Load(paths())
 	if err != nil {
@@ -138,13 +170,16 @@ func TestGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.ID, func(t *testing.T) {
-			res := sim.RunWorld(t, c.World())
 			file := GoldenPath(c.ID)
+			timeline, ok := seenTimeline(c.ID)
+			if !ok || *flagUpdate {
+				timeline = sim.RunWorld(t, c.World()).Timeline
+			}
 			if *flagUpdate {
 				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(file, []byte(res.Timeline), 0o644); err != nil {
+				if err := os.WriteFile(file, []byte(timeline), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				return
@@ -153,9 +188,9 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("no golden trace for %s (%v): run go test ./scenarios/ -run TestGolden -update", c.ID, err)
 			}
-			if string(want) != res.Timeline {
+			if string(want) != timeline {
 				t.Errorf("%s: the timeline differs from %s at %s\nre-run: go test ./scenarios/ -run TestGolden -update (then review the diff)",
-					c.ID, file, firstLineDiff(string(want), res.Timeline))
+					c.ID, file, firstLineDiff(string(want), timeline))
 			}
 		})
 	}

@@ -7,15 +7,17 @@ import (
 	"time"
 )
 
-// inBubble runs f b.N times inside synctest bubbles. synctest.Test wants a
-// *testing.T, which a benchmark does not have, so the loop runs as a nested
-// test through testing.RunTests.
+// inBubble runs world w b.N times, each in its own synctest bubble, and
+// reports virtual ms per wall ms, wall ms per world and the process's CPU ms
+// per world (and virtual ms per CPU ms). synctest.Test wants a *testing.T,
+// which a benchmark does not have, so the loop runs as a nested test through
+// testing.RunTests.
 func inBubble(b *testing.B, w World) {
 	b.Helper()
 	var virtMs int64
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	defer oneCount()()
 	ok := testing.RunTests(func(string, string) (bool, error) { return true, nil }, []testing.InternalTest{{
 		Name: b.Name(),
@@ -29,13 +31,19 @@ func inBubble(b *testing.B, w World) {
 			}
 		},
 	}})
-	wall := time.Since(start)
+	wall, cpu := time.Since(start), processCPU()-cpu0
 	b.StopTimer()
 	if !ok {
 		b.Fatal("world failed")
 	}
 	b.ReportMetric(float64(virtMs)/float64(wall.Microseconds())*1000, "virtual-ms/wall-ms")
 	b.ReportMetric(float64(wall.Microseconds())/1000/float64(b.N), "wall-ms/op")
+	// CPU time of the whole process (every goroutine, the GC's included) per
+	// world: on a shared, loaded machine it moves much less than wall time.
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	if cpu > 0 {
+		b.ReportMetric(float64(virtMs)/float64(cpu.Microseconds())*1000, "virtual-ms/cpu-ms")
+	}
 }
 
 // oneCount makes testing.RunTests run the nested test once, whatever

@@ -1,15 +1,15 @@
 package sim
 
 import (
+	"container/heap"
 	"context"
-	"sort"
 	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
 )
 
-// Epoch is virtual time 0 of every world: the instant the mock clock starts at.
+// Epoch is virtual time 0 of every world: the instant the clock starts at.
 var Epoch = time.Unix(0, 0).UTC()
 
 // Timer classes order timers due at the same virtual instant (the same-instant
@@ -20,32 +20,69 @@ const (
 	classCaller = 2
 )
 
-// gated is one timer handed out by Clock. The mock fires it (moves it to due);
-// the kernel releases it, one at a time, in (at, class, seq) order.
+// gated is one timer handed out by Clock. The clock fires it (moves it from
+// waiting to due) when virtual time reaches it; the kernel releases it, one at
+// a time, in (at, class, seq) order.
 type gated struct {
 	at       time.Time
 	class    int
 	seq      uint64
 	ch       chan time.Time // channel timers
 	fn       func()         // AfterFunc timers
-	fired    bool           // the mock has fired it
+	handle   *clock.Timer   // what the owner holds: its Stop before the firing cancels the timer
+	fired    bool           // virtual time reached it before it was stopped
 	released bool
 	late     time.Duration // lateness given to a tool timer (TimerScript)
 }
 
-// Clock is the virtual clock the tool sees: a clock.Clock built on
-// github.com/benbjohnson/clock's Mock. Timers it hands out are Mock timers,
-// but their firing is gated: the kernel delivers them one by one, in
-// (virtual time, class, creation order), after quiescence, so that the order of
-// events at one instant never depends on the Go scheduler.
-//
-// Tickers are not supported (the tool does not use them): Ticker and Tick panic.
-type Clock struct {
-	mock *clock.Mock
+// before is the release order: (virtual time, class, creation order).
+func (g *gated) before(o *gated) bool {
+	if !g.at.Equal(o.at) {
+		return g.at.Before(o.at)
+	}
+	if g.class != o.class {
+		return g.class < o.class
+	}
+	return g.seq < o.seq
+}
 
+// timerHeap is a min-heap of timers in release order.
+type timerHeap []*gated
+
+func (h timerHeap) Len() int           { return len(h) }
+func (h timerHeap) Less(i, j int) bool { return h[i].before(h[j]) }
+func (h timerHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)        { *h = append(*h, x.(*gated)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	g := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return g
+}
+
+// Clock is the virtual clock the tool sees: a clock.Clock whose timers are
+// gated. Virtual time moves only when the kernel advances it; a timer due by
+// then fires (unless its owner stopped it first), and the kernel delivers the
+// fired timers one by one, in (virtual time, class, creation order), after
+// quiescence, so that the order of events at one instant never depends on the
+// Go scheduler.
+//
+// The *clock.Timer a caller gets is a github.com/benbjohnson/clock Mock timer
+// of its own (one Mock per timer, never moved), so that its Stop works as the
+// clock.Clock interface promises: a timer stopped before virtual time reaches
+// it never fires; one stopped after it fired but before the kernel released
+// it is still delivered (Stop then reports false). Reset is not supported (it
+// would not move the gated time), nor are tickers: Ticker and Tick panic.
+//
+// Cost: O(log n) per timer created, fired or released (n live timers), with
+// no goroutine and no scheduler round trip per firing.
+type Clock struct {
 	mu      sync.Mutex
+	now     time.Time
 	seq     uint64
-	pending []*gated // handed out, not yet released nor known stopped
+	waiting timerHeap // handed out, not fired yet (possibly stopped: known when time reaches them)
+	due     timerHeap // fired, not yet released
 
 	// late gives the n-th tool timer (n from 1, in creation order) its
 	// lateness; nil means every tool timer fires exactly on time.
@@ -66,17 +103,14 @@ func (c *Clock) MaxLate() time.Duration {
 var _ clock.Clock = (*Clock)(nil)
 
 // NewClock returns a Clock at Epoch.
-func NewClock() *Clock {
-	m := clock.NewMock()
-	m.Set(Epoch)
-	return &Clock{mock: m}
-}
-
-// Mock returns the underlying mock clock. Moving it by hand bypasses the kernel.
-func (c *Clock) Mock() *clock.Mock { return c.mock }
+func NewClock() *Clock { return &Clock{now: Epoch} }
 
 // Now returns the current virtual time.
-func (c *Clock) Now() time.Time { return c.mock.Now() }
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
 
 // Since returns the virtual time elapsed since t.
 func (c *Clock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
@@ -101,7 +135,11 @@ func (c *Clock) SetLateness(late func(n uint64) time.Duration) {
 }
 
 func (c *Clock) newTimer(d time.Duration, class int, fn func()) *clock.Timer {
+	// The handle: a Mock timer that is never fired by its Mock; only its
+	// stopped state is used (see fire).
+	t := clock.NewMock().AfterFunc(d, nil)
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.seq++
 	var late time.Duration
 	if class == classTool && c.late != nil {
@@ -110,22 +148,18 @@ func (c *Clock) newTimer(d time.Duration, class int, fn func()) *clock.Timer {
 		c.maxLate = max(c.maxLate, late)
 		d += late
 	}
-	g := &gated{at: c.mock.Now().Add(d), class: class, seq: c.seq, fn: fn, late: late}
+	g := &gated{at: c.now.Add(d), class: class, seq: c.seq, fn: fn, late: late, handle: t}
 	if fn == nil {
 		g.ch = make(chan time.Time, 1)
-	}
-	// A timer due now needs no trip through the mock: it is due at once (and
-	// still released after the sim events of this instant).
-	g.fired = d <= 0
-	c.pending = append(c.pending, g)
-	c.mu.Unlock()
-	t := c.mock.AfterFunc(d, func() {
-		c.mu.Lock()
-		g.fired = true
-		c.mu.Unlock()
-	})
-	if g.ch != nil {
 		t.C = g.ch
+	}
+	if d <= 0 {
+		// A timer due now is due at once, whatever its owner does next (and
+		// still released after the sim events of this instant).
+		g.fired = true
+		heap.Push(&c.due, g)
+	} else {
+		heap.Push(&c.waiting, g)
 	}
 	return t
 }
@@ -166,94 +200,71 @@ func (c *Clock) WithTimeout(parent context.Context, d time.Duration) (context.Co
 	return c.WithDeadline(parent, c.Now().Add(d))
 }
 
-// nextPending returns the earliest due time of a live timer.
+// nextPending returns the earliest due time of a timer not yet released
+// (one stopped but not yet reached by virtual time included).
 func (c *Clock) nextPending() (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var best time.Time
-	ok := false
-	for _, g := range c.pending {
-		if !ok || g.at.Before(best) {
-			best, ok = g.at, true
-		}
+	switch {
+	case len(c.waiting) == 0 && len(c.due) == 0:
+		return time.Time{}, false
+	case len(c.waiting) == 0:
+		return c.due[0].at, true
+	case len(c.due) == 0 || c.waiting[0].at.Before(c.due[0].at):
+		return c.waiting[0].at, true
+	default:
+		return c.due[0].at, true
 	}
-	return best, ok
 }
 
-// unfiredBy reports whether a live timer due by t has not fired yet.
+// unfiredBy reports whether a timer due by t has not fired yet.
 func (c *Clock) unfiredBy(t time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, g := range c.pending {
-		if !g.fired && !g.at.After(t) {
-			return true
-		}
-	}
-	return false
+	return len(c.waiting) > 0 && !c.waiting[0].at.After(t)
 }
 
-// advance moves the mock to t (t ≥ now), firing every timer due by then into
-// the gate. The caller must reach quiescence afterwards.
-func (c *Clock) advance(t time.Time) { c.mock.Set(t) }
+// advance moves virtual time to t (t ≥ now) and fires every timer due by
+// then that its owner has not stopped; a stopped one is forgotten. Firing
+// wakes nobody: the kernel releases fired timers one at a time (popDue).
+func (c *Clock) advance(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.After(c.now) {
+		c.now = t
+	}
+	for len(c.waiting) > 0 && !c.waiting[0].at.After(t) {
+		g := heap.Pop(&c.waiting).(*gated)
+		// Stop reports whether the owner had not stopped it: from now on the
+		// owner's Stop reports false, as for a timer that fired.
+		if g.handle.Stop() {
+			g.fired = true
+			heap.Push(&c.due, g)
+		}
+	}
+}
 
 // popDue removes and returns the first fired timer in (at, class, seq) order,
-// dropping timers due by now that the mock did not fire (they were stopped).
+// or nil.
 func (c *Clock) popDue() *gated {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := c.mock.Now()
-	live := c.pending[:0]
-	var due []*gated
-	for _, g := range c.pending {
-		switch {
-		case g.fired:
-			due = append(due, g)
-			live = append(live, g)
-		case !g.at.After(now):
-			// stopped before it fired: forget it
-		default:
-			live = append(live, g)
-		}
-	}
-	c.pending = live
-	if len(due) == 0 {
+	if len(c.due) == 0 {
 		return nil
 	}
-	sort.Slice(due, func(i, j int) bool {
-		a, b := due[i], due[j]
-		if !a.at.Equal(b.at) {
-			return a.at.Before(b.at)
-		}
-		if a.class != b.class {
-			return a.class < b.class
-		}
-		return a.seq < b.seq
-	})
-	g := due[0]
-	for i, p := range c.pending {
-		if p == g {
-			c.pending = append(c.pending[:i], c.pending[i+1:]...)
-			break
-		}
-	}
+	g := heap.Pop(&c.due).(*gated)
 	g.released = true
 	return g
 }
 
-// hasDueAt reports the earliest (at, class) of a fired timer, if any.
+// peekDue returns the first fired timer in (at, class, seq) order, if any.
 func (c *Clock) peekDue() (*gated, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var best *gated
-	for _, g := range c.pending {
-		if !g.fired {
-			continue
-		}
-		if best == nil || g.at.Before(best.at) || (g.at.Equal(best.at) && (g.class < best.class || (g.class == best.class && g.seq < best.seq))) {
-			best = g
-		}
+	if len(c.due) == 0 {
+		return nil, false
 	}
-	return best, best != nil
+	return c.due[0], true
 }
 
 // deliver hands a released timer to its owner.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -90,6 +91,11 @@ func (tr *Trace) String() string { return FormatEntries(tr.Entries()) }
 // FormatEntries renders entries as Trace.String does.
 func FormatEntries(es []Entry) string {
 	var b strings.Builder
+	n := 0
+	for _, e := range es {
+		n += 32 + len(e.Actor) + len(e.Text)
+	}
+	b.Grow(n)
 	for _, e := range es {
 		fmt.Fprintf(&b, "%9d ms  %-10s %s\n", e.AtMs, e.Actor, e.Text)
 	}
@@ -97,7 +103,12 @@ func FormatEntries(es []Entry) string {
 }
 
 // Hash is the hex SHA-256 of String: equal hashes mean identical traces.
-func (tr *Trace) Hash() string {
-	h := sha256.Sum256([]byte(tr.String()))
-	return hex.EncodeToString(h[:])
+func (tr *Trace) Hash() string { return HashTimeline(tr.String()) }
+
+// HashTimeline is the hex SHA-256 of a rendered timeline (FormatEntries):
+// HashTimeline(tr.String()) == tr.Hash().
+func HashTimeline(timeline string) string {
+	h := sha256.New()
+	_, _ = io.WriteString(h, timeline)
+	return hex.EncodeToString(h.Sum(nil))
 }

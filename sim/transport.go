@@ -495,8 +495,8 @@ func (w *wire) noteCut(s *wstream, why string) {
 	w.mu.Unlock()
 	if sse {
 		// The client resumes ResumeDelayMs after it saw the cut, on the
-		// bubble's clock, which runs a little ahead of virtual time (the
-		// mock clock sleeps 1 ms of it per timer it fires).
+		// bubble's clock, which only wire events move (syncBubble): it may
+		// stand behind virtual time, never ahead of the instant asked for.
 		w.wr.wireAtBubble(w.k.NowMs()+ResumeDelayMs, time.Now().Add(ResumeDelayMs*time.Millisecond))
 	}
 }

@@ -257,8 +257,12 @@ type worldRun struct {
 	calls    []CallResult
 	events   []waittool.Event
 	sessions map[*mcp.ServerSession]string
-	pending  int                       // callers not finished
-	progress map[string][]ProgressNote // progress notifications by token
+	// lastStart is the id of the latest tool call started on each server
+	// session (lastCallOf), kept as events arrive: scanning every event at
+	// the end of every call made a world of n callers cost n² steps.
+	lastStart map[*mcp.ServerSession]uint64
+	pending   int                       // callers not finished
+	progress  map[string][]ProgressNote // progress notifications by token
 
 	ctx      context.Context // ends with the world
 	wires    []*wire         // HTTP callers' wires (transport.go)
@@ -410,7 +414,7 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 	res.MaxTimerLateMs = k.MaxTimerLateMs()
 	res.Trace = k.Trace.Entries()
 	res.Timeline = FormatEntries(res.Trace)
-	res.Hash = k.Trace.Hash()
+	res.Hash = HashTimeline(res.Timeline) // Trace.Hash without rendering the trace again
 	return res
 }
 
@@ -418,6 +422,12 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 func (wr *worldRun) observe(e waittool.Event) {
 	wr.mu.Lock()
 	wr.events = append(wr.events, e)
+	if e.Kind == waittool.EvStart && e.Call.Session != nil && e.Call.ID > wr.lastStart[e.Call.Session] {
+		if wr.lastStart == nil {
+			wr.lastStart = map[*mcp.ServerSession]uint64{}
+		}
+		wr.lastStart[e.Call.Session] = e.Call.ID
+	}
 	wr.mu.Unlock()
 	actor := fmt.Sprintf("tool:%d", e.Call.ID)
 	switch e.Kind {
@@ -646,9 +656,9 @@ func (wr *worldRun) lastCallOf(name string) uint64 {
 	wr.mu.Lock()
 	defer wr.mu.Unlock()
 	var id uint64
-	for _, e := range wr.events {
-		if e.Kind == waittool.EvStart && e.Call.Session != nil && wr.sessions[e.Call.Session] == name && e.Call.ID > id {
-			id = e.Call.ID
+	for s, last := range wr.lastStart {
+		if wr.sessions[s] == name && last > id {
+			id = last
 		}
 	}
 	return id
