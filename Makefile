@@ -6,8 +6,9 @@ GO ?= go
 export GOTOOLCHAIN := go1.27.3
 N ?= 2000
 SEED ?= 0
+ROUNDS ?= 1
 
-.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker independent realclock conformance tsclient fuzz bench golden report report-check clean
+.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker independent realclock conformance tsclient fuzz bench golden report report-check clean speed
 
 # The command is built once and run directly, so its exit codes (README.md)
 # reach make's "Error N" line unchanged (go run turns every failure into 1).
@@ -61,6 +62,11 @@ transport-determinism:
 ## scenarios: run the YAML scenario table and print its result table.
 scenarios: bin
 	$(WAITSIM) run --json scenarios/table scenarios/sweep
+
+## speed: issue 13's speed ratios side by side in one run (README "Speed";
+## several minutes: two campaigns, the table, gremlins' own campaign).
+speed: bin
+	scripts/speed.sh $(WAITSIM) $(ROUNDS)
 
 ## mutate: the mutation gate (exit codes in README.md).
 mutate: bin

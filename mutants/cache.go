@@ -21,6 +21,9 @@ type Verdict struct {
 	Detail     string   `json:"detail,omitempty"`
 	DurationMs int64    `json:"durationMs"`
 	Seq        int64    `json:"seq"` // when it was last used; the oldest go first
+	// AllKillers is true when KilledBy lists every failing case (a run
+	// with --all-killers), false when it holds the first one met.
+	AllKillers bool `json:"allKillers,omitempty"`
 }
 
 // Cache is the incremental cache: verdicts by cache key. A key hashes
@@ -36,6 +39,10 @@ type Cache struct {
 	Entries map[string]*Verdict `json:"entries"`
 	Version int                 `json:"version"`
 	Seq     int64               `json:"seq"`
+	// Killers holds, by mutant id, the first case that killed it the last
+	// time it was killed: kill first tries that case first, also after the
+	// mutant's key changed (any edit of the suite's inputs).
+	Killers map[string]string `json:"killers,omitempty"`
 }
 
 // LoadCache reads the cache at path; a missing, unreadable or older-version
@@ -47,6 +54,7 @@ func LoadCache(path string) *Cache {
 	}
 	if c.Version != cacheVersion || c.Entries == nil {
 		c.Entries = map[string]*Verdict{}
+		c.Killers = nil
 		c.Seq = 0
 	}
 	c.Version = cacheVersion
@@ -68,13 +76,33 @@ func (c *Cache) Get(key string) (Verdict, bool) {
 }
 
 // Put stores r's verdict under key (timed-out verdicts are ignored).
-func (c *Cache) Put(key string, r MutantResult) {
+func (c *Cache) Put(key string, r MutantResult) { c.PutRun(key, r, false) }
+
+// PutRun is Put for a verdict whose KilledBy lists every failing case
+// (allKillers) or the first one met; a kill also records r's first killer
+// under r.ID (LastKiller).
+func (c *Cache) PutRun(key string, r MutantResult, allKillers bool) {
 	if r.Status == StatusTimedOut || r.Status == "" || key == "" {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.Entries[key] = &Verdict{Status: r.Status, KilledBy: r.KilledBy, Detail: r.Detail, DurationMs: r.DurationMs, Seq: c.seq}
+	c.Entries[key] = &Verdict{Status: r.Status, KilledBy: r.KilledBy, Detail: r.Detail, DurationMs: r.DurationMs, Seq: c.seq,
+		AllKillers: allKillers && r.Status == StatusKilled}
+	if r.Status == StatusKilled && len(r.KilledBy) > 0 && r.ID != "" {
+		if c.Killers == nil {
+			c.Killers = map[string]string{}
+		}
+		c.Killers[r.ID] = r.KilledBy[0]
+	}
+}
+
+// LastKiller is the first case that killed the mutant id the last time it
+// was killed, or "".
+func (c *Cache) LastKiller(id string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Killers[id]
 }
 
 // Save writes the cache atomically (a temporary file renamed over it),

@@ -89,6 +89,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.NoCatalog, "no-catalog", false, "skip the semantic catalog")
 	fs.BoolVar(&cfg.NoVet, "no-vet", false, "skip the go vet viability check")
 	fs.StringVar(&only, "only", "", "only mutants whose id matches this regexp")
+	fs.BoolVar(&cfg.AllKillers, "all-killers", false, "run every case for each mutant and list every killer (default: a mutant's run stops at its first failing case; the same verdicts)")
 	fs.BoolVar(&cfg.MeasureGremlins, "measure-gremlins", false, "also run gremlins' own campaign on the target and record its per-mutant time")
 	fs.StringVar(&cfg.Mode, "mode", ModeSchemata, "schemata (mutants inside function bodies share one test binary) or overlay (one test binary per mutant)")
 	fs.IntVar(&cfg.GenWorlds, "generator", DefaultGenWorlds, "the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (default 0 unless the suite is ./scenarios/ and the target ./waittool/)")
@@ -355,6 +356,12 @@ func Summary(w io.Writer, res *Result) {
 		float64(res.WallMs)/1000, res.BaselineMs, res.TimeoutMs, median)
 	if g := res.Gremlins; g != nil {
 		fmt.Fprintf(w, "gremlins' own campaign: %.1fs wall, %d mutants tested, %.0f ms per mutant\n", float64(g.WallMs)/1000, g.Tested, g.PerMutantMs)
+		if n := len(res.Mutants); n > 0 && res.WallMs > 0 && g.PerMutantMs > 0 {
+			// The same measure on both sides: a campaign's wall time over
+			// the mutants it decided, in one run (issue 13 item 6).
+			per := float64(res.WallMs) / float64(n)
+			fmt.Fprintf(w, "per mutant: waitsim %.0f ms (wall over %d mutants), gremlins %.0f ms: waitsim %.1f× faster\n", per, n, g.PerMutantMs, g.PerMutantMs/per)
+		}
 		for _, d := range g.Disagreements {
 			fmt.Fprintf(w, "    %s\n", d)
 		}

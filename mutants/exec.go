@@ -121,6 +121,9 @@ type runReport struct {
 	output   string        // the first failure's output, trimmed
 	panic    string        // the first "panic: …" line of the output (what happened), or ""
 	wall     time.Duration // wall time of the run
+	// costs is the wall time of each leaf test that passed, from its run
+	// event to its pass event (test2json's own Elapsed counts in 10 ms).
+	costs map[string]time.Duration
 }
 
 // runSuite runs the suite's test binary bin through test2json, in the suite
@@ -129,12 +132,23 @@ type runReport struct {
 // limit). A kill by the parent ctx
 // returns ctx's error.
 func (r *runner) runSuite(ctx context.Context, bin string, timeout time.Duration, env ...string) (runReport, error) {
-	return r.runTests(ctx, bin, r.suite.Run, timeout, env...)
+	return r.runSuiteFlags(ctx, bin, timeout, nil, env...)
 }
 
 // runTests is runSuite with the -test.run pattern run instead of the
 // suite's ("" runs every test).
 func (r *runner) runTests(ctx context.Context, bin, run string, timeout time.Duration, env ...string) (runReport, error) {
+	return r.runWith(ctx, bin, run, timeout, nil, env...)
+}
+
+// runSuiteFlags is runSuite with flags added to the binary's arguments
+// (such as -test.failfast).
+func (r *runner) runSuiteFlags(ctx context.Context, bin string, timeout time.Duration, flags []string, env ...string) (runReport, error) {
+	return r.runWith(ctx, bin, r.suite.Run, timeout, flags, env...)
+}
+
+// runWith runs bin with the -test.run pattern run and flags added.
+func (r *runner) runWith(ctx context.Context, bin, run string, timeout time.Duration, flags []string, env ...string) (runReport, error) {
 	rctx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		rctx, cancel = context.WithTimeout(ctx, timeout)
@@ -148,6 +162,7 @@ func (r *runner) runTests(ctx context.Context, bin, run string, timeout time.Dur
 		// A backstop: the binary panics on its own if it ever outlives us.
 		args = append(args, "-test.timeout", (2*timeout + 10*time.Second).String())
 	}
+	args = append(args, flags...)
 	// The test binary is run as our own child (not as test2json's), so
 	// that it gets the parent-death signal too: killed with us, it cannot
 	// run on as an orphan. Its output goes through a pipe to test2json.
@@ -213,6 +228,7 @@ func (r *runner) runTests(ctx context.Context, bin, run string, timeout time.Dur
 
 // testEvent is one line of test2json output (cmd/test2json).
 type testEvent struct {
+	Time   time.Time
 	Action string
 	Test   string
 	Output string
@@ -225,6 +241,7 @@ func parseEvents(rd io.Reader) runReport {
 	var rep runReport
 	var failed []string
 	outputs := map[string]*strings.Builder{}
+	started := map[string]time.Time{}
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
@@ -233,6 +250,8 @@ func parseEvents(rd io.Reader) runReport {
 			continue
 		}
 		switch ev.Action {
+		case "run":
+			started[ev.Test] = ev.Time
 		case "output":
 			if rep.panic == "" && strings.HasPrefix(ev.Output, "panic: ") {
 				rep.panic = strings.TrimSpace(ev.Output)
@@ -248,6 +267,12 @@ func parseEvents(rd io.Reader) runReport {
 		case "pass":
 			if ev.Test != "" {
 				rep.passed++
+				if t0, ok := started[ev.Test]; ok && !t0.IsZero() && !ev.Time.IsZero() {
+					if rep.costs == nil {
+						rep.costs = map[string]time.Duration{}
+					}
+					rep.costs[ev.Test] = ev.Time.Sub(t0)
+				}
 			}
 			delete(outputs, ev.Test)
 		case "fail":

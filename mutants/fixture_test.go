@@ -40,6 +40,7 @@ func TestClassification(t *testing.T) {
 		"sanity":           StatusKilled,
 		"add-subtracts":    StatusKilled,
 		"clamp-panics":     StatusKilled,
+		"clamp-zero":       StatusKilled,
 		"limit-changes":    StatusKilled,
 		"label-changes":    StatusSurvived,
 		"does-not-compile": StatusNotViable,

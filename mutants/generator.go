@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -84,7 +83,7 @@ func (r *runner) genBaseline(ctx context.Context) {
 		return
 	}
 	r.gen.ran = true
-	bin := filepath.Join(r.tmp, "baseline", "suite.test")
+	bin := r.baseBin
 	rep, err := r.runTests(ctx, bin, r.cfg.GenRun, 0, r.genEnv(nil)...)
 	if err != nil {
 		r.gen.note = "the generator's baseline run failed to run: " + err.Error()

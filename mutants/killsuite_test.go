@@ -12,3 +12,10 @@ func TestKillSuiteEnv(t *testing.T) {
 		t.Fatalf("mutants sets %s, scenarios reads %s", killSuiteEnv, scenarios.KillSuiteEnv)
 	}
 }
+
+// TestCaseOrderEnv: the runner writes the case order where TestTable reads it.
+func TestCaseOrderEnv(t *testing.T) {
+	if caseOrderEnv != scenarios.CaseOrderEnv {
+		t.Fatalf("mutants sets %s, scenarios reads %s", caseOrderEnv, scenarios.CaseOrderEnv)
+	}
+}

@@ -33,7 +33,9 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 		}
 		groups[m.key] = []*mutant{m}
 		if r.cache != nil {
-			if v, ok := r.cache.Get(m.key); ok && r.genCached(m) {
+			// A kill-first verdict lists one killer: --all-killers runs
+			// the mutant again for the full list.
+			if v, ok := r.cache.Get(m.key); ok && !(r.cfg.AllKillers && v.Status == StatusKilled && !v.AllKillers) && r.genCached(m) {
 				m.res.Status, m.res.KilledBy, m.res.Detail, m.res.DurationMs, m.res.Cached = v.Status, v.KilledBy, v.Detail, v.DurationMs, true
 				cached = append(cached, m)
 				continue
@@ -85,7 +87,10 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 					continue
 				}
 				if r.cache != nil && m.res.Status != StatusTimedOut {
-					r.cache.Put(m.key, m.res)
+					r.cache.PutRun(m.key, m.res, r.cfg.AllKillers)
+				}
+				if m.res.Status == StatusKilled && len(m.res.KilledBy) > 0 {
+					r.kills.add(m.res.KilledBy[0])
 				}
 				r.genPut(m)
 				finish(m)
@@ -232,7 +237,7 @@ func (r *runner) runOne(ctx context.Context, dir string, m *mutant) error {
 			return err
 		}
 	}
-	rep, err := r.runSuite(ctx, bin, r.timeout, env...)
+	rep, err := r.runMutantSuite(ctx, dir, bin, m, env)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/waitsim/waitsim/suitebin"
 )
 
 // Config is one mutation campaign. Paths are relative to Root unless
@@ -65,6 +67,14 @@ type Config struct {
 	// (suggest.go) under SuggestDir (default "out/suggested").
 	Suggest    bool
 	SuggestDir string
+	// AllKillers runs every case of the suite for each mutant and lists
+	// every failing one in KilledBy; by default a mutant's run stops at its
+	// first failing case (kill first, see killfirst.go). Verdicts are the
+	// same either way.
+	AllKillers bool
+	// BinDir keeps the unmutated suite's test binary between campaigns
+	// (suitebin.Options.Dir; "" is the user cache directory's).
+	BinDir string
 }
 
 // Build modes. In ModeOverlay every mutant's test binary is built on its
@@ -149,8 +159,12 @@ func (c *Config) options() string {
 	if c.Only != nil {
 		only = c.Only.String()
 	}
-	return fmt.Sprintf("target=%s catalog=%s equivalents=%s config=%s no-catalog=%t no-operators=%t no-vet=%t only=%q diff=%q timeout-factor=%g timeout-floor=%s%s",
+	s := fmt.Sprintf("target=%s catalog=%s equivalents=%s config=%s no-catalog=%t no-operators=%t no-vet=%t only=%q diff=%q timeout-factor=%g timeout-floor=%s%s",
 		c.Target, filepath.ToSlash(c.CatalogDir), filepath.ToSlash(c.Equivalents), filepath.ToSlash(c.GremlinsCfg), c.NoCatalog, c.NoOperators, c.NoVet, only, c.DiffRef, c.TimeoutFactor, c.TimeoutFloor, c.genOptions())
+	if c.AllKillers {
+		s += " all-killers=true" // the same verdicts, but fuller killedBy lists
+	}
+	return s
 }
 
 // checkDir is nil when p is a directory, else an error naming p.
@@ -191,9 +205,12 @@ type runner struct {
 	srcRe     *regexp.Regexp
 	schemaBin string   // the schemata test binary, when built
 	schemaMs  int64    // wall ms to build and check it
+	costOrder []string // the baseline's leaf tests, cheapest first (kill first)
+	kills     killers  // kills by case, from the cache and this campaign (kill first)
 	notes     []string // notes gathered while running
 	campaign  *Campaign
 	gen       genState // the generator campaign (generator.go)
+	baseBin   string   // the unmutated suite's test binary, once built
 }
 
 // mutant is one mutant to run, with its overlay (root-relative path →
@@ -320,6 +337,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, inErr
 	}
 	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.wall)*cfg.TimeoutFactor))
+	r.costOrder = costOrder(base.costs)
 	res.TimeoutMs = r.timeout.Milliseconds()
 	res.Generator = r.genCampaign()
 
@@ -332,6 +350,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Notes = append(res.Notes, notes...)
 	if cfg.CacheFile != "" {
 		r.cache = LoadCache(cfg.abs(cfg.CacheFile))
+		for _, k := range r.cache.Killers {
+			r.kills.add(k)
+		}
 	}
 	if err := r.runAll(ctx, muts); err != nil {
 		return nil, err
@@ -442,17 +463,27 @@ func hasTests(dir string) bool {
 	return len(m) > 0
 }
 
-// baseline builds and runs the unmutated suite.
+// baseline runs the unmutated suite, whose test binary is built once and
+// reused while the module's sources are unchanged (suitebin; Config.BinDir).
 func (r *runner) baseline(ctx context.Context) (runReport, error) {
 	dir := filepath.Join(r.tmp, "baseline")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return runReport{}, err
 	}
-	bin := filepath.Join(dir, "suite.test")
-	if err := r.build(ctx, "", bin); err != nil {
+	bin, err := suitebin.Binary(ctx, suitebin.Options{Root: r.cfg.Root, Pkg: r.suite.Pkg, Dir: r.cfg.BinDir, Scratch: dir,
+		Env: r.env, Command: GroupCommand})
+	var be *suitebin.BuildError
+	if errors.As(err, &be) {
+		return runReport{}, &notViable{what: "does not compile", out: r.cleanOutput(be.Output)}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return runReport{}, ctx.Err()
+		}
 		return runReport{}, err
 	}
-	return r.runSuite(ctx, bin, 0)
+	r.baseBin = bin.Path
+	return r.runSuite(ctx, bin.Path, 0)
 }
 
 // baselineProblem says why a baseline run cannot serve, or "".

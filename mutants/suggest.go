@@ -32,7 +32,7 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *Result) er
 	for i, m := range res.Mutants {
 		byID[m.ID] = i
 	}
-	head := suggest.Build{Bin: filepath.Join(r.tmp, "baseline", "suite.test")}
+	head := suggest.Build{Bin: r.baseBin}
 	// Files are written and removed only once every search is done: an
 	// interrupted run changes nothing.
 	writes := map[string][]byte{} // path → content; nil removes it

@@ -81,6 +81,8 @@ func TestTable(t *testing.T) {
 	for i := range cases {
 		cases[i].File = moduleRelative(cases[i].File)
 	}
+	// The mutation runner's kill first: likely killers run first.
+	cases = OrderCases(cases, caseOrder())
 	var mu sync.Mutex
 	run := RunResult{Version: ResultVersion}
 	seen.Lock()

@@ -16,7 +16,13 @@ import (
 
 	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/scenarios"
+	"github.com/waitsim/waitsim/suitebin"
 )
+
+// suiteBinDirEnv, when set, is the directory where `waitsim run` keeps the
+// scenario table's test binary between runs (default: the user cache
+// directory's waitsim/suitebin).
+const suiteBinDirEnv = "WAITSIM_SUITEBIN_DIR"
 
 // modulePath is waitsim's own module: the commands drive `go test` on its
 // packages, so they work only inside it.
@@ -152,22 +158,40 @@ func runScenarios(args []string) int {
 	return 0
 }
 
-// simulate runs the scenario table over paths through `go test` (synctest
-// exists only there), writing its results to outFile, and reads them back.
-// ok is false when the table did not run (file errors or a build failure,
-// already printed); runErr is go test's own error.
+// simulate runs the scenario table over paths in the scenarios package's
+// test binary (synctest exists only in tests), writing its results to
+// outFile, and reads them back. The binary is built once and reused while
+// the module's sources are unchanged (suitebin). ok is false when the table
+// did not run (file errors or a build failure, already printed); runErr is
+// the test binary's own error.
 func simulate(root string, paths []string, outFile string, repeat int) (res scenarios.RunResult, runErr error, ok bool) {
 	_ = os.Remove(outFile)
-	testArgs := []string{"test", "./scenarios/", "-count=1", "-run", "^TestTable$"}
-	if repeat > 0 {
-		testArgs = append(testArgs, "-cpu", "1,2,4")
+	// For a binary that cannot be kept (no cache directory, or the sources
+	// changed while it was built).
+	scratch, err := mutants.MakeRunDir("waitsim-run-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return res, nil, false
 	}
-	testArgs = append(testArgs, "-args", "-waitsim.paths="+strings.Join(paths, ","), "-waitsim.out="+outFile)
+	defer os.RemoveAll(scratch)
+	bin, err := suitebin.Binary(context.Background(), suitebin.Options{Root: root, Pkg: "./scenarios/", Dir: os.Getenv(suiteBinDirEnv), Scratch: scratch})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		fmt.Fprintln(os.Stderr, "waitsim: the scenario table did not run")
+		return res, nil, false
+	}
+	// What `go test ./scenarios/ -count=1 -run '^TestTable$'` passes, run
+	// where it runs the binary: in the package's directory.
+	testArgs := []string{"-test.paniconexit0", "-test.timeout=10m0s", "-test.count=1", "-test.run", "^TestTable$"}
+	if repeat > 0 {
+		testArgs = append(testArgs, "-test.cpu", "1,2,4")
+	}
+	testArgs = append(testArgs, "-waitsim.paths="+strings.Join(paths, ","), "-waitsim.out="+outFile)
 	if repeat > 1 {
 		testArgs = append(testArgs, fmt.Sprintf("-waitsim.repeat=%d", repeat))
 	}
-	cmd := exec.Command("go", testArgs...)
-	cmd.Dir = root
+	cmd := exec.Command(bin.Path, testArgs...)
+	cmd.Dir = filepath.Join(root, "scenarios")
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	runErr = cmd.Run()

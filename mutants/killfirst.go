@@ -1,0 +1,115 @@
+package mutants
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Kill first. A mutant is killed by its first failing case, so its run of
+// the suite stops there (-test.failfast) instead of running the whole table;
+// --all-killers (Config.AllKillers) runs every case and lists every killer,
+// as before. The cases most likely to fail run first: the case that killed
+// this mutant last time (the cache's record), then the cases that killed
+// the most mutants so far (in the cache's records and in this campaign),
+// then the rest by cost in the baseline run, cheapest first. The verdict is
+// the same either way: a mutant survives only when every case passes, which
+// both modes see. (A mutant that makes one case fail and another run past
+// the timeout is killed if the failing case runs first, timed out if the
+// other does, in either mode.) killedBy then holds the
+// first killer met (which one can change from run to run: the costs are
+// measured), --all-killers every one.
+//
+// The order reaches the suite through the file CaseOrderEnv names
+// (scenarios.CaseOrderEnv, read by TestTable); a suite that does not read
+// it runs its tests in its own order and still stops at the first failure.
+
+// caseOrderEnv names the case-order file in a suite run's environment.
+const caseOrderEnv = "WAITSIM_CASE_ORDER"
+
+// costOrder returns the leaf tests of a baseline run, cheapest first (ties
+// by name), from its per-test costs. A test with subtests is left out.
+func costOrder(costs map[string]time.Duration) []string {
+	names := make([]string, 0, len(costs))
+	for n := range costs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	leaves := names[:0:0]
+	for i, n := range names {
+		// Sorted, a parent's first child follows it at once (a sibling
+		// such as "TestTable-x" sorts after "TestTable/…" only when it is
+		// not a child, which HasPrefix checks).
+		if i+1 < len(names) && strings.HasPrefix(names[i+1], n+"/") {
+			continue
+		}
+		leaves = append(leaves, n)
+	}
+	sort.SliceStable(leaves, func(i, j int) bool { return costs[leaves[i]] < costs[leaves[j]] })
+	return leaves
+}
+
+// killers counts, by case, the mutants it killed first: in the cache's
+// records and in this campaign so far. Safe for concurrent use.
+type killers struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// add counts one kill by the case name.
+func (k *killers) add(name string) {
+	if name == "" {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.n == nil {
+		k.n = map[string]int{}
+	}
+	k.n[name]++
+}
+
+// order returns cost (cheapest first) reordered: cases with more kills
+// first, ties in cost order.
+func (k *killers) order(cost []string) []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out := append([]string(nil), cost...)
+	sort.SliceStable(out, func(i, j int) bool { return k.n[out[i]] > k.n[out[j]] })
+	return out
+}
+
+// caseOrder is the order in which mutant m's run tries the cases: its last
+// killer (from the cache), then the cases by the kills they made, then by
+// the baseline's cost.
+func (r *runner) caseOrder(m *mutant) []string {
+	var first []string
+	if r.cache != nil {
+		if k := r.cache.LastKiller(m.res.ID); k != "" {
+			first = append(first, k)
+		}
+	}
+	return append(first, r.kills.order(r.costOrder)...)
+}
+
+// runMutantSuite runs mutant m's test binary bin for its verdict: with
+// kill first, through -test.failfast and a case-order file written to the
+// worker directory dir; with AllKillers, the whole suite.
+func (r *runner) runMutantSuite(ctx context.Context, dir, bin string, m *mutant, env []string) (runReport, error) {
+	if r.cfg.AllKillers {
+		return r.runSuite(ctx, bin, r.timeout, env...)
+	}
+	order := r.caseOrder(m)
+	if len(order) > 0 {
+		f := filepath.Join(dir, "case-order")
+		if err := os.WriteFile(f, []byte(strings.Join(order, "\n")+"\n"), 0o644); err != nil {
+			return runReport{}, err
+		}
+		env = append(env[:len(env):len(env)], caseOrderEnv+"="+f)
+	}
+	return r.runSuiteFlags(ctx, bin, r.timeout, []string{"-test.failfast"}, env...)
+}

@@ -1,0 +1,116 @@
+package mutants
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCostOrder: the baseline's leaf tests, cheapest first, ties by name;
+// a test with subtests is left out.
+func TestCostOrder(t *testing.T) {
+	ms := time.Millisecond
+	got := costOrder(map[string]time.Duration{
+		"TestTable": 90 * ms, "TestTable/b": 5 * ms, "TestTable/a": 5 * ms, "TestTable/c": 1 * ms,
+		"TestTable/c/x": 1 * ms, "TestOther": 2 * ms,
+	})
+	want := []string{"TestTable/c/x", "TestOther", "TestTable/a", "TestTable/b"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("costOrder = %q, want %q", got, want)
+	}
+}
+
+// TestCaseOrderLastKiller: a mutant's last killer (the cache's record,
+// kept across runs) comes first, then the cases that killed other mutants,
+// then the cost order.
+func TestCaseOrderLastKiller(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.json")
+	c := LoadCache(path)
+	c.PutRun("k1", MutantResult{ID: "m", Status: StatusKilled, KilledBy: []string{"TestTable/slow"}}, false)
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{cache: LoadCache(path), costOrder: []string{"TestTable/fast", "TestTable/slow"}}
+	if got := r.caseOrder(&mutant{res: MutantResult{ID: "m"}}); !slices.Equal(got, []string{"TestTable/slow", "TestTable/fast", "TestTable/slow"}) {
+		t.Errorf("order of m = %q, want its last killer first", got)
+	}
+	if got := r.caseOrder(&mutant{res: MutantResult{ID: "other"}}); !slices.Equal(got, r.costOrder) {
+		t.Errorf("order of a mutant never killed = %q, want the cost order", got)
+	}
+	r.kills.add("TestTable/slow")
+	if got := r.caseOrder(&mutant{res: MutantResult{ID: "other"}}); !slices.Equal(got, []string{"TestTable/slow", "TestTable/fast"}) {
+		t.Errorf("order after a kill by the slow case = %q, want the killer first", got)
+	}
+}
+
+// TestKillFirstSameVerdicts: the whole fixture campaign — every status of
+// the field — gives the same verdict for every mutant with kill first (the
+// default) and with --all-killers, each run on its own (no shared cache); a
+// kill-first killedBy is one of the full list's killers, and a mutant two
+// cases kill lists one of them with kill first and both with
+// --all-killers. Then, from the kill-first run's cache, --all-killers runs a
+// killed mutant again for its full list and reuses a survivor's verdict.
+func TestKillFirstSameVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	cache := filepath.Join(t.TempDir(), "cache.json")
+	cfg := fixtureConfig(t, ModeSchemata)
+	cfg.CacheFile = cache
+	first, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.AllKillers, cfg.CacheFile = true, ""
+	all, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := byID(first), byID(all)
+	if len(a) != len(b) || len(a) < 9 {
+		t.Fatalf("%d mutants with kill first, %d with --all-killers", len(a), len(b))
+	}
+	for id, m := range a {
+		o := b[id]
+		if m.Status != o.Status {
+			t.Errorf("%s: %q with kill first, %q with --all-killers", id, m.Status, o.Status)
+		}
+		if m.Status == StatusKilled && id != "sanity" && (len(m.KilledBy) != 1 || !slices.Contains(o.KilledBy, m.KilledBy[0])) {
+			t.Errorf("%s: killed by %q with kill first, %q with --all-killers", id, m.KilledBy, o.KilledBy)
+		}
+	}
+	if kb := b["clamp-zero"].KilledBy; !slices.Equal(kb, []string{"TestClamp/v", "TestClamp/v#01"}) {
+		t.Errorf("clamp-zero with --all-killers: killed by %q, want both cases", kb)
+	}
+	if first.ExitCode != all.ExitCode || first.Gate != all.Gate {
+		t.Errorf("gate %q (exit %d) with kill first, %q (exit %d) with --all-killers", first.Gate, first.ExitCode, all.Gate, all.ExitCode)
+	}
+
+	cfg.CacheFile = cache
+	cfg.Only = mustRegexp(t, "^(clamp-zero|label-changes)$")
+	again, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := byID(again)
+	if m := c["clamp-zero"]; m.Cached || !slices.Equal(m.KilledBy, []string{"TestClamp/v", "TestClamp/v#01"}) {
+		t.Errorf("clamp-zero with --all-killers after a kill-first run: cached %t, killed by %q; want a new run with both killers", m.Cached, m.KilledBy)
+	}
+	if m := c["label-changes"]; !m.Cached || m.Status != StatusSurvived {
+		t.Errorf("label-changes with --all-killers after a kill-first run: cached %t, %q; want the cached survivor", m.Cached, m.Status)
+	}
+}
+
+// TestSummaryGremlinsRatio: with --measure-gremlins the summary gives the
+// per-mutant ratio of the same run: campaign wall over mutants, each side.
+func TestSummaryGremlinsRatio(t *testing.T) {
+	res := &Result{WallMs: 4000, Mutants: make([]MutantResult, 40), Gremlins: &GremlinsRun{WallMs: 60000, Tested: 30, PerMutantMs: 2000}}
+	var b strings.Builder
+	Summary(&b, res)
+	if want := "per mutant: waitsim 100 ms (wall over 40 mutants), gremlins 2000 ms: waitsim 20.0× faster"; !strings.Contains(b.String(), want) {
+		t.Fatalf("summary lacks %q:\n%s", want, b.String())
+	}
+}

@@ -1,0 +1,272 @@
+// Package suitebin builds a package's test binary once and reuses it: the
+// binary is kept in a cache directory under a key that hashes everything
+// the build reads — the toolchain and the settings of the go command that
+// change what it builds, the module's go.mod and go.sum, and every file of
+// every package directory of the module — so a binary is reused only while
+// none of those changed, and an edit of any of them builds a new one.
+// `waitsim run` and the mutation baseline run the table through it instead
+// of `go test`, which links the binary again on every run.
+//
+// The one entry point is Binary.
+package suitebin
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// keyVersion changes whenever the meaning of a key does.
+const keyVersion = "waitsim-suitebin-v1"
+
+// keep is how many binaries of one package the cache keeps (the most
+// recently used).
+const keep = 3
+
+// goEnvVars are the go command's settings that can change what `go test -c`
+// builds; their values go into the key.
+var goEnvVars = []string{"GOVERSION", "GOROOT", "GOOS", "GOARCH", "GOAMD64", "GOARM64", "GOFLAGS", "GOEXPERIMENT",
+	"CGO_ENABLED", "CC", "CGO_CFLAGS", "CGO_CPPFLAGS", "CGO_LDFLAGS", "GOWORK"}
+
+// Options say which test binary to get and where to keep it.
+type Options struct {
+	Root string // the module root (the directory of go.mod); required
+	Pkg  string // the package, "./dir/" relative to Root; required
+	// Dir is the cache directory. "" is the user cache directory's
+	// waitsim/suitebin (os.UserCacheDir), or, where there is none, no
+	// cache: the binary is built into Scratch on every call.
+	Dir string
+	// Scratch is a directory for a binary that cannot be cached (no cache
+	// directory, or the sources changed during the build). Required.
+	Scratch string
+	// Env is the go command's environment (nil: os.Environ()).
+	Env []string
+	// Command makes the child processes (nil: exec.CommandContext); the
+	// mutation runner passes its own, which kills a whole process group.
+	Command func(ctx context.Context, name string, args ...string) *exec.Cmd
+}
+
+// Result is the binary Binary found or built.
+type Result struct {
+	Path  string        // the test binary
+	Key   string        // the sha256 of its inputs (hex)
+	Built bool          // false: reused from the cache
+	Build time.Duration // the time `go test -c` took (0 when reused)
+}
+
+// BuildError is a build that failed: the go command's output.
+type BuildError struct{ Output string }
+
+func (e *BuildError) Error() string { return "go test -c failed:\n" + e.Output }
+
+// Binary returns the test binary of o.Pkg built from the module as it is
+// now: from the cache when a binary with the same key is there, else built
+// with `go test -c` and stored under the key. When the sources change while
+// it builds, the new binary is used once and not stored. A build failure is
+// a *BuildError.
+func Binary(ctx context.Context, o Options) (Result, error) {
+	if o.Root == "" || o.Pkg == "" || o.Scratch == "" {
+		return Result{}, errors.New("suitebin: Root, Pkg and Scratch are required")
+	}
+	o.defaults()
+	if o.Dir == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			o.Dir = filepath.Join(d, "waitsim", "suitebin")
+		}
+	}
+	key, err := Key(ctx, o)
+	if err != nil {
+		return Result{}, err
+	}
+	name := strings.Trim(strings.ReplaceAll(filepath.ToSlash(filepath.Clean(o.Pkg)), "/", "-"), ".-")
+	if name == "" {
+		name = "root"
+	}
+	if o.Dir != "" {
+		p := filepath.Join(o.Dir, name+"-"+key[:32]+".test")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			now := time.Now()
+			_ = os.Chtimes(p, now, now) // most recently used
+			return Result{Path: p, Key: key}, nil
+		}
+		if err := os.MkdirAll(o.Dir, 0o755); err == nil {
+			return build(ctx, o, key, name, p)
+		}
+	}
+	return build(ctx, o, key, name, "")
+}
+
+func (o *Options) defaults() {
+	if o.Command == nil {
+		o.Command = exec.CommandContext
+	}
+}
+
+// build builds the binary into a temporary file and, when dst is not "" and
+// the key still holds, renames it to dst.
+func build(ctx context.Context, o Options, key, name, dst string) (Result, error) {
+	dir := o.Scratch
+	if dst != "" {
+		dir = filepath.Dir(dst)
+	}
+	f, err := os.CreateTemp(dir, ".build-"+name+"-*.test")
+	if err != nil {
+		return Result{}, err
+	}
+	tmp := f.Name()
+	f.Close()
+	start := time.Now()
+	cmd := o.Command(ctx, "go", "test", "-c", "-o", tmp, o.Pkg)
+	cmd.Dir, cmd.Env = o.Root, o.Env
+	out, err := cmd.CombinedOutput()
+	res := Result{Key: key, Built: true, Build: time.Since(start)}
+	if err != nil {
+		os.Remove(tmp)
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		return Result{}, &BuildError{Output: strings.TrimSpace(string(out))}
+	}
+	if dst != "" {
+		if again, err := Key(ctx, o); err == nil && again == key {
+			if err := os.Rename(tmp, dst); err == nil {
+				prune(o.Dir, name, dst)
+				res.Path = dst
+				return res, nil
+			}
+		}
+	}
+	// Not cached: a private copy for this one use.
+	p := filepath.Join(o.Scratch, name+".test")
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return Result{}, err
+	}
+	res.Path = p
+	return res, nil
+}
+
+// prune keeps the keep most recently used binaries of name in dir (and
+// never removes just, the one just stored).
+func prune(dir, name, just string) {
+	m, _ := filepath.Glob(filepath.Join(dir, name+"-*.test"))
+	type f struct {
+		p string
+		t time.Time
+	}
+	var fs []f
+	for _, p := range m {
+		if st, err := os.Stat(p); err == nil && p != just {
+			fs = append(fs, f{p, st.ModTime()})
+		}
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].t.After(fs[j].t) })
+	for i := keep - 1; i < len(fs); i++ {
+		os.Remove(fs[i].p)
+	}
+}
+
+// Key hashes the inputs of o.Pkg's test binary: the key version, the
+// package, the build flags, the values of the go command's settings that
+// change a build (goEnvVars, from `go env`), go.mod and go.sum, and every
+// regular file of every package directory of the module (by path and
+// content; a directory whose Go files use //go:embed counts with all it
+// holds). Directories the go command never builds are left out: out/ at the
+// root, names starting with "." or "_", testdata, node_modules, and nested
+// modules.
+func Key(ctx context.Context, o Options) (string, error) {
+	o.defaults()
+	cmd := o.Command(ctx, "go", append([]string{"env"}, goEnvVars...)...)
+	cmd.Dir, cmd.Env = o.Root, o.Env
+	env, err := cmd.Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", fmt.Errorf("go env: %v", err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00pkg %s\x00flags -c\x00env %s\x00", keyVersion, o.Pkg, env)
+	files, err := moduleFiles(o.Root)
+	if err != nil {
+		return "", err
+	}
+	for _, rel := range files {
+		b, err := os.ReadFile(filepath.Join(o.Root, rel))
+		if err != nil {
+			return "", err
+		}
+		s := sha256.Sum256(b)
+		fmt.Fprintf(h, "%s\x00%x\x00", filepath.ToSlash(rel), s)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// moduleFiles lists, sorted, the files Key hashes (relative to root).
+func moduleFiles(root string) ([]string, error) {
+	var out []string
+	var walk func(dir string, all bool) error
+	walk = func(dir string, all bool) error {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		hasGo := false
+		for _, e := range ents {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") {
+				hasGo = true
+				// Embedded files may lie anywhere below: take it all.
+				if b, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil && bytes.Contains(b, []byte("//go:embed")) {
+					all = true
+				}
+			}
+		}
+		for _, e := range ents {
+			p := filepath.Join(dir, e.Name())
+			n := e.Name()
+			if e.IsDir() {
+				if !all && (strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || n == "testdata" || n == "node_modules") ||
+					dir == root && (n == "out" || n == ".git") {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+					continue // a nested module
+				}
+				if err := walk(p, all); err != nil {
+					return err
+				}
+				continue
+			}
+			if !e.Type().IsRegular() {
+				// A link is read through; one to a directory, or
+				// anything else, is not a source file.
+				if st, err := os.Stat(p); e.Type()&fs.ModeSymlink == 0 || err != nil || !st.Mode().IsRegular() {
+					continue
+				}
+			}
+			if hasGo || all || dir == root && (n == "go.mod" || n == "go.sum") {
+				rel, err := filepath.Rel(root, p)
+				if err != nil {
+					return err
+				}
+				out = append(out, rel)
+			}
+		}
+		return nil
+	}
+	if err := walk(root, false); err != nil {
+		return nil, err
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -1,0 +1,153 @@
+package suitebin
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// module writes a tiny module with one package and its test, whose test
+// binary prints the package's Answer.
+func module(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":          "module example.com/m\n\ngo 1.24\n",
+		"p/p.go":          "package p\n\n// Answer is printed by the test.\nconst Answer = 1\n",
+		"p/p_test.go":     "package p\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\nfunc TestAnswer(t *testing.T) { fmt.Printf(\"answer=%d\\n\", Answer) }\n",
+		"p/data.txt":      "read at run time\n",
+		"out/results.txt": "an output, not an input\n",
+		"docs/notes.md":   "not in a package directory\n",
+	}
+	for rel, s := range files {
+		write(t, filepath.Join(root, rel), s)
+	}
+	return root
+}
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// answer runs the test binary and returns what it printed.
+func answer(t *testing.T, bin string) string {
+	t.Helper()
+	out, err := exec.Command(bin, "-test.run", "^TestAnswer$").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", bin, err, out)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "answer=") {
+			return l
+		}
+	}
+	t.Fatalf("%s printed no answer:\n%s", bin, out)
+	return ""
+}
+
+// TestBinaryReusedUntilAnInputChanges: the second call reuses the binary
+// built by the first; an edit of a source file builds a new binary that
+// runs the new code (never the stale one); editing it back finds the first
+// binary again; files outside the inputs (out/, a directory without Go
+// files) change nothing, a file of a package directory does.
+func TestBinaryReusedUntilAnInputChanges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	ctx := context.Background()
+	root := module(t)
+	o := Options{Root: root, Pkg: "./p/", Dir: filepath.Join(t.TempDir(), "cache"), Scratch: t.TempDir()}
+	first, err := Binary(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.Built || answer(t, first.Path) != "answer=1" {
+		t.Fatalf("first call: built %t, %s", first.Built, answer(t, first.Path))
+	}
+	again, err := Binary(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Built || again.Path != first.Path || again.Key != first.Key {
+		t.Fatalf("second call: built %t, path %s (first %s): want the cached binary", again.Built, again.Path, first.Path)
+	}
+	write(t, filepath.Join(root, "out", "results.txt"), "another output\n")
+	write(t, filepath.Join(root, "docs", "notes.md"), "edited\n")
+	if k, err := Key(ctx, o); err != nil || k != first.Key {
+		t.Fatalf("an edit under out/ or docs/ changed the key (%v)", err)
+	}
+	src := filepath.Join(root, "p", "p.go")
+	write(t, src, "package p\n\n// Answer is printed by the test.\nconst Answer = 2\n")
+	edited, err := Binary(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !edited.Built || edited.Key == first.Key || answer(t, edited.Path) != "answer=2" {
+		t.Fatalf("after an edit: built %t, same key %t, %s; want a new binary running the new code", edited.Built, edited.Key == first.Key, answer(t, edited.Path))
+	}
+	write(t, src, "package p\n\n// Answer is printed by the test.\nconst Answer = 1\n")
+	back, err := Binary(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Built || back.Path != first.Path || answer(t, back.Path) != "answer=1" {
+		t.Fatalf("edit undone: built %t, path %s; want the first binary again", back.Built, back.Path)
+	}
+	write(t, filepath.Join(root, "p", "data.txt"), "changed\n")
+	if k, err := Key(ctx, o); err != nil || k == first.Key {
+		t.Fatalf("an edit of a file of a package directory kept the key (%v)", err)
+	}
+	write(t, filepath.Join(root, "go.mod"), "module example.com/m\n\ngo 1.25\n")
+	if k, err := Key(ctx, o); err != nil || k == first.Key {
+		t.Fatalf("an edit of go.mod kept the key (%v)", err)
+	}
+}
+
+// TestKeyFollowsBuildSettings: a setting of the go command that changes
+// the build (GOFLAGS here) changes the key.
+func TestKeyFollowsBuildSettings(t *testing.T) {
+	ctx := context.Background()
+	root := module(t)
+	o := Options{Root: root, Pkg: "./p/", Scratch: t.TempDir(), Env: append(os.Environ(), "GOFLAGS=")}
+	a, err := Key(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Env = append(os.Environ(), "GOFLAGS=-tags=x")
+	b, err := Key(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b {
+		t.Fatal("GOFLAGS=-tags=x gave the same key")
+	}
+}
+
+// TestBuildError: a package that does not compile is a *BuildError with
+// the compiler's message, and nothing is cached.
+func TestBuildError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	root := module(t)
+	write(t, filepath.Join(root, "p", "p.go"), "package p\n\nconst Answer = undefinedName\n")
+	cache := filepath.Join(t.TempDir(), "cache")
+	_, err := Binary(context.Background(), Options{Root: root, Pkg: "./p/", Dir: cache, Scratch: t.TempDir()})
+	var be *BuildError
+	if !errors.As(err, &be) || !strings.Contains(be.Output, "undefinedName") {
+		t.Fatalf("err = %v, want a BuildError naming undefinedName", err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(cache, "*.test")); len(m) > 0 {
+		t.Fatalf("a failed build left %v in the cache", m)
+	}
+}
