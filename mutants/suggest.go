@@ -101,7 +101,7 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *Result) er
 				err = nil
 			}
 		} else {
-			err = writeAtomic(file, b)
+			err = writeAtomic(file, b, ".suggest-*")
 		}
 		if err != nil {
 			return err
@@ -147,12 +147,13 @@ func (r *runner) suggestRunner() suggest.Runner {
 	}
 }
 
-// writeAtomic writes b to path through a temporary file in its directory.
-func writeAtomic(path string, b []byte) error {
+// writeAtomic writes b to path through a temporary file in its directory,
+// named by pattern (os.CreateTemp), renamed over path once complete.
+func writeAtomic(path string, b []byte, pattern string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".suggest-*")
+	f, err := os.CreateTemp(filepath.Dir(path), pattern)
 	if err != nil {
 		return err
 	}
