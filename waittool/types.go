@@ -40,8 +40,9 @@ const (
 	// cores): at the shared deadline, reads of the instant bridge took up to
 	// 4 ms with their goroutine started at once (the runtime ran 6 GC cycles
 	// in those 20 ms), more than any delay measured earlier in the calls;
-	// with the measured delays alone 1–7 of 100 calls lost their outputs, with
-	// a floor of 5 ms 0–3, of 10 ms 0–2, of 20 ms 0 in 4 runs of 100.
+	// per run, with the measured delays alone 0–7 of 100 calls lost their
+	// outputs, with a floor of 5 ms 0–3, of 10 ms 0–2, of 20 ms 0 (4 runs each,
+	// while other builds loaded the machine; 0 in 6 more runs without them).
 	MachineDelayFloorMs = 20
 )
 
