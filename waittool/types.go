@@ -42,7 +42,8 @@ const (
 	// in those 20 ms), more than any delay measured earlier in the calls;
 	// per run, with the measured delays alone 0–7 of 100 calls lost their
 	// outputs, with a floor of 5 ms 0–3, of 10 ms 0–2, of 20 ms 0 (4 runs each,
-	// while other builds loaded the machine; 0 in 6 more runs without them).
+	// the test at real-time priority while other builds ran; 0 in 6 more runs
+	// of the final tool).
 	MachineDelayFloorMs = 20
 )
 
