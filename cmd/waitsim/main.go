@@ -50,7 +50,19 @@ func main() {
 			fmt.Fprintf(os.Stderr, "waitsim: unknown command %q\n%s", name, usage)
 			os.Exit(2)
 		}
+		defaultToolchain()
 		os.Exit(cmd(os.Args[2:]))
+	}
+}
+
+// defaultToolchain sets GOTOOLCHAIN=auto for the go commands waitsim runs
+// (go test -c, go list, go vet), unless the user set GOTOOLCHAIN: a machine
+// whose go env says "local" and whose go is older than go.mod's go line
+// (1.27.3) then fetches the toolchain go.mod asks for, as `make` does with its
+// own GOTOOLCHAIN, instead of refusing every build.
+func defaultToolchain() {
+	if os.Getenv("GOTOOLCHAIN") == "" {
+		os.Setenv("GOTOOLCHAIN", "auto")
 	}
 }
 
