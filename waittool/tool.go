@@ -144,6 +144,15 @@ func (c *call) machine() time.Duration {
 // work. It is 0 on an exact clock.
 func (c *call) slip() time.Duration { return max(c.now().Sub(c.anchor)-c.spent, 0) }
 
+// limit returns now and the instant a read is issued and raced against
+// (contract §2 step 12): the deadline moved by the call's slip, which it
+// records into late.
+func (c *call) limit() (now, limit time.Time) {
+	now, slip := c.now(), c.slip()
+	c.late = max(c.late, slip)
+	return now, c.deadline.Add(slip)
+}
+
 type readResult[T any] struct {
 	v     T
 	err   error
@@ -162,9 +171,7 @@ type readResult[T any] struct {
 // cost a read.
 func raceRead[T any](c *call, what string, read func(context.Context) (T, error)) (T, outcome) {
 	var zero T
-	now, slip := c.now(), c.slip()
-	c.late = max(c.late, slip)
-	limit := c.deadline.Add(slip)
+	now, limit := c.limit()
 	if now.Add(c.cost).After(limit) {
 		c.emit(EvNotIssued, what)
 		return zero, notIssued
@@ -192,9 +199,7 @@ func raceRead[T any](c *call, what string, read func(context.Context) (T, error)
 	case <-c.ctx.Done():
 		return zero, canceled
 	}
-	now, slip = c.now(), c.slip()
-	c.late = max(c.late, slip)
-	limit = c.deadline.Add(slip)
+	now, limit = c.limit()
 	timer := clk.Timer(limit.Sub(now))
 	defer timer.Stop()
 	var r readResult[T]
