@@ -24,13 +24,31 @@ import (
 func copyFixture(t *testing.T) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "fixture")
-	err := filepath.WalkDir("testdata/fixture", func(p string, d fs.DirEntry, err error) error {
+	copyTree(t, "testdata/fixture", dst, nil)
+	return dst
+}
+
+// copyTree copies the regular files and directories under src to dst,
+// leaving out each entry (with all under it) for which skip, when not nil, is
+// true of its path relative to src.
+func copyTree(t *testing.T, src, dst string, skip func(rel string, d fs.DirEntry) bool) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel("testdata/fixture", p)
+		rel, _ := filepath.Rel(src, p)
+		if skip != nil && rel != "." && skip(rel, d) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -41,7 +59,6 @@ func copyFixture(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dst
 }
 
 // TestPathEscapeRefused: a catalog entry whose file: or patch header

@@ -112,7 +112,8 @@ func TestSuggestDemonstration(t *testing.T) {
 }
 
 // copyModule copies the module (the parent of this package) into a
-// temporary directory, without .git and out/.
+// temporary directory, without .git, out/ and other hidden directories but
+// .ci.
 func copyModule(t *testing.T) string {
 	t.Helper()
 	src, err := filepath.Abs("..")
@@ -120,29 +121,9 @@ func copyModule(t *testing.T) string {
 		t.Fatal(err)
 	}
 	dst := t.TempDir()
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if rel == ".git" || rel == "out" || (strings.HasPrefix(d.Name(), ".") && rel != "." && d.Name() != ".ci") {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if !d.Type().IsRegular() || rel == ".git" {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	copyTree(t, src, dst, func(rel string, d fs.DirEntry) bool {
+		return rel == ".git" || d.IsDir() && (rel == "out" || strings.HasPrefix(d.Name(), ".") && d.Name() != ".ci")
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return dst
 }
 
