@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -99,17 +100,7 @@ func TestPathEscapeRefused(t *testing.T) {
 			if msg := stderr.String(); !strings.Contains(msg, "zz-escape.yaml") || !strings.Contains(msg, c.field) {
 				t.Errorf("the error does not name the catalog file and %q: %s", c.field, msg)
 			}
-			after := snapshot(t, root)
-			for p, h := range before {
-				if after[p] != h {
-					t.Errorf("%s changed", p)
-				}
-			}
-			for p := range after {
-				if _, ok := before[p]; !ok {
-					t.Errorf("%s appeared", p)
-				}
-			}
+			sameSnapshot(t, before, snapshot(t, root))
 			if left, _ := os.ReadDir(tmp); len(left) > 0 {
 				t.Errorf("written to the temp dir: %s", left[0].Name())
 			}
@@ -179,7 +170,7 @@ func TestKillGroupLeavesNothing(t *testing.T) {
 	if err := os.Mkdir(live, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(live, ownerFile), []byte(strings.Join([]string{itoa(os.Getpid()), processStart(os.Getpid())}, " ")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(live, ownerFile), []byte(strings.Join([]string{strconv.Itoa(os.Getpid()), processStart(os.Getpid())}, " ")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	args, _ := json.Marshal([]string{"--root", root, "--pkg", "./calc/", "--target", "./calc/", "--catalog", "catalog",
@@ -265,5 +256,3 @@ func TestKillGroupLeavesNothing(t *testing.T) {
 		}
 	}
 }
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

@@ -69,6 +69,22 @@ func snapshot(t *testing.T, root string) map[string]string {
 // mutants are running, and checks the exit code, that every file of the
 // tree (go.mod and go.sum included) and `git status` are byte-identical,
 // and that no temporary directory is left behind.
+// sameSnapshot reports every file of before that changed and every file
+// that appeared since (snapshots of the same root).
+func sameSnapshot(t *testing.T, before, after map[string]string) {
+	t.Helper()
+	for p, h := range before {
+		if after[p] != h {
+			t.Errorf("%s changed", p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s appeared", p)
+		}
+	}
+}
+
 func TestInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a campaign")
@@ -128,17 +144,7 @@ func TestInterrupt(t *testing.T) {
 			if code := exitCode(err); code != c.code {
 				t.Fatalf("exit %d after %v, want %d; output:\n%s", code, c.sig, c.code, strings.Join(seen, "\n"))
 			}
-			after := snapshot(t, root)
-			for p, h := range before {
-				if after[p] != h {
-					t.Errorf("%s changed", p)
-				}
-			}
-			for p := range after {
-				if _, ok := before[p]; !ok {
-					t.Errorf("%s appeared", p)
-				}
-			}
+			sameSnapshot(t, before, snapshot(t, root))
 			if b, _ := os.ReadFile(filepath.Join(root, "go.mod")); string(b) != string(gomod) {
 				t.Error("go.mod changed")
 			}
