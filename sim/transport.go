@@ -157,10 +157,39 @@ type wire struct {
 	callCut string // why the latest tool call's stream was cut ("" if not)
 	held    []*wstream
 	cuts    int // responses cut so far
-	// gapFrom is when a resumable SSE stream was cut and not yet resumed
-	// (-1: none); delay sums such gaps since the caller's call began.
+	// gapFrom is when the call's resumable SSE stream was cut and not yet
+	// resumed (-1: none); delay sums such gaps since the caller's call began.
 	gapFrom int64
 	delay   int64
+	// resumeAt is the earliest instant (virtual ms) at which the client's
+	// next resumption of the call's stream reaches the server: the SDK's
+	// client waits on the bubble's clock, which may stand behind virtual
+	// time, so its request is held until then. resumeFails counts the
+	// resumptions in a row that failed before their response began.
+	resumeAt    int64
+	resumeFails int
+}
+
+// The go-sdk v1.8.0 client's retries of a resumption whose request failed
+// before its response began (the connection closed under it): attempt n
+// (n = 2..resumeAttempts) waits 1000·1.5^(n−1) ms plus a random draw below
+// that, then it gives the session up.
+const (
+	resumeAttempts  = 5    // StreamableClientTransport.MaxRetries' default
+	resumeBackoffMs = 1000 // the first delay, grown 1.5× by each attempt
+)
+
+// resumeRetryMs is the end of the window in which the client sends a
+// resumption again after fails attempts in a row failed before their
+// response began: attempt fails+1 waits 1000·1.5^fails ms plus a random draw
+// below that. The world takes the latest instant the draw allows (3000 ms
+// after the first failure), so a run does not depend on the draw.
+func resumeRetryMs(fails int) int64 {
+	d := float64(2 * resumeBackoffMs)
+	for range fails {
+		d *= 1.5
+	}
+	return int64(d)
 }
 
 // abandon is the caller giving its call up (its request timeout): from this
@@ -180,7 +209,7 @@ func (w *wire) abandon() {
 // startCall resets the wire's account of the caller's new call.
 func (w *wire) startCall() {
 	w.mu.Lock()
-	w.delay, w.gapFrom = 0, -1
+	w.delay, w.gapFrom, w.resumeAt, w.resumeFails = 0, -1, -1, 0
 	w.mu.Unlock()
 }
 
@@ -197,8 +226,15 @@ func (w *wire) wireDelay() int64 {
 // fixed order.
 func (w *wire) releaseHeld() {
 	w.mu.Lock()
-	held := w.held
-	w.held = nil
+	var held []*wstream
+	now := w.k.NowMs()
+	w.held = slices.DeleteFunc(w.held, func(s *wstream) bool {
+		if s.callResume && w.resumeAt > now {
+			return false // the client's delay has not run out in virtual time
+		}
+		held = append(held, s)
+		return true
+	})
 	w.mu.Unlock()
 	sortStreams(held)
 	for _, s := range held {
@@ -206,7 +242,7 @@ func (w *wire) releaseHeld() {
 			w.mu.Lock()
 			now := w.k.NowMs()
 			s.openedMs, s.lastMs = now, now
-			if s.kind == kindResume && w.gapFrom >= 0 {
+			if s.callResume && w.gapFrom >= 0 {
 				w.delay += now - w.gapFrom
 				w.gapFrom = -1
 			}
@@ -250,10 +286,13 @@ type wstream struct {
 	bytes     int64
 	header    bool // headers forwarded
 	sse       bool
-	cutSent   bool          // a cut was sent
-	abandoned bool          // the caller gave the call up: nothing more is forwarded
-	release   chan struct{} // a held request goes on when closed
-	cut       chan string
+	cutSent   bool // a cut was sent
+	abandoned bool // the caller gave the call up: nothing more is forwarded
+	// callResume: a resumption of a tool call's stream (its Last-Event-ID
+	// names a stream other than the standalone one, whose ids start "_").
+	callResume bool
+	release    chan struct{} // a held request goes on when closed
+	cut        chan string
 }
 
 // actor is the trace actor of a stream: the tool call's stream on the main
@@ -485,14 +524,35 @@ func (w *wire) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 func (w *wire) noteCut(s *wstream, why string) {
 	w.mu.Lock()
 	w.cuts++
+	now := w.k.NowMs()
 	if s.kind == kindCall {
 		w.callCut = why
 	}
 	sse := s.sse && s.header
-	if sse && (s.kind == kindCall || s.kind == kindResume) && w.gapFrom < 0 {
-		w.gapFrom = w.k.NowMs()
+	callStream := s.kind == kindCall || s.callResume
+	if sse && callStream {
+		// The client resumes after the stream's retry field.
+		w.resumeAt, w.resumeFails = now+ResumeDelayMs, 0
+	}
+	retry := int64(0)
+	if s.callResume && !s.header && !strings.HasPrefix(why, "proxy") {
+		// The resumption's request failed before its response began (the
+		// connection closed under it; a proxy answers 504 instead, and the
+		// client gives its session up): the client sends it again after its
+		// backoff, while attempts are left.
+		w.resumeFails++
+		if w.resumeFails < resumeAttempts {
+			retry = now + resumeRetryMs(w.resumeFails)
+			w.resumeAt = retry
+		}
+	}
+	if (sse && callStream || retry > 0) && w.gapFrom < 0 {
+		w.gapFrom = now
 	}
 	w.mu.Unlock()
+	if retry > 0 {
+		w.wr.wireAt(retry)
+	}
 	if sse {
 		// The client resumes ResumeDelayMs after it saw the cut, on the
 		// bubble's clock, which only wire events move (syncBubble): it may
@@ -518,10 +578,11 @@ func (w *wire) openStream(r *http.Request, body []byte) *wstream {
 			kind = kindResume
 		}
 	}
+	callResume := kind == kindResume && !strings.HasPrefix(r.Header.Get("Last-Event-ID"), "_")
 	w.mu.Lock()
 	w.n++
 	now := w.k.NowMs()
-	s := &wstream{id: w.n, kind: kind, openedMs: now, lastMs: now, cut: make(chan string, 1)}
+	s := &wstream{id: w.n, kind: kind, openedMs: now, lastMs: now, cut: make(chan string, 1), callResume: callResume}
 	s.label = fmt.Sprintf("%s %s", r.Method, kind)
 	if kind == kindCall {
 		s.label = "POST tools/call"
@@ -687,7 +748,7 @@ func (wr *worldRun) connectHTTP(tb testing.TB, ctx context.Context, server *mcp.
 	if tb == nil {
 		return nil, errors.New("an HTTP transport needs RunWorld (a test's bubble)")
 	}
-	w := &wire{k: wr.k, wr: wr, name: c.spec.Name, spec: ts, gapFrom: -1}
+	w := &wire{k: wr.k, wr: wr, name: c.spec.Name, spec: ts, gapFrom: -1, resumeAt: -1}
 	opts := &mcp.StreamableHTTPOptions{
 		Stateless:                  ts.Mode == ModeStatelessSSE || ts.Mode == ModeStatelessJSON,
 		JSONResponse:               ts.Mode == ModeJSON || ts.Mode == ModeStatelessJSON,
