@@ -36,9 +36,9 @@ var Invariants = []Invariant{
 	{"chain-terminates", "Following remainingMs terminates: each next call passes the last remainingMs, which shrinks (a retry after a transport failure: what is left of the lost call's budget), and the chain ends before the default bound of 50 calls (contract §2 step 9)."},
 	{"bridge-errors-are-fields", "A valid call never gets an error result or a protocol error: bridge errors are reply fields (contract §2 step 9)."},
 	{"transport-keeps-replies", "With the contract's 30 s cap, the transport loses no reply unless the world cuts sooner than 60 s: behind a proxy idle timeout of none or at least 60000 ms, with no drop and no server write timeout below 60000 ms, the transport cuts no call's response, in every mode and under every profile (contract §6). (A session the SDK's client gives up after cuts of its standalone stream is not counted here: see transport-session-fails.)"},
-	{ModelRequests, "The call issues exactly the bridge reads the contract calls for, each at the instant it calls for it, and its reply resolves when the model says; a late tool timer may move an instant by at most the world's lateness (the reference model, contract §2 steps 1–8 and 12)."},
+	{ModelRequests, "The call issues exactly the bridge reads the contract calls for, each at the instant it calls for it, and its reply resolves when the model says; a late tool timer may move an instant by at most the world's lateness, and a resumed stream may deliver the reply later by its gap (the reference model, contract §2 steps 1–8 and 12, §6)."},
 	{ModelReply, "Every reply field equals what the reference model computes from the world's records: ok, error, done, agents with states, outputs (the exact messages kept), truncated, bridgeError, remainingMs, agentsUnavailable, outputsUnavailable (contract §2 steps 7–9)."},
-	{ModelProgress, "With a progress token, the caller receives one notification per poll whose elapsed ms grew, progress = elapsed ms at the poll (at most total), total = capped ms, and none without a token (contract §2 steps 11 and 12)."},
+	{ModelProgress, "With a progress token, the caller receives one notification per poll whose elapsed ms grew, progress = elapsed ms at the poll (at most total), total = capped ms, and none without a token; over HTTP those the transport carries, in order and none early, one a reopened stream delivers again counting once (contract §2 steps 11 and 12, §6)."},
 	{"description-states-cap", "The tool description and the timeoutMs description state the 30-second cap, remainingMs and the call-again instruction, in no other unit (contract §2 step 10)."},
 }
 
@@ -67,6 +67,9 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 		specs[cs.Name] = cs
 	}
 	var views []callView
+	// walked: what each call hands its next one (contract §2 step 12); a
+	// call the tool ran whose reply did not come back is in it, open.
+	var walked []lateAt
 	for i := range sums {
 		s := sums[i]
 		cr := res.Call(s.Caller, s.Index)
@@ -82,6 +85,9 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 			add("bridge-errors-are-fields", "%s: error result: %s", who, cr.ErrorText+cr.RPCError)
 		}
 		if s.IsError || s.Lost || cr.Reply == nil {
+			if s.CallID != 0 {
+				walked = append(walked, lateAt{endMs: -1, callID: s.CallID, open: true})
+			}
 			continue
 		}
 		timeout := s.TimeoutMs
@@ -95,12 +101,14 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 		}
 		views = append(views, v)
 	}
-	var walked []lateAt
 	for _, v := range views {
 		vs = append(vs, checkCall(v)...)
-		mvs, late := checkModel(v, walked)
+		mvs, late, open := checkModel(v, walked)
 		vs = append(vs, mvs...)
-		walked = append(walked, lateAt{endMs: v.sum.EndMs, late: late})
+		// A reply the wire delayed was built before it resolved: when, the
+		// records do not tell, so which later call inherits from it is open.
+		open = open || v.sum.WireDelayMs > 0
+		walked = append(walked, lateAt{endMs: v.sum.EndMs, late: late, callID: v.sum.CallID, open: open})
 	}
 	vs = append(vs, checkChains(c, sums)...)
 	vs = append(vs, checkDescriptions(res)...)

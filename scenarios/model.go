@@ -91,9 +91,16 @@ type model struct {
 	capped   int64
 	maxLate  int64 // the largest lateness the world gave a tool timer
 	endMs    int64 // when the reply resolved, as recorded
-	reqs     []sim.Request
-	choices  []bool // the verdicts of open races, in order: true = in time
-	asked    int    // open races met so far
+	// wireDelay: the reply reached the caller up to this much after the tool
+	// sent it (a resumed stream, contract §6); builtMs is the instant the
+	// reply's remainingMs says it was built (-1: it carries none).
+	wireDelay, builtMs int64
+	// open: the call's own late (what its next call inherits) is not known
+	// from the records: a timer's wake was read from a reply the wire delayed.
+	open    bool
+	reqs    []sim.Request
+	choices []bool // the verdicts of open races, in order: true = in time
+	asked   int    // open races met so far
 
 	inherited int64 // the machine delay the tool's previous call measured (step 12)
 
@@ -115,6 +122,11 @@ func (m *model) fail(id, format string, args ...any) {
 // wake returns when a timer of the call due at due woke it: due itself with
 // exact timers, else the instant of the call's next act in the records,
 // which must lie within due..due+maxLate.
+//
+// A reply that came over a resumed stream was sent up to wireDelay before the
+// caller got it (contract §6): the wake then lies in both windows, at the
+// instant the reply's remainingMs says it was built when it says one, else
+// at the earliest, and the call's late is no longer known exactly.
 func (m *model) wake(due int64, what string) int64 {
 	if m.maxLate == 0 {
 		return due
@@ -122,6 +134,13 @@ func (m *model) wake(due int64, what string) int64 {
 	w := m.endMs
 	if m.next < len(m.reqs) {
 		w = m.reqs[m.next].IssuedMs
+	} else if m.wireDelay > 0 && w >= due && w-m.wireDelay <= due+m.maxLate {
+		lo, hi := max(due, w-m.wireDelay), min(w, due+m.maxLate)
+		w = lo
+		if m.builtMs >= lo && m.builtMs <= hi {
+			w = m.builtMs
+		}
+		m.open = true
 	}
 	if w < due || w > due+m.maxLate {
 		m.fail(ModelRequests, "%s due at %d ms woke the call at %d ms (its next act); timers are at most %d ms late (%s)", what, due, w, m.maxLate, m.story())
@@ -228,22 +247,34 @@ type modelWant struct {
 
 // lateAt is a walked call's measured machine delay (late) and when its
 // reply resolved: what the tool hands to its next call (contract §2 step 12).
-type lateAt struct{ endMs, late int64 }
+// open: the records do not tell the call's late or the instant the tool
+// ended it (its reply was lost, or the wire delayed it after a late wake);
+// callID is the tool's id of the call (the tool numbers calls as they start).
+type lateAt struct {
+	endMs, late int64
+	callID      uint64
+	open        bool
+}
 
 // checkModel walks call v through contract §2 and returns every difference
-// between what the model says and what the records show, and the machine
-// delay the call measured. prior holds the calls walked before it.
-func checkModel(v callView, prior []lateAt) ([]Violation, int64) {
+// between what the model says and what the records show, the machine delay
+// the call measured, and whether that figure is open (see lateAt). prior
+// holds the calls walked before it, and the calls the tool ran whose reply
+// was lost (open, endMs -1).
+func checkModel(v callView, prior []lateAt) ([]Violation, int64, bool) {
 	base := model{who: fmt.Sprintf("%s#%d", v.sum.Caller, v.sum.Index), start: v.sum.StartMs,
 		deadline: v.deadline, capped: v.capped, maxLate: v.maxLate, endMs: v.sum.EndMs, reqs: v.reqs,
-		in: modelInputOf(v.cr.Args, v.sum.TimeoutMs)}
+		in: modelInputOf(v.cr.Args, v.sum.TimeoutMs), wireDelay: v.sum.WireDelayMs, builtMs: -1}
+	if r, ok := v.sum.Reply["remainingMs"].(float64); ok {
+		base.builtMs = v.sum.StartMs + v.sum.TimeoutMs - int64(r)
+	}
 	// The tool's previous call is one whose reply resolved last by v's start;
 	// at v's start instant itself the order is open, so a call that resolved
 	// then, or the last one before, may be it. Each candidate is tried.
 	latest := func(by int64, strict bool) []int64 {
 		last := int64(-1)
 		for _, p := range prior {
-			if p.endMs < by || !strict && p.endMs == by {
+			if p.endMs >= 0 && (p.endMs < by || !strict && p.endMs == by) {
 				last = max(last, p.endMs)
 			}
 		}
@@ -258,25 +289,38 @@ func checkModel(v callView, prior []lateAt) ([]Violation, int64) {
 		}
 		return out
 	}
+	all := append(latest(v.sum.StartMs, false), latest(v.sum.StartMs, true)...)
+	// A call the tool started before v whose late the records do not tell
+	// (its reply was lost on the wire, or the wire delayed it after a late
+	// wake) may be the previous call: then v may inherit any delay the world
+	// can give, 0 to maxLate. The reserve cannot tell 1..MachineDelayFloorMs
+	// apart (the floor), so 1 stands for them (contract §2 step 12).
+	if v.maxLate > 0 && slices.ContainsFunc(prior, func(p lateAt) bool { return p.open && p.callID < v.sum.CallID }) {
+		all = append(all, 0, 1)
+		for l := int64(waittool.MachineDelayFloorMs) + 1; l <= v.maxLate; l++ {
+			all = append(all, l)
+		}
+	}
 	var candidates []int64
-	for _, l := range append(latest(v.sum.StartMs, false), latest(v.sum.StartMs, true)...) {
+	for _, l := range all {
 		if !slices.Contains(candidates, l) {
 			candidates = append(candidates, l)
 		}
 	}
 	var first []Violation
 	var firstLate int64
+	firstOpen := false
 	for i, inherited := range candidates {
 		base.inherited = inherited
-		vs, late := base.explore(v, nil)
+		vs, late, open := base.explore(v, nil)
 		if len(vs) == 0 {
-			return nil, late
+			return nil, late, open
 		}
 		if i == 0 {
-			first, firstLate = vs, late
+			first, firstLate, firstOpen = vs, late, open
 		}
 	}
-	return first, firstLate
+	return first, firstLate, firstOpen
 }
 
 // explore walks the call with the given verdicts of its open races (later
@@ -284,24 +328,24 @@ func checkModel(v callView, prior []lateAt) ([]Violation, int64) {
 // by default, it tries both verdicts of the first undecided one. It returns
 // nil when some walk matches the records, else the shortest list of
 // differences found.
-func (base model) explore(v callView, choices []bool) ([]Violation, int64) {
+func (base model) explore(v callView, choices []bool) ([]Violation, int64, bool) {
 	m := base
 	m.choices, m.now, m.anchor = choices, m.start, m.start
 	m.run(v)
 	if len(m.vs) == 0 || m.asked <= len(choices) || len(choices) >= 8 {
-		return m.vs, m.late
+		return m.vs, m.late, m.open
 	}
-	best, late := m.vs, m.late
+	best, late, open := m.vs, m.late, m.open
 	for _, verdict := range []bool{true, false} {
-		vs, l := base.explore(v, append(slices.Clone(choices), verdict))
+		vs, l, o := base.explore(v, append(slices.Clone(choices), verdict))
 		if len(vs) == 0 {
-			return nil, l
+			return nil, l, o
 		}
 		if len(vs) < len(best) {
-			best, late = vs, l
+			best, late, open = vs, l, o
 		}
 	}
-	return best, late
+	return best, late, open
 }
 
 // run walks the call once and compares.
@@ -510,13 +554,23 @@ func (m *model) compareReply(got, want map[string]any) {
 
 // compareProgress checks the notifications a caller received against the
 // model's. Over streamable HTTP the transport may drop notifications (no
-// stream to carry them, a cut stream) and deliver one late (a resumed
-// stream): what arrived must then be the model's notifications, in order,
-// each at or after its instant, but not all of them need arrive (contract §6).
+// stream to carry them, a cut stream), deliver one late (a resumed stream)
+// and deliver one again (a standalone stream reopened without Last-Event-ID
+// replays the handler's EventStore from its start): what arrived must then be
+// the model's notifications, in order, each at or after its instant, one
+// delivered again counting once, but not all of them need arrive (contract
+// §6; progress-reports-elapsed allows the same).
 func (m *model) compareProgress(notes, want []sim.ProgressNote, overHTTP bool) {
 	if overHTTP {
 		j := 0
 		for i, n := range notes {
+			if j > 0 && slices.ContainsFunc(want[:j], func(w sim.ProgressNote) bool {
+				return w.Progress == n.Progress && w.Total == n.Total && n.AtMs >= w.AtMs
+			}) && slices.ContainsFunc(notes[:i], func(p sim.ProgressNote) bool {
+				return p.Progress == n.Progress && p.Total == n.Total
+			}) {
+				continue // delivered again: it counts once
+			}
 			for j < len(want) && (want[j].Progress != n.Progress || want[j].Total != n.Total || n.AtMs < want[j].AtMs) {
 				j++
 			}
