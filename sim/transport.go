@@ -162,12 +162,13 @@ type wire struct {
 	gapFrom int64
 	delay   int64
 	// resumeAt is the earliest instant (virtual ms) at which the client's
-	// next resumption of the call's stream reaches the server: the SDK's
-	// client waits on the bubble's clock, which may stand behind virtual
-	// time, so its request is held until then. resumeFails counts the
-	// resumptions in a row that failed before their response began.
-	resumeAt    int64
-	resumeFails int
+	// next resumption of the call's stream reaches the server, listenAt the
+	// same for its standalone stream: the SDK's client waits on the bubble's
+	// clock, which may stand behind virtual time, so its request is held
+	// until then (-1: no hold). resumeFails counts the resumptions in a row
+	// that failed before their response began.
+	resumeAt, listenAt int64
+	resumeFails        int
 }
 
 // The go-sdk v1.8.0 client's retries of a resumption whose request failed
@@ -229,7 +230,7 @@ func (w *wire) releaseHeld() {
 	var held []*wstream
 	now := w.k.NowMs()
 	w.held = slices.DeleteFunc(w.held, func(s *wstream) bool {
-		if s.callResume && w.resumeAt > now {
+		if s.holdUntil > now {
 			return false // the client's delay has not run out in virtual time
 		}
 		held = append(held, s)
@@ -291,6 +292,7 @@ type wstream struct {
 	// callResume: a resumption of a tool call's stream (its Last-Event-ID
 	// names a stream other than the standalone one, whose ids start "_").
 	callResume bool
+	holdUntil  int64         // a held request goes on no earlier than this (virtual ms)
 	release    chan struct{} // a held request goes on when closed
 	cut        chan string
 }
@@ -534,6 +536,10 @@ func (w *wire) noteCut(s *wstream, why string) {
 		// The client resumes after the stream's retry field.
 		w.resumeAt, w.resumeFails = now+ResumeDelayMs, 0
 	}
+	if sse && !callStream {
+		// The standalone stream: the client opens it again after its retry field.
+		w.listenAt = now + ResumeDelayMs
+	}
 	retry := int64(0)
 	if s.callResume && !s.header && !strings.HasPrefix(why, "proxy") {
 		// The resumption's request failed before its response began (the
@@ -594,6 +600,10 @@ func (w *wire) openStream(r *http.Request, body []byte) *wstream {
 	w.mu.Unlock()
 	if w.k.Step() > 0 {
 		if kind == kindListen || kind == kindResume {
+			s.holdUntil = w.listenAt
+			if callResume {
+				s.holdUntil = w.resumeAt
+			}
 			s.release = make(chan struct{})
 			w.mu.Lock()
 			w.held = append(w.held, s)
@@ -748,7 +758,7 @@ func (wr *worldRun) connectHTTP(tb testing.TB, ctx context.Context, server *mcp.
 	if tb == nil {
 		return nil, errors.New("an HTTP transport needs RunWorld (a test's bubble)")
 	}
-	w := &wire{k: wr.k, wr: wr, name: c.spec.Name, spec: ts, gapFrom: -1, resumeAt: -1}
+	w := &wire{k: wr.k, wr: wr, name: c.spec.Name, spec: ts, gapFrom: -1, resumeAt: -1, listenAt: -1}
 	opts := &mcp.StreamableHTTPOptions{
 		Stateless:                  ts.Mode == ModeStatelessSSE || ts.Mode == ModeStatelessJSON,
 		JSONResponse:               ts.Mode == ModeJSON || ts.Mode == ModeStatelessJSON,
