@@ -567,9 +567,9 @@ func (m *model) compareProgress(notes, want []sim.ProgressNote, overHTTP bool) {
 			if j > 0 && slices.ContainsFunc(want[:j], func(w sim.ProgressNote) bool {
 				return w.Progress == n.Progress && w.Total == n.Total && n.AtMs >= w.AtMs
 			}) && slices.ContainsFunc(notes[:i], func(p sim.ProgressNote) bool {
-				return p.Progress == n.Progress && p.Total == n.Total
+				return p.Progress == n.Progress && p.Total == n.Total && p.AtMs < n.AtMs
 			}) {
-				continue // delivered again: it counts once
+				continue // delivered again, later (a replay needs a cut and a new stream): it counts once
 			}
 			for j < len(want) && (want[j].Progress != n.Progress || want[j].Total != n.Total || n.AtMs < want[j].AtMs) {
 				j++

@@ -194,6 +194,61 @@ noBridge: true
 callers:
   - name: A
 `,
+	// replayed: A's one notification (1000 ms) reaches it again at 13000
+	// ms, replayed by a standalone stream reopened without Last-Event-ID
+	// (contract §6); B keeps the world open.
+	"replayed": `name: replayed
+transport: {mode: json, eventStore: true, idleTimeoutMs: 5000}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    progress: true
+    args: {timeoutMs: 1000}
+  - name: B
+    transport: {mode: memory}
+    args: {timeoutMs: 14000, pollIntervalMs: 10000}
+`,
+	// lostcall: A's reply is lost on the wire while its handler runs on and
+	// measures 1 ms of lateness; B inherits it (contract §2 step 12).
+	"lostcall": `name: lostcall
+timers: {lateMs: 1}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    transport: {mode: sse, dropAtMs: [100]}
+    args: {timeoutMs: 1000, pollIntervalMs: 250}
+  - name: B
+    startMs: 2000
+    args: {timeoutMs: 1000}
+`,
+	// resumedlate: the race timer of the only list fires 5 ms late, at
+	// 30005 ms; the reply, built then, reaches the caller over a stream
+	// resumed at 31000 ms (contract §6).
+	"resumedlate": `name: resumedlate
+timers: {lateMs: 5}
+transport: {mode: sse, protocol: 2025-11-25, eventStore: true, idleTimeoutMs: 30000}
+bridge: {list: [stall], timeoutMs: none}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    profile: go-sdk
+    args: {timeoutMs: 100000}
+`,
+	// resumeretry: a resumption cut by the write deadline before its
+	// response began is sent again 3000 ms later: the reply resolves at
+	// 33000 ms, delayed by gaps of 1000 and 3000 ms (contract §6).
+	"resumeretry": `name: resumeretry
+transport: {mode: sse, protocol: 2025-11-25, eventStore: true, writeTimeoutMs: 20000, dropAtMs: [100]}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    profile: ts-sdk
+    args: {timeoutMs: 100000}
+`,
 }
 
 // oracleRun runs the named world and returns its case and result.
@@ -717,6 +772,38 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 		}, []string{ModelRequests}, "asks for [a]", nil},
 		{"model-resolves-early", "slow", func(t *testing.T, res *sim.Result) { res.Calls[0].EndMs-- },
 			[]string{ModelRequests}, "want 20750 ms", nil},
+		// What the transport may do, and no more (contract §6).
+		{"http-replayed-note-not-called-for", "replayed", func(t *testing.T, res *sim.Result) {
+			n := res.Call("A", 1).ProgressNotes
+			n[len(n)-1].Progress = 999 // a replay carries the very notification
+		}, []string{ModelProgress}, "progress notification 2 (999/1000 ms at 13000 ms) was not called for", nil},
+		{"http-replayed-note-early", "replayed", func(t *testing.T, res *sim.Result) {
+			n := res.Call("A", 1).ProgressNotes
+			n[len(n)-1].AtMs = n[0].AtMs // at the instant of the first: no replay
+		}, []string{ModelProgress}, "progress notification 2 (1000/1000 ms at 1000 ms) was not called for", nil},
+		{"inherits-more-than-any-lateness", "lostcall", func(t *testing.T, res *sim.Result) {
+			// B's one sleep ends 10 ms earlier than the floor a lost call's 1 ms gives it
+			b := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "B" })
+			for _, j := range append(requestsOf(res, b, "list")[1:], requestsOf(res, b, "read")...) {
+				res.Requests[j].IssuedMs -= 10
+				res.Requests[j].CompletedMs -= 10
+			}
+			res.Calls[b].EndMs -= 10
+		}, []string{ModelRequests}, "woke the call at 2971 ms", nil},
+		{"lost-call-after-gives-nothing", "lostcall", func(t *testing.T, res *sim.Result) {
+			// the lost call is the tool's later one: B inherits nothing from it
+			i := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "A" })
+			res.Calls[i].CallID += 10
+		}, []string{ModelRequests}, "the poll sleep due at 3000 ms woke the call at 2981 ms", nil},
+		{"resumed-reply-built-outside-the-window", "resumedlate", func(t *testing.T, res *sim.Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 69990.0 })
+		}, []string{ModelReply}, "remainingMs = 69990, want 70000", nil},
+		{"resumed-reply-without-the-gap", "resumedlate", func(t *testing.T, res *sim.Result) { res.Calls[0].WireDelayMs = 0 },
+			[]string{ModelRequests, "resolves-by-deadline"}, "the race timer of list #1 due at 30000 ms woke the call at 31000 ms", nil},
+		{"resumed-reply-gap-too-short", "resumedlate", func(t *testing.T, res *sim.Result) { res.Calls[0].WireDelayMs = 994 },
+			[]string{ModelRequests}, "woke the call at 31000 ms", nil},
+		{"resume-retry-gap-not-counted", "resumeretry", func(t *testing.T, res *sim.Result) { res.Calls[0].WireDelayMs = 1000 },
+			[]string{"resolves-by-deadline", ModelRequests}, "resolved at 33000 ms, after the deadline 30000 ms", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
