@@ -28,6 +28,10 @@ func httpWorlds() []World {
 					Transport: &TransportSpec{Mode: m, Protocol: Protocol20251125, WriteTimeoutMs: 25000},
 					Args:      map[string]any{"timeoutMs": 600000}},
 				{Name: "D", StartMs: 200, Progress: true, Transport: resumable, Args: map[string]any{"timeoutMs": 30000, "sessionIds": []any{"a"}}},
+				// E's resumption (SSE modes) is cut by the write deadline before its response began: the
+				// client sends it again after its backoff.
+				{Name: "E", StartMs: 400, Transport: &TransportSpec{Mode: m, Protocol: Protocol20251125, EventStore: true, WriteTimeoutMs: 20000, DropAtMs: []int64{1000}},
+					Args: map[string]any{"timeoutMs": 600000}},
 			}})
 	}
 	return ws
