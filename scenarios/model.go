@@ -126,7 +126,8 @@ func (m *model) fail(id, format string, args ...any) {
 // A reply that came over a resumed stream was sent up to wireDelay before the
 // caller got it (contract §6): the wake then lies in both windows, at the
 // instant the reply's remainingMs says it was built when it says one, else
-// at the earliest, and the call's late is no longer known exactly.
+// at the latest (only remainingMs depends on it: the later, the less of the
+// budget is left), and the call's late is no longer known exactly.
 func (m *model) wake(due int64, what string) int64 {
 	if m.maxLate == 0 {
 		return due
@@ -136,7 +137,7 @@ func (m *model) wake(due int64, what string) int64 {
 		w = m.reqs[m.next].IssuedMs
 	} else if m.wireDelay > 0 && w >= due && w-m.wireDelay <= due+m.maxLate {
 		lo, hi := max(due, w-m.wireDelay), min(w, due+m.maxLate)
-		w = lo
+		w = hi // no remainingMs: the latest instant, where it is least likely called for
 		if m.builtMs >= lo && m.builtMs <= hi {
 			w = m.builtMs
 		}

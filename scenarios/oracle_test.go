@@ -797,7 +797,7 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 		}, []string{ModelRequests}, "the poll sleep due at 3000 ms woke the call at 2981 ms", nil},
 		{"resumed-reply-built-outside-the-window", "resumedlate", func(t *testing.T, res *sim.Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 69990.0 })
-		}, []string{ModelReply}, "remainingMs = 69990, want 70000", nil},
+		}, []string{ModelReply}, "remainingMs = 69990, want 69995", nil},
 		{"resumed-reply-without-the-gap", "resumedlate", func(t *testing.T, res *sim.Result) { res.Calls[0].WireDelayMs = 0 },
 			[]string{ModelRequests, "resolves-by-deadline"}, "the race timer of list #1 due at 30000 ms woke the call at 31000 ms", nil},
 		{"resumed-reply-gap-too-short", "resumedlate", func(t *testing.T, res *sim.Result) { res.Calls[0].WireDelayMs = 994 },
