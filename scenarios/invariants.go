@@ -67,9 +67,11 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 		specs[cs.Name] = cs
 	}
 	var views []callView
-	// walked: what each call hands its next one (contract §2 step 12); a
-	// call the tool ran whose reply did not come back is in it, open.
+	// walked: what each call hands its next one (contract §2 step 12);
+	// unknown: the tool's ids of the calls whose figure the records do not
+	// tell (their reply did not come back, or the wire delayed it).
 	var walked []lateAt
+	var unknown []uint64
 	for i := range sums {
 		s := sums[i]
 		cr := res.Call(s.Caller, s.Index)
@@ -86,7 +88,7 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 		}
 		if s.IsError || s.Lost || cr.Reply == nil {
 			if s.CallID != 0 {
-				walked = append(walked, lateAt{endMs: -1, callID: s.CallID, open: true})
+				unknown = append(unknown, s.CallID)
 			}
 			continue
 		}
@@ -103,12 +105,14 @@ func checkInvariants(c *Case, res *sim.Result, sums []CallSummary) []Violation {
 	}
 	for _, v := range views {
 		vs = append(vs, checkCall(v)...)
-		mvs, late, open := checkModel(v, walked)
+		mvs, late, open := checkModel(v, walked, slices.ContainsFunc(unknown, func(id uint64) bool { return id < v.sum.CallID }))
 		vs = append(vs, mvs...)
+		walked = append(walked, lateAt{endMs: v.sum.EndMs, late: late})
 		// A reply the wire delayed was built before it resolved: when, the
 		// records do not tell, so which later call inherits from it is open.
-		open = open || v.sum.WireDelayMs > 0
-		walked = append(walked, lateAt{endMs: v.sum.EndMs, late: late, callID: v.sum.CallID, open: open})
+		if open || v.sum.WireDelayMs > 0 {
+			unknown = append(unknown, v.sum.CallID)
+		}
 	}
 	vs = append(vs, checkChains(c, sums)...)
 	vs = append(vs, checkDescriptions(res)...)

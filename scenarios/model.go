@@ -93,8 +93,9 @@ type model struct {
 	endMs    int64 // when the reply resolved, as recorded
 	// wireDelay: the reply reached the caller up to this much after the tool
 	// sent it (a resumed stream, contract §6); builtMs is the instant the
-	// reply's remainingMs says it was built (-1: it carries none).
+	// reply's remainingMs says it was built, when built (it carries one).
 	wireDelay, builtMs int64
+	built              bool
 	// open: the call's own late (what its next call inherits) is not known
 	// from the records: a timer's wake was read from a reply the wire delayed.
 	open    bool
@@ -135,11 +136,11 @@ func (m *model) wake(due int64, what string) int64 {
 	w := m.endMs
 	if m.next < len(m.reqs) {
 		w = m.reqs[m.next].IssuedMs
-	} else if m.wireDelay > 0 && w >= due && w-m.wireDelay <= due+m.maxLate {
+	} else if m.wireDelay > 0 && w-m.wireDelay <= due+m.maxLate {
 		lo, hi := max(due, w-m.wireDelay), min(w, due+m.maxLate)
 		w = hi // no remainingMs: the latest instant, where it is least likely called for
-		if m.builtMs >= lo && m.builtMs <= hi {
-			w = m.builtMs
+		if m.built {
+			w = min(max(m.builtMs, lo), hi)
 		}
 		m.open = true
 	}
@@ -248,26 +249,21 @@ type modelWant struct {
 
 // lateAt is a walked call's measured machine delay (late) and when its
 // reply resolved: what the tool hands to its next call (contract §2 step 12).
-// open: the records do not tell the call's late or the instant the tool
-// ended it (its reply was lost, or the wire delayed it after a late wake);
-// callID is the tool's id of the call (the tool numbers calls as they start).
-type lateAt struct {
-	endMs, late int64
-	callID      uint64
-	open        bool
-}
+type lateAt struct{ endMs, late int64 }
 
 // checkModel walks call v through contract §2 and returns every difference
 // between what the model says and what the records show, the machine delay
-// the call measured, and whether that figure is open (see lateAt). prior
-// holds the calls walked before it, and the calls the tool ran whose reply
-// was lost (open, endMs -1).
-func checkModel(v callView, prior []lateAt) ([]Violation, int64, bool) {
+// the call measured, and whether the records leave that figure open (a wake
+// read from a reply the wire delayed). prior holds the calls walked before
+// it; unknown says that a call the tool started before v may have been its
+// previous one while the records do not tell its delay or when it ended (its
+// reply was lost on the wire, or the wire delayed it).
+func checkModel(v callView, prior []lateAt, unknown bool) ([]Violation, int64, bool) {
 	base := model{who: fmt.Sprintf("%s#%d", v.sum.Caller, v.sum.Index), start: v.sum.StartMs,
 		deadline: v.deadline, capped: v.capped, maxLate: v.maxLate, endMs: v.sum.EndMs, reqs: v.reqs,
-		in: modelInputOf(v.cr.Args, v.sum.TimeoutMs), wireDelay: v.sum.WireDelayMs, builtMs: -1}
+		in: modelInputOf(v.cr.Args, v.sum.TimeoutMs), wireDelay: v.sum.WireDelayMs}
 	if r, ok := v.sum.Reply["remainingMs"].(float64); ok {
-		base.builtMs = v.sum.StartMs + v.sum.TimeoutMs - int64(r)
+		base.builtMs, base.built = v.sum.StartMs+v.sum.TimeoutMs-int64(r), true
 	}
 	// The tool's previous call is one whose reply resolved last by v's start;
 	// at v's start instant itself the order is open, so a call that resolved
@@ -275,7 +271,7 @@ func checkModel(v callView, prior []lateAt) ([]Violation, int64, bool) {
 	latest := func(by int64, strict bool) []int64 {
 		last := int64(-1)
 		for _, p := range prior {
-			if p.endMs >= 0 && (p.endMs < by || !strict && p.endMs == by) {
+			if p.endMs < by || !strict && p.endMs == by {
 				last = max(last, p.endMs)
 			}
 		}
@@ -294,11 +290,9 @@ func checkModel(v callView, prior []lateAt) ([]Violation, int64, bool) {
 	// A call the tool started before v whose late the records do not tell
 	// (its reply was lost on the wire, or the wire delayed it after a late
 	// wake) may be the previous call: then v may inherit any delay the world
-	// can give, 0 to maxLate. The reserve cannot tell 1..MachineDelayFloorMs
-	// apart (the floor), so 1 stands for them (contract §2 step 12).
-	if v.maxLate > 0 && slices.ContainsFunc(prior, func(p lateAt) bool { return p.open && p.callID < v.sum.CallID }) {
-		all = append(all, 0, 1)
-		for l := int64(waittool.MachineDelayFloorMs) + 1; l <= v.maxLate; l++ {
+	// can give, 0 to maxLate (contract §2 step 12).
+	if unknown {
+		for l := range v.maxLate + 1 {
 			all = append(all, l)
 		}
 	}
@@ -559,15 +553,14 @@ func (m *model) compareReply(got, want map[string]any) {
 // and deliver one again (a standalone stream reopened without Last-Event-ID
 // replays the handler's EventStore from its start): what arrived must then be
 // the model's notifications, in order, each at or after its instant, one
-// delivered again counting once, but not all of them need arrive (contract
-// §6; progress-reports-elapsed allows the same).
+// delivered again (the same notification, after its first copy, which was
+// itself called for) counting once, but not all of them need arrive
+// (contract §6; progress-reports-elapsed allows the same).
 func (m *model) compareProgress(notes, want []sim.ProgressNote, overHTTP bool) {
 	if overHTTP {
 		j := 0
 		for i, n := range notes {
-			if j > 0 && slices.ContainsFunc(want[:j], func(w sim.ProgressNote) bool {
-				return w.Progress == n.Progress && w.Total == n.Total && n.AtMs >= w.AtMs
-			}) && slices.ContainsFunc(notes[:i], func(p sim.ProgressNote) bool {
+			if slices.ContainsFunc(notes[:i], func(p sim.ProgressNote) bool {
 				return p.Progress == n.Progress && p.Total == n.Total && p.AtMs < n.AtMs
 			}) {
 				continue // delivered again, later (a replay needs a cut and a new stream): it counts once

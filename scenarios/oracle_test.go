@@ -237,6 +237,53 @@ callers:
     profile: go-sdk
     args: {timeoutMs: 100000}
 `,
+	// lostjitter: jittered timers; A's reply is lost, its handler measures
+	// 28 ms (the world's largest lateness), and B, whose one wake is 1 ms
+	// late, can only have inherited 27 or 28 ms (contract §2 step 12).
+	"lostjitter": `name: lostjitter
+seed: 34
+timers: {jitterMs: 30}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    transport: {mode: sse, dropAtMs: [100]}
+    args: {timeoutMs: 1000, pollIntervalMs: 250}
+  - name: B
+    startMs: 2000
+    args: {timeoutMs: 1000}
+`,
+	// resumedjitter: the poll's list never ends; its race timer, due at
+	// 30009 ms, fires 1 ms late (the world's largest lateness is 9 ms), and
+	// the reply reaches the caller over a stream resumed at 31000 ms: only
+	// its remainingMs tells that it was built at 30010 ms (contract §6).
+	"resumedjitter": `name: resumedjitter
+seed: 3
+timers: {jitterMs: 9}
+transport: {mode: sse, protocol: 2025-11-25, eventStore: true, idleTimeoutMs: 30000}
+bridge: {list: [0, stall], timeoutMs: none}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    profile: go-sdk
+    args: {timeoutMs: 100000, pollIntervalMs: 10000}
+`,
+	// inherit-lost-race: A's final read outlives its deadline; its race
+	// timer wakes the call 3 ms late and the reply (in memory: no wire
+	// delay) follows at once. B inherits A's 3 ms (contract §2 step 12).
+	"inherit-lost-race": `name: inherit-lost-race
+timers: {lateMs: 3}
+bridge: {read: [5000]}
+agents:
+  - {id: a, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 1000, pollIntervalMs: 7000}
+  - name: B
+    startMs: 7000
+    args: {timeoutMs: 1000, pollIntervalMs: 7000}
+`,
 	// resumeretry: a resumption cut by the write deadline before its
 	// response began is sent again 3000 ms later: the reply resolves at
 	// 33000 ms, delayed by gaps of 1000 and 3000 ms (contract §6).
@@ -800,8 +847,20 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 		}, []string{ModelReply}, "remainingMs = 69990, want 69995", nil},
 		{"resumed-reply-without-the-gap", "resumedlate", func(t *testing.T, res *sim.Result) { res.Calls[0].WireDelayMs = 0 },
 			[]string{ModelRequests, "resolves-by-deadline"}, "the race timer of list #1 due at 30000 ms woke the call at 31000 ms", nil},
+		{"resumed-reply-gap-just-enough", "resumedlate", func(t *testing.T, res *sim.Result) { res.Calls[0].WireDelayMs = 995 },
+			nil, "", []string{ModelRequests, "resolves-by-deadline"}},
 		{"resumed-reply-gap-too-short", "resumedlate", func(t *testing.T, res *sim.Result) { res.Calls[0].WireDelayMs = 994 },
 			[]string{ModelRequests}, "woke the call at 31000 ms", nil},
+		{"inherits-nothing-from-an-exact-call", "inherit-lost-race", func(t *testing.T, res *sim.Result) {
+			// B's sleep keeps no room for the machine, as if A's 3 ms were not known
+			b := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "B" })
+			for _, j := range append(requestsOf(res, b, "list")[1:], requestsOf(res, b, "read")...) {
+				res.Requests[j].IssuedMs += 20
+				if res.Requests[j].CompletedMs >= 0 { // the read is still in flight at the end
+					res.Requests[j].CompletedMs += 20
+				}
+			}
+		}, []string{ModelRequests}, "B#1: the poll sleep due at 7980 ms woke the call at 8003 ms", nil},
 		{"resume-retry-gap-not-counted", "resumeretry", func(t *testing.T, res *sim.Result) { res.Calls[0].WireDelayMs = 1000 },
 			[]string{"resolves-by-deadline", ModelRequests}, "resolved at 33000 ms, after the deadline 30000 ms", nil},
 	}
