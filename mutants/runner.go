@@ -252,12 +252,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
 		}
 		if catalog, err = LoadCatalog(cfg.Root, cfg.CatalogDir); err != nil {
+			var ce *CatalogError
+			if errors.As(err, &ce) {
+				return nil, ce
+			}
 			return nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
 		}
+		var bad CatalogError
 		for _, e := range catalog {
 			if err := checkInPackage(e.File, cfg.Target); err != nil {
-				return nil, fmt.Errorf("%w: catalog: %s: field file: %v", ErrUsage, e.Path, err)
+				bad.add(fmt.Sprintf("%s: file: %v", e.where, err))
 			}
+		}
+		if len(bad.Problems) > 0 {
+			return nil, &bad
 		}
 	}
 	start := time.Now()

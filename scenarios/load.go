@@ -122,11 +122,11 @@ var placeholder = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // LoadFile loads one file; problems are "file:line:column: field: message",
-// one line each (singleLine), sorted by position in the file.
+// one line each (SingleLine), sorted by position in the file.
 func LoadFile(file string) ([]Case, []string) {
 	cases, problems := loadFile(file)
 	for i, p := range problems {
-		problems[i] = singleLine(p)
+		problems[i] = SingleLine(p)
 	}
 	slices.SortStableFunc(problems, func(a, b string) int {
 		la, ca := problemPos(file, a)
@@ -186,10 +186,10 @@ func loadFile(file string) ([]Case, []string) {
 	return cases, problems
 }
 
-// singleLine writes the control characters of a problem (a newline inside a
+// SingleLine writes the control characters of a problem (a newline inside a
 // matrix value pasted into a message, say) as Go escapes, so that a problem
 // is always one line: one problem, one line, however its values read.
-func singleLine(s string) string {
+func SingleLine(s string) string {
 	if !strings.ContainsFunc(s, unicode.IsControl) {
 		return s
 	}
@@ -486,7 +486,7 @@ func caseID(name string, params []Param) string {
 func valueText(v any) string {
 	switch v.(type) {
 	case string, int, int64, uint64, float64, bool:
-		return singleLine(fmt.Sprint(v))
+		return SingleLine(fmt.Sprint(v))
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
