@@ -49,8 +49,9 @@ func (p *progress) done(r MutantResult) {
 // killedHow ends a killed mutant's log line: " by" its killers, or, when
 // the test binary failed outside any test (a panic at init or in a
 // package-level var, before any test ran), " by a panic outside any test: "
-// and the panic's first line, else " outside any test: " and the first line
-// of its detail. "" for a mutant that was not killed.
+// and the panic's first line, else " — " and the first line of its detail
+// (the binary's exit outside any test, or the mutant whose verdict it
+// shares). "" for a mutant that was not killed.
 func killedHow(r MutantResult) string {
 	switch {
 	case len(r.KilledBy) > 0:
@@ -63,7 +64,7 @@ func killedHow(r MutantResult) string {
 			return " by a panic outside any test: " + what
 		}
 	}
-	return " outside any test: " + strings.TrimSuffix(firstLine(r.Detail), " outside any test")
+	return " — " + firstLine(r.Detail)
 }
 
 func (p *progress) finish() {
