@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -36,6 +37,9 @@ func TestClassification(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	want := map[string]string{
 		"sanity":           StatusKilled,
 		"add-subtracts":    StatusKilled,
@@ -47,6 +51,7 @@ func TestClassification(t *testing.T) {
 		"fails-vet":        StatusNotViable,
 		"sum-loops":        StatusTimedOut,
 		"source-moved":     StatusNoApply,
+		"greeting-changes": StatusKilled,
 	}
 	for _, mode := range []string{ModeSchemata, ModeOverlay} {
 		t.Run(mode, func(t *testing.T) {
@@ -78,8 +83,14 @@ func TestClassification(t *testing.T) {
 			if res.ExitCode != ExitGateFailed {
 				t.Errorf("exit %d (%s), want %d", res.ExitCode, res.Gate, ExitGateFailed)
 			}
+			if kb := got["greeting-changes"].KilledBy; !slices.Equal(kb, []string{"TestGreet"}) {
+				t.Errorf("greeting-changes killed by %q, want [TestGreet]", kb)
+			}
 			if mode == ModeSchemata && res.SchemataMs == 0 {
 				t.Error("schemata mode built no schemata binary")
+			}
+			if slices.Contains(res.Notes, errValuesInSchemata) {
+				t.Errorf("the schemata binary with the string constant's switch was built again without it: %q", res.Notes)
 			}
 		})
 	}
@@ -90,6 +101,9 @@ func TestBaselineFails(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	cfg := fixtureConfig(t, ModeSchemata)
 	cfg.SuiteRun = "^TestNone$"
 	res, err := Run(context.Background(), cfg)
@@ -107,6 +121,9 @@ func TestIncrementalCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	cfg := fixtureConfig(t, ModeSchemata)
 	cfg.CacheFile = filepath.Join(t.TempDir(), "cache.json")
 	cfg.Only = mustRegexp(t, "add-subtracts|label-changes|does-not-compile")
@@ -129,5 +146,43 @@ func TestIncrementalCache(t *testing.T) {
 		if m.Status != a[id].Status || !slices.Equal(m.KilledBy, a[id].KilledBy) {
 			t.Errorf("%s: %s %v, first run %s %v", id, m.Status, m.KilledBy, a[id].Status, a[id].KilledBy)
 		}
+	}
+}
+
+// TestSchemataValueFallback: when a changed value is used where only a
+// constant will do (an array length), the schemata binary with its switch
+// does not build; it is built again with function bodies alone, the value's
+// mutant is built on its own, and the verdicts are unchanged.
+func TestSchemataValueFallback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
+	root := copyFixture(t)
+	src := filepath.Join(root, "calc", "calc.go")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, append(b, "\n// greetBuf needs Greeting to be a constant.\nvar greetBuf [len(Greeting)]byte\n\nvar _ = greetBuf\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fixtureConfig(t, ModeSchemata)
+	cfg.Root = root
+	cfg.Only = mustRegexp(t, "^(add-subtracts|greeting-changes)$")
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byID(res)
+	for _, id := range []string{"add-subtracts", "greeting-changes"} {
+		if got[id].Status != StatusKilled {
+			t.Errorf("%s: %s (%s), want killed", id, got[id].Status, got[id].Detail)
+		}
+	}
+	if !slices.Contains(res.Notes, errValuesInSchemata) || res.SchemataMs == 0 {
+		t.Errorf("notes %q, schemata %d ms; want the binary built again without the value's switch", res.Notes, res.SchemataMs)
 	}
 }

@@ -313,6 +313,9 @@ func TestNoOpPatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	cfg := fixtureConfig(t, ModeSchemata)
 	dir := t.TempDir()
 	for _, n := range []string{"add-subtracts.yaml"} {

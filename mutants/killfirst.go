@@ -27,9 +27,32 @@ import (
 // The order reaches the suite through the file CaseOrderEnv names
 // (scenarios.CaseOrderEnv, read by TestTable); a suite that does not read
 // it runs its tests in its own order and still stops at the first failure.
+// Each line carries the file of its case when the baseline's TestTable
+// wrote an index of them (scenarios.CaseIndexEnv), so that a mutant's run
+// loads only the files it reaches before its first failure.
 
-// caseOrderEnv names the case-order file in a suite run's environment.
-const caseOrderEnv = "WAITSIM_CASE_ORDER"
+// caseOrderEnv names the case-order file in a suite run's environment;
+// caseIndexEnv the file where the baseline's TestTable lists each case's file.
+const (
+	caseOrderEnv = "WAITSIM_CASE_ORDER"
+	caseIndexEnv = "WAITSIM_CASE_INDEX"
+)
+
+// readCaseIndex reads the case index a baseline run wrote: test name →
+// file. A missing or unreadable index (a suite without TestTable) is nil.
+func readCaseIndex(path string) map[string]string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	files := map[string]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if name, file, ok := strings.Cut(l, "\t"); ok && name != "" && file != "" {
+			files[name] = file
+		}
+	}
+	return files
+}
 
 // costOrder returns the leaf tests of a baseline run, cheapest first (ties
 // by name), from its per-test costs. A test with subtests is left out.
@@ -105,8 +128,16 @@ func (r *runner) runMutantSuite(ctx context.Context, dir, bin string, m *mutant,
 	}
 	order := r.caseOrder(m)
 	if len(order) > 0 {
+		var b strings.Builder
+		for _, n := range order {
+			b.WriteString(n)
+			if f := r.caseFiles[n]; f != "" {
+				b.WriteString("\t" + f)
+			}
+			b.WriteByte('\n')
+		}
 		f := filepath.Join(dir, "case-order")
-		if err := os.WriteFile(f, []byte(strings.Join(order, "\n")+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
 			return runReport{}, err
 		}
 		env = append(env[:len(env):len(env)], caseOrderEnv+"="+f)

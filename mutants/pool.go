@@ -148,37 +148,23 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 		return rest, nil
 	}
 	start := time.Now()
-	files, nums, err := schemata(rest, func(p string) ([]byte, error) { return os.ReadFile(r.cfg.abs(p)) })
+	bin, nums, note, err := r.buildSchemata(ctx, rest, true)
 	if err != nil {
 		return nil, err
 	}
-	if len(nums) == 0 {
-		return rest, nil
+	if bin == "" && note == errValuesInSchemata {
+		// A changed value that only compiles as a constant: build the
+		// binary again with function bodies alone.
+		r.notes = append(r.notes, note)
+		bin, nums, note, err = r.buildSchemata(ctx, rest, false)
+		if err != nil {
+			return nil, err
+		}
 	}
-	dir := filepath.Join(r.tmp, "schemata")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+	if note != "" {
+		r.notes = append(r.notes, note)
 	}
-	ov, err := r.overlayFile(dir, files)
-	if err != nil {
-		return nil, err
-	}
-	bin := filepath.Join(dir, "suite.test")
-	err = r.build(ctx, ov, bin)
-	var nv *notViable
-	if errors.As(err, &nv) {
-		r.notes = append(r.notes, "the schemata binary did not build; every mutant was built on its own: "+firstLine(r.srcRe.ReplaceAllString(nv.out, "")))
-		return rest, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	rep, err := r.runSuite(ctx, bin, r.timeout)
-	if err != nil {
-		return nil, err
-	}
-	if rep.exit != 0 || rep.timedOut {
-		r.notes = append(r.notes, "the schemata binary failed with no mutant switched on; every mutant was built on its own")
+	if bin == "" {
 		return rest, nil
 	}
 	r.schemaBin = bin
@@ -187,6 +173,53 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 		m.switchN = nums[i]
 	}
 	return rest, nil
+}
+
+// errValuesInSchemata is buildSchemata's note when a schemata binary with
+// changed values failed (to build, or to pass with no mutant switched on).
+const errValuesInSchemata = "the schemata binary with changed declaration values did not build or pass; it was built again with function bodies alone (those mutants were built on their own)"
+
+// buildSchemata builds the schemata binary of the mutants rest (values:
+// with changed declaration values too, see schemata.go) and checks that it
+// passes with no mutant switched on. It returns the binary and each
+// mutant's switch (by index into rest); or bin "" and a note saying why
+// every mutant is to be built on its own. err is the runner's own failure.
+func (r *runner) buildSchemata(ctx context.Context, rest []*mutant, values bool) (bin string, nums map[int]int, note string, err error) {
+	files, nums, tookValues, err := schemata(rest, func(p string) ([]byte, error) { return os.ReadFile(r.cfg.abs(p)) }, values)
+	if err != nil || len(nums) == 0 {
+		return "", nil, "", err
+	}
+	dir := filepath.Join(r.tmp, "schemata")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, "", err
+	}
+	ov, err := r.overlayFile(dir, files)
+	if err != nil {
+		return "", nil, "", err
+	}
+	bin = filepath.Join(dir, "suite.test")
+	err = r.build(ctx, ov, bin)
+	var nv *notViable
+	if errors.As(err, &nv) {
+		if tookValues {
+			return "", nil, errValuesInSchemata, nil
+		}
+		return "", nil, "the schemata binary did not build; every mutant was built on its own: " + firstLine(r.srcRe.ReplaceAllString(nv.out, "")), nil
+	}
+	if err != nil {
+		return "", nil, "", err
+	}
+	rep, err := r.runSuite(ctx, bin, r.timeout)
+	if err != nil {
+		return "", nil, "", err
+	}
+	if rep.exit != 0 || rep.timedOut {
+		if tookValues {
+			return "", nil, errValuesInSchemata, nil
+		}
+		return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
+	}
+	return bin, nums, "", nil
 }
 
 // equivalence turns a survivor listed in the equivalents into StatusEquivalent.

@@ -203,11 +203,12 @@ type runner struct {
 	cache     *Cache
 	catalog   []CatalogEntry // the checked catalog (nil with NoCatalog)
 	srcRe     *regexp.Regexp
-	schemaBin string   // the schemata test binary, when built
-	schemaMs  int64    // wall ms to build and check it
-	costOrder []string // the baseline's leaf tests, cheapest first (kill first)
-	kills     killers  // kills by case, from the cache and this campaign (kill first)
-	notes     []string // notes gathered while running
+	schemaBin string            // the schemata test binary, when built
+	schemaMs  int64             // wall ms to build and check it
+	costOrder []string          // the baseline's leaf tests, cheapest first (kill first)
+	caseFiles map[string]string // test name → the file of its case, from the baseline (kill first)
+	kills     killers           // kills by case, from the cache and this campaign (kill first)
+	notes     []string          // notes gathered while running
 	campaign  *Campaign
 	gen       genState // the generator campaign (generator.go)
 	baseBin   string   // the unmutated suite's test binary, once built
@@ -491,7 +492,12 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 		return runReport{}, err
 	}
 	r.baseBin = bin.Path
-	return r.runSuite(ctx, bin.Path, 0)
+	index := filepath.Join(dir, "case-index")
+	rep, err := r.runSuite(ctx, bin.Path, 0, caseIndexEnv+"="+index)
+	if err == nil {
+		r.caseFiles = readCaseIndex(index)
+	}
+	return rep, err
 }
 
 // baselineProblem says why a baseline run cannot serve, or "".

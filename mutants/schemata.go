@@ -21,11 +21,26 @@ import (
 //
 // and the mutated copy of F, renamed F__wsm7, is appended to the same file
 // (so it sees the same imports). Running the binary with WAITSIM_MUTANT=7
-// runs mutant 7; without it, the original code. Mutants that change
-// anything else (a constant, a declaration, an import, a signature), or
-// whose function calls recover() directly, are built on their own through
-// an overlay. The switch adds nothing to a mutant's behaviour but one
-// integer comparison per call.
+// runs mutant 7; without it, the original code.
+//
+// A mutant that changes only the value of a lone package-level declaration
+// (no parentheses, one name) gets a switch too, when the value's type can be
+// read off the source: a string constant made of string literals (a tool
+// description), or a variable with a written type or a composite literal of
+// one. The declaration becomes a variable chosen once, at package init:
+//
+//	var Name = func() T { switch waitsimMutant { case 7: return Name__wsm7() }; return <original value> }()
+//
+// with func Name__wsm7() T { return <mutated value> } appended. A string
+// constant so turned into a variable of type string keeps its value, and
+// every use that compiles both ways means the same; a use that needs a
+// constant (an array length, another constant) fails the schemata build,
+// which is then built again without these mutants (they are built on their
+// own). Mutants that change anything else (an integer constant, a grouped
+// declaration, an import, a signature), or whose function calls recover()
+// directly, are built on their own through an overlay. The switch adds
+// nothing to a mutant's behaviour but one integer comparison per call (or,
+// for a value, one at init).
 
 // schemaEnv is the environment variable that selects a mutant of a schemata
 // binary; SwitchVar is the package variable it sets.
@@ -35,19 +50,28 @@ const (
 	copySuffix = "__wsm"
 )
 
-// funcEdit is one function changed by a mutant: its index among the file's
-// top-level declarations and the mutated declaration's text (from the func
-// keyword to the closing brace).
+// funcEdit is one top-level declaration changed by a mutant: its index among
+// the file's declarations and the mutated text — of a function, the whole
+// declaration (from the func keyword to the closing brace); of a value
+// (typ != ""), the mutated value expression alone, whose type is typ.
 type funcEdit struct {
 	decl    int
 	mutated string
+	typ     string // a value's type ("string", "[]T", …); "" for a function
 }
 
-// funcEdits returns the functions that mutated changes in orig, when those
-// changes are confined to function bodies: same declarations in the same
-// order, same text outside the changed functions, same signatures, and no
-// direct recover() in a changed function. ok is false otherwise.
+// funcEdits returns the declarations that mutated changes in orig, when
+// every change is confined to a function body or to the value of a lone
+// value declaration whose type can be read (see valueType): same
+// declarations in the same order, same text outside the changed bodies and
+// values, same signatures, and no direct recover() in a changed function.
+// With values false, only function bodies count. ok is false otherwise.
 func funcEdits(orig, mutated []byte) (edits []funcEdit, ok bool) {
+	return declEdits(orig, mutated, false)
+}
+
+// declEdits is funcEdits; values admits changed values too.
+func declEdits(orig, mutated []byte, values bool) (edits []funcEdit, ok bool) {
 	fo, err1 := parser.ParseFile(token.NewFileSet(), "o.go", orig, parser.SkipObjectResolution)
 	fm, err2 := parser.ParseFile(token.NewFileSet(), "m.go", mutated, parser.SkipObjectResolution)
 	if err1 != nil || err2 != nil || len(fo.Decls) != len(fm.Decls) {
@@ -57,15 +81,32 @@ func funcEdits(orig, mutated []byte) (edits []funcEdit, ok bool) {
 	var rebuilt bytes.Buffer
 	prev := 0
 	for i := range fo.Decls {
+		so, eo := off(fo, fo.Decls[i].Pos()), off(fo, fo.Decls[i].End())
+		sm, em := off(fm, fm.Decls[i].Pos()), off(fm, fm.Decls[i].End())
+		if string(orig[so:eo]) == string(mutated[sm:em]) {
+			continue
+		}
+		if go1, gm := valueSpec(fo.Decls[i]), valueSpec(fm.Decls[i]); go1 != nil && gm != nil {
+			if !values {
+				return nil, false
+			}
+			vo, vm := go1.Values[0], gm.Values[0]
+			typ := valueType(orig, fo, fo.Decls[i].(*ast.GenDecl))
+			if typ == "" || typ != valueType(mutated, fm, fm.Decls[i].(*ast.GenDecl)) ||
+				string(orig[so:off(fo, vo.Pos())]) != string(mutated[sm:off(fm, vm.Pos())]) ||
+				string(orig[off(fo, vo.End()):eo]) != string(mutated[off(fm, vm.End()):em]) {
+				return nil, false
+			}
+			edits = append(edits, funcEdit{decl: i, mutated: string(mutated[off(fm, vm.Pos()):off(fm, vm.End())]), typ: typ})
+			rebuilt.Write(mutated[prev:sm])
+			rebuilt.Write(orig[so:eo])
+			prev = em
+			continue
+		}
 		do, okO := fo.Decls[i].(*ast.FuncDecl)
 		dm, okM := fm.Decls[i].(*ast.FuncDecl)
 		if !okO || !okM {
-			continue
-		}
-		so, eo := off(fo, do.Pos()), off(fo, do.End())
-		sm, em := off(fm, dm.Pos()), off(fm, dm.End())
-		if string(orig[so:eo]) == string(mutated[sm:em]) {
-			continue
+			return nil, false
 		}
 		if do.Body == nil || dm.Body == nil || do.Name.Name != dm.Name.Name ||
 			string(orig[so:off(fo, do.Body.Lbrace)]) != string(mutated[sm:off(fm, dm.Body.Lbrace)]) ||
@@ -82,6 +123,56 @@ func funcEdits(orig, mutated []byte) (edits []funcEdit, ok bool) {
 		return nil, false
 	}
 	return edits, true
+}
+
+// valueSpec returns the one spec of a lone value declaration — const or
+// var, no parentheses, one name (not _), one value — or nil.
+func valueSpec(d ast.Decl) *ast.ValueSpec {
+	g, ok := d.(*ast.GenDecl)
+	if !ok || (g.Tok != token.CONST && g.Tok != token.VAR) || g.Lparen.IsValid() || len(g.Specs) != 1 {
+		return nil
+	}
+	vs := g.Specs[0].(*ast.ValueSpec)
+	if len(vs.Names) != 1 || vs.Names[0].Name == "_" || len(vs.Values) != 1 {
+		return nil
+	}
+	return vs
+}
+
+// valueType is the type, as source text, of a lone value declaration's
+// value when it can be read off the source: "string" for an untyped
+// constant made of string literals (its default type); a variable's written
+// type, or else its composite literal's. "" otherwise (a typed or numeric
+// constant: turned into a variable, its arithmetic could change).
+func valueType(src []byte, f *ast.File, g *ast.GenDecl) string {
+	vs := g.Specs[0].(*ast.ValueSpec)
+	text := func(n ast.Node) string { return string(src[n.Pos()-f.FileStart : n.End()-f.FileStart]) }
+	if g.Tok == token.CONST {
+		if vs.Type == nil && stringLits(vs.Values[0]) {
+			return "string"
+		}
+		return ""
+	}
+	if vs.Type != nil {
+		return text(vs.Type)
+	}
+	if cl, ok := vs.Values[0].(*ast.CompositeLit); ok && cl.Type != nil {
+		return text(cl.Type)
+	}
+	return ""
+}
+
+// stringLits reports whether e is string literals joined by +.
+func stringLits(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		return e.Kind == token.STRING
+	case *ast.ParenExpr:
+		return stringLits(e.X)
+	case *ast.BinaryExpr:
+		return e.Op == token.ADD && stringLits(e.X) && stringLits(e.Y)
+	}
+	return false
 }
 
 // callsRecover reports whether body calls recover() outside function
@@ -126,10 +217,21 @@ func schemataFile(orig []byte, muts []schemaMutant) ([]byte, error) {
 		text    string
 	}
 	var splices []splice
-	byDecl := map[int][]int{} // decl index → switch numbers, in order
+	byDecl := map[int][]int{}  // decl index → switch numbers, in order
+	values := map[int]string{} // decl index → a changed value's type
 	var copies strings.Builder
 	for _, m := range muts {
 		for _, e := range m.edits {
+			if e.typ != "" {
+				vs := valueSpec(f.Decls[e.decl])
+				if vs == nil {
+					return nil, fmt.Errorf("declaration %d is not a lone value", e.decl)
+				}
+				byDecl[e.decl] = append(byDecl[e.decl], m.n)
+				values[e.decl] = e.typ
+				fmt.Fprintf(&copies, "\n\nfunc %s%s%d() %s {\n\treturn %s\n}", vs.Names[0].Name, copySuffix, m.n, e.typ, e.mutated)
+				continue
+			}
 			fd, ok := f.Decls[e.decl].(*ast.FuncDecl)
 			if !ok {
 				return nil, fmt.Errorf("declaration %d is not a function", e.decl)
@@ -151,6 +253,23 @@ func schemataFile(orig []byte, muts []schemaMutant) ([]byte, error) {
 	}
 	sort.Ints(decls)
 	for _, d := range decls {
+		if typ, ok := values[d]; ok {
+			// var Name = func() T { switch … }; return <value> }()
+			g := f.Decls[d].(*ast.GenDecl)
+			vs := g.Specs[0].(*ast.ValueSpec)
+			if g.Tok == token.CONST {
+				splices = append(splices, splice{at: off(g.TokPos), end: off(g.TokPos) + len("const"), text: "var"})
+			}
+			var sw strings.Builder
+			fmt.Fprintf(&sw, "func() %s { switch %s {", typ, switchVar)
+			for _, n := range byDecl[d] {
+				fmt.Fprintf(&sw, " case %d: return %s%s%d();", n, vs.Names[0].Name, copySuffix, n)
+			}
+			sw.WriteString(" }; return ")
+			splices = append(splices, splice{at: off(vs.Values[0].Pos()), end: off(vs.Values[0].Pos()), text: sw.String()},
+				splice{at: off(vs.Values[0].End()), end: off(vs.Values[0].End()), text: " }()"})
+			continue
+		}
 		fd := f.Decls[d].(*ast.FuncDecl)
 		var args []string
 		recv := ""
@@ -253,7 +372,10 @@ var %s, _ = strconv.Atoi(os.Getenv(%q))
 // schemata assembles the overlay of a schemata binary for the mutants that
 // fit (numbered from 1 in order), and returns it with the number given to
 // each fitting mutant (by index into muts). orig reads an original file.
-func schemata(muts []*mutant, orig func(string) ([]byte, error)) (files map[string][]byte, nums map[int]int, err error) {
+//
+// With values, mutants that change a lone declaration's value fit too (see
+// the top of this file); values reports whether any of them was taken.
+func schemata(muts []*mutant, orig func(string) ([]byte, error), allowValues bool) (files map[string][]byte, nums map[int]int, values bool, err error) {
 	perFile := map[string][]schemaMutant{}
 	nums = map[int]int{}
 	dirs := map[string]bool{}
@@ -267,9 +389,9 @@ func schemata(muts []*mutant, orig func(string) ([]byte, error)) (files map[stri
 		for p, b := range m.files {
 			o, err := orig(p)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, false, err
 			}
-			e, ok := funcEdits(o, b)
+			e, ok := declEdits(o, b, allowValues)
 			if !ok {
 				fits = false
 				break
@@ -279,6 +401,11 @@ func schemata(muts []*mutant, orig func(string) ([]byte, error)) (files map[stri
 		if !fits {
 			continue
 		}
+		for _, es := range edits {
+			for _, e := range es {
+				values = values || e.typ != ""
+			}
+		}
 		n++
 		nums[i] = n
 		for p, e := range edits {
@@ -287,17 +414,17 @@ func schemata(muts []*mutant, orig func(string) ([]byte, error)) (files map[stri
 		}
 	}
 	if n == 0 {
-		return nil, nums, nil
+		return nil, nums, false, nil
 	}
 	files = map[string][]byte{}
 	for p, ms := range perFile {
 		o, err := orig(p)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		b, err := schemataFile(o, ms)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %v", p, err)
+			return nil, nil, false, fmt.Errorf("%s: %v", p, err)
 		}
 		files[p] = b
 	}
@@ -309,7 +436,7 @@ func schemata(muts []*mutant, orig func(string) ([]byte, error)) (files map[stri
 				o, _ := orig(p)
 				f, err := parser.ParseFile(token.NewFileSet(), p, o, parser.PackageClauseOnly)
 				if err != nil {
-					return nil, nil, err
+					return nil, nil, false, err
 				}
 				pkg = f.Name.Name
 				break
@@ -317,5 +444,5 @@ func schemata(muts []*mutant, orig func(string) ([]byte, error)) (files map[stri
 		}
 		files[path.Join(d, "zz_waitsim_mutant_switch.go")] = switchFile(pkg)
 	}
-	return files, nums, nil
+	return files, nums, values, nil
 }

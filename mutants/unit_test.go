@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -176,6 +179,67 @@ func TestSchemataFile(t *testing.T) {
 	orig, _, _ := strings.Cut(string(out), "\n\nfunc (T) M__wsm7")
 	if strings.Count(orig, "\n") != strings.Count(src, "\n") {
 		t.Errorf("the original functions moved to other lines:\n%s", out)
+	}
+}
+
+// TestSchemataValues: a mutant that changes only the value of a lone string
+// constant or of a variable whose type can be read goes into the schemata
+// binary, behind a switch chosen at init, with no line moved; an integer
+// constant, a grouped declaration, or a changed name or type does not.
+func TestSchemataValues(t *testing.T) {
+	src := "package p\n\n// D is shown.\nconst D = \"a\" +\n\t\"b\"\n\nvar B = []int{1, 2}\n\nvar T map[string]int = nil\n\nconst N = 3\n\nconst (\n\tG = \"g\"\n)\n\nvar L = len(D)\n"
+	for name, c := range map[string]struct {
+		old, new string
+		fits     bool
+		typ      string
+	}{
+		"string constant":    {"\t\"b\"", "\t\"c\"", true, "string"},
+		"composite literal":  {"[]int{1, 2}", "[]int{1}", true, "[]int"},
+		"written type":       {"map[string]int = nil", "map[string]int = map[string]int{}", true, "map[string]int"},
+		"integer constant":   {"N = 3", "N = 4", false, ""},
+		"grouped":            {"G = \"g\"", "G = \"h\"", false, ""},
+		"no readable type":   {"len(D)", "len(D) + 1", false, ""},
+		"constant not lits":  {"\t\"b\"", "\t\"b\" + D2", false, ""},
+		"type changes":       {"[]int{1, 2}", "[]int64{1, 2}", false, ""},
+		"name changes":       {"var B =", "var C =", false, ""},
+		"value to typed one": {"const D =", "const D string =", false, ""},
+	} {
+		mut := strings.Replace(src, c.old, c.new, 1)
+		if mut == src {
+			t.Fatalf("%s: %q not in the source", name, c.old)
+		}
+		e, ok := declEdits([]byte(src), []byte(mut), true)
+		if ok != c.fits || (ok && (len(e) != 1 || e[0].typ != c.typ)) {
+			t.Errorf("%s: edits %+v, fits %v; want fits %v with type %q", name, e, ok, c.fits, c.typ)
+		}
+		if _, ok := funcEdits([]byte(src), []byte(mut)); ok {
+			t.Errorf("%s: fits with function bodies alone", name)
+		}
+	}
+	mut := strings.Replace(src, "\t\"b\"", "\t\"c\"", 1)
+	e, _ := declEdits([]byte(src), []byte(mut), true)
+	mut2 := strings.Replace(src, "[]int{1, 2}", "[]int{1}", 1)
+	e2, _ := declEdits([]byte(src), []byte(mut2), true)
+	out, err := schemataFile([]byte(src), []schemaMutant{{n: 3, edits: e}, {n: 4, edits: e2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"var D = func() string { switch waitsimMutant { case 3: return D__wsm3(); }; return \"a\" +\n\t\"b\" }()\n",
+		"var B = func() []int { switch waitsimMutant { case 4: return B__wsm4(); }; return []int{1, 2} }()\n",
+		"func D__wsm3() string {\n\treturn \"a\" +\n\t\"c\"\n}",
+		"func B__wsm4() []int {\n\treturn []int{1}\n}",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	orig, _, _ := strings.Cut(string(out), "\n\nfunc D__wsm3")
+	if strings.Count(orig, "\n") != strings.Count(src, "\n") {
+		t.Errorf("the original declarations moved to other lines:\n%s", out)
+	}
+	if _, err := parser.ParseFile(token.NewFileSet(), "p.go", out, 0); err != nil {
+		t.Errorf("the schemata file does not parse: %v\n%s", err, out)
 	}
 }
 
@@ -432,5 +496,40 @@ func TestSummaryTimes(t *testing.T) {
 	pr.done(MutantResult{ID: "x", Status: StatusKilled, DurationMs: 7000})
 	if !strings.Contains(p.String(), "7.0s build + run") {
 		t.Errorf("a mutant's time is not labelled: %q", p.String())
+	}
+}
+
+// TestSchemataTakesValues: the fixture's string constant mutant gets a
+// switch when values are allowed, and only then; a function body mutant
+// gets one either way.
+func TestSchemataTakesValues(t *testing.T) {
+	const file = "calc/calc.go"
+	orig, err := os.ReadFile(filepath.Join("testdata", "fixture", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(p string) ([]byte, error) { return os.ReadFile(filepath.Join("testdata", "fixture", p)) }
+	mut := func(old, new string) *mutant {
+		b := strings.Replace(string(orig), old, new, 1)
+		if b == string(orig) {
+			t.Fatalf("%q not in %s", old, file)
+		}
+		return &mutant{files: map[string][]byte{file: []byte(b)}}
+	}
+	muts := []*mutant{mut(`const Greeting = "hello"`, `const Greeting = "hallo"`), mut("return a + b", "return a - b")}
+	for _, allow := range []bool{true, false} {
+		files, nums, values, err := schemata(muts, read, allow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := nums[0]; ok != allow || values != allow {
+			t.Errorf("values allowed %v: the constant's mutant has a switch %v, values %v", allow, ok, values)
+		}
+		if _, ok := nums[1]; !ok {
+			t.Errorf("values allowed %v: the body mutant has no switch", allow)
+		}
+		if got := strings.Contains(string(files[file]), `var Greeting = func() string { switch waitsimMutant {`); got != allow {
+			t.Errorf("values allowed %v: Greeting switched %v:\n%s", allow, got, files[file])
+		}
 	}
 }

@@ -7,12 +7,30 @@ import (
 )
 
 // CaseOrderEnv names a file that reorders TestTable's cases: one test name
-// a line ("TestTable/<case id>", as `go test -json` reports a case). Listed
-// cases run first, in the file's order; the others follow in the table's
-// order. Names that match no case are ignored, and so is a file that cannot
-// be read: the order only decides how soon a failing case is met (the
-// mutation runner's kill first, with -test.failfast), never which cases run.
+// a line ("TestTable/<case id>", as `go test -json` reports a case),
+// optionally followed by a tab and the file that defines the case (relative
+// to the module root, as CaseIndexEnv's file gives it). Listed cases run
+// first, in the file's order; the others follow in the table's order. Names
+// that match no case are ignored, and so is a file that cannot be read: the
+// order only decides how soon a failing case is met (the mutation runner's
+// kill first, with -test.failfast), never which cases run. With
+// -test.failfast and a file on the first line, TestTable loads the files
+// one at a time as the order needs them, so a run that stops at its first
+// failing case has loaded only the files it reached.
 const CaseOrderEnv = "WAITSIM_CASE_ORDER"
+
+// CaseIndexEnv names a file TestTable writes after loading the table: a
+// line per case, "TestTable/<case id>", a tab, and the file that defines it
+// relative to the module root. The mutation runner reads it from its
+// baseline run to write the files into CaseOrderEnv's file.
+const CaseIndexEnv = "WAITSIM_CASE_INDEX"
+
+// orderLine splits a line of CaseOrderEnv's file into the test name and
+// the case's file ("" when the line names none).
+func orderLine(l string) (name, file string) {
+	name, file, _ = strings.Cut(l, "\t")
+	return name, file
+}
 
 // OrderCases returns cases with those named in first moved to the front, in
 // first's order. A name is "TestTable/" and the case id, or its subtest form
@@ -28,7 +46,8 @@ func OrderCases(cases []Case, first []string) []Case {
 	}
 	out := make([]Case, 0, len(cases))
 	taken := make([]bool, len(cases))
-	for _, n := range first {
+	for _, l := range first {
+		n, _ := orderLine(l)
 		id, ok := strings.CutPrefix(n, "TestTable/")
 		if !ok {
 			continue

@@ -29,3 +29,36 @@ func TestOrderCases(t *testing.T) {
 		t.Fatalf("with an unreadable order file: %v, want the table's order", got)
 	}
 }
+
+// TestRunLazily: kill first's lazy load runs the listed cases in order,
+// loading a file only when its first case is reached, and stops at the
+// first failing case — before a later file is even read; when every listed
+// case passes it stops at a file that does not load, for the full load.
+func TestRunLazily(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")
+	one := func(name string) string {
+		return "- name: " + name + "\n  noBridge: true\n  callers:\n    - name: A\n  expect:\n    - resolvesAtMs: 0\n"
+	}
+	if err := os.WriteFile(a, []byte("# protects: nothing\n"+one("a1")+one("a2")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte("not: [a scenario\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	order := []string{"TestTable/a2\t" + a, "TestOther/x\t" + a, "TestTable/a1\t" + a, "TestTable/b1\t" + b}
+	for _, c := range []struct {
+		fail        string
+		wantStopped bool
+	}{{"a1", true}, {"", false}} {
+		var got []string
+		ran := map[string]bool{}
+		stopped := runLazily(order, ran, func(cs Case) bool {
+			got = append(got, cs.ID)
+			return cs.ID != c.fail
+		})
+		if stopped != c.wantStopped || !slices.Equal(got, []string{"a2", "a1"}) || !ran["a1"] || !ran["a2"] || len(ran) != 2 {
+			t.Errorf("failing %q: stopped %v, ran %q (%v); want stopped %v after a2, a1", c.fail, stopped, got, ran, c.wantStopped)
+		}
+	}
+}

@@ -74,22 +74,13 @@ func moduleRelative(file string) string {
 // TestTable runs the scenario table: every case's expectations and every
 // invariant. Subtests are named by case id.
 func TestTable(t *testing.T) {
-	cases, err := Load(paths())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range cases {
-		cases[i].File = moduleRelative(cases[i].File)
-	}
-	// The mutation runner's kill first: likely killers run first.
-	cases = OrderCases(cases, caseOrder())
 	var mu sync.Mutex
 	run := RunResult{Version: ResultVersion}
 	seen.Lock()
 	seen.procs, seen.timelines = runtime.GOMAXPROCS(0), map[string]string{}
 	seen.Unlock()
-	for _, c := range cases {
-		t.Run(c.ID, func(t *testing.T) {
+	runCase := func(c Case) bool {
+		return t.Run(c.ID, func(t *testing.T) {
 			r := c.Run(t)
 			seen.Lock()
 			seen.timelines[r.ID] = r.Timeline
@@ -120,6 +111,30 @@ func TestTable(t *testing.T) {
 			}
 		})
 	}
+	// The mutation runner's kill first: likely killers run first, and a
+	// run that stops at its first failure loads only the files it reached.
+	order := caseOrder()
+	ran := map[string]bool{}
+	if failFast() && len(order) > 0 {
+		if _, f := orderLine(order[0]); f != "" {
+			if stopped := runLazily(order, ran, runCase); stopped {
+				return
+			}
+		}
+	}
+	cases, err := Load(paths())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cases {
+		cases[i].File = moduleRelative(cases[i].File)
+	}
+	writeCaseIndex(t, cases)
+	for _, c := range OrderCases(cases, order) {
+		if !ran[c.ID] {
+			runCase(c)
+		}
+	}
 	for _, r := range run.Cases {
 		switch r.Verdict {
 		case VerdictPass:
@@ -138,6 +153,75 @@ func TestTable(t *testing.T) {
 		if err := os.WriteFile(*flagOut, append(b, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// failFast reports whether the binary runs with -test.failfast.
+func failFast() bool {
+	f := flag.Lookup("test.failfast")
+	return f != nil && f.Value.String() == "true"
+}
+
+// runLazily runs the cases order lists with a file, in order, loading each
+// file (from the module root) when its first case is reached, and marks
+// them in ran; runCase reports whether a case passed. It stops at the first
+// case that fails (stopped: -test.failfast would skip every later case
+// anyway), and at a file that does not load or does not hold the case (the
+// full load that follows reports or runs it).
+func runLazily(order []string, ran map[string]bool, runCase func(Case) bool) (stopped bool) {
+	loaded := map[string]map[string]Case{}
+	for _, l := range order {
+		name, file := orderLine(l)
+		id, ok := strings.CutPrefix(name, "TestTable/")
+		if !ok || file == "" {
+			continue
+		}
+		byID, ok := loaded[file]
+		if !ok {
+			path := file
+			if !filepath.IsAbs(path) {
+				path = filepath.Join("..", filepath.FromSlash(file))
+			}
+			cs, problems := LoadFile(path)
+			if len(problems) > 0 {
+				return false
+			}
+			byID = map[string]Case{}
+			for _, c := range cs {
+				c.File = file
+				byID[c.ID] = c
+				byID[strings.ReplaceAll(c.ID, " ", "_")] = c
+			}
+			loaded[file] = byID
+		}
+		c, ok := byID[id]
+		if !ok {
+			return false
+		}
+		if ran[c.ID] {
+			continue
+		}
+		ran[c.ID] = true
+		if !runCase(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeCaseIndex writes the file CaseIndexEnv names, if set: each case's
+// test name and file.
+func writeCaseIndex(t *testing.T, cases []Case) {
+	p := os.Getenv(CaseIndexEnv)
+	if p == "" {
+		return
+	}
+	var b strings.Builder
+	for _, c := range cases {
+		fmt.Fprintf(&b, "TestTable/%s\t%s\n", strings.ReplaceAll(c.ID, " ", "_"), c.File)
+	}
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
