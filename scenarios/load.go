@@ -584,6 +584,7 @@ func substitute(n ast.Node, params []Param, undo *[]func()) error {
 			*undo = append(*undo, f)
 		}
 	}
+	root := n // the scenario, for a problem's field path
 	values := map[string]any{}
 	used := map[string]bool{}
 	for _, p := range params {
@@ -619,7 +620,7 @@ func substitute(n ast.Node, params []Param, undo *[]func()) error {
 			}
 			for _, m := range ms {
 				if _, ok := values[m[1]]; !ok {
-					return nodeErr(x, "${"+m[1]+"}", "no matrix parameter %q", m[1])
+					return nodeErr(x, tokenPath(root, x.GetToken()), "${%s}: no matrix parameter %q", m[1], m[1])
 				}
 				used[m[1]] = true
 			}

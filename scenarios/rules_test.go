@@ -143,6 +143,9 @@ func TestLoaderRulesFire(t *testing.T) {
 				"bad.yaml:4:13: agents[0].bogus: unknown field (known here: id, state, messages, generate)"}},
 		{"required-at-block-mapping", head + "callers:\n  - startMs: 5\n    name: \"\"\n",
 			[]string{"bad.yaml:4:5: callers[0].name: required"}},
+		// a placeholder with no parameter, named by its field's path
+		{"placeholder-unknown", head + "callers:\n  - name: A\n    args: {timeoutMs: \"${t}\"}\n",
+			[]string{`bad.yaml:5:23: callers[0].args.timeoutMs: ${t}: no matrix parameter "t"`}},
 		// a bridge step's forms, in one wording
 		{"step-forms", head + "bridge:\n  list: [x, [1]]\n" + caller,
 			[]string{`bad.yaml:4:10: bridge.list[0]: want an integer (ms), "stall", or a mapping {latencyMs, error, stall, reject, outputs}; got string "x"`,
