@@ -106,6 +106,7 @@ func LoadCatalog(root, dir string) ([]CatalogEntry, error) {
 		}
 		names = append(names, m...)
 	}
+	sort.Strings(names) // problems in file order
 	var out []CatalogEntry
 	var bad CatalogError
 	seen := map[string]string{}

@@ -29,6 +29,7 @@ func TestCatalogProblems(t *testing.T) {
 	write("b-types.yaml", "intent: [x]\nspec: y\nfile: {p: go}\npatch: |\n"+indent(patchB))
 	write("b-twice.yaml", "intent: x\nfile: p.go\nfile: p.go\n")
 	write("c-good.yaml", good)
+	write("0-first.yml", "bogus: 1\n"+good) // *.yml among *.yaml, in name order
 	write("d-lines.yaml", "intent: \"two\\nlines\"\nfile: p.go\npatch: \"no header\"\n")
 	write("Bad_Id.yaml", good)
 	write("e-empty.yaml", "# nothing\n")
@@ -40,6 +41,7 @@ func TestCatalogProblems(t *testing.T) {
 		t.Fatalf("want a *CatalogError that is a usage error, got %v", err)
 	}
 	want := []string{
+		"0-first.yml:1:1: bogus: unknown field (known here: intent, spec, file, patch)",
 		`Bad_Id.yaml:1:1: id: "Bad_Id" (the file's name) is not lower-case kebab-case`,
 		"a-typo.yaml:2:1: intnet: unknown field (known here: intent, spec, file, patch)",
 		"a-typo.yaml:2:1: intent: required field is missing",
@@ -56,7 +58,7 @@ func TestCatalogProblems(t *testing.T) {
 	if got := strings.Join(ce.Problems, "\n"); got != strings.Join(want, "\n") || ce.More != 0 {
 		t.Errorf("problems:\n  %s\nwant:\n  %s", strings.Join(ce.Problems, "\n  "), strings.Join(want, "\n  "))
 	}
-	if !strings.HasPrefix(ce.Error(), "12 problem(s) in the mutation catalog; nothing ran:\n  Bad_Id.yaml:1:1: id:") {
+	if !strings.HasPrefix(ce.Error(), "13 problem(s) in the mutation catalog; nothing ran:\n  0-first.yml:1:1: bogus:") {
 		t.Errorf("Error(): %s", ce.Error())
 	}
 
