@@ -190,7 +190,7 @@ func (r *runner) genKey(m *mutant) string {
 // genCached reports whether m's generator verdict, if one is asked for, is
 // in the cache, and copies it into m. A table verdict is reused from the
 // cache only together with the generator's. It does not wait for the
-// generator's baseline run: if that run turns the campaign off, genOff
+// generator's baseline run: if that run turns the campaign off, runAll
 // clears what was copied.
 func (r *runner) genCached(m *mutant) bool {
 	if r.cfg.GenWorlds <= 0 || m.res.Source == SourceSanity || m.equiv != nil {
