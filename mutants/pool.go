@@ -129,6 +129,9 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 // the schemata binary of the rest and checks that it passes with no mutant
 // switched on. It returns the mutants still to run.
 func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*mutant)) ([]*mutant, error) {
+	if len(queue) == 0 { // every verdict came from the cache
+		return nil, nil
+	}
 	tc, err := r.newTypeChecker(ctx)
 	if err != nil {
 		return nil, err
