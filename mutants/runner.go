@@ -298,9 +298,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	go func() {
 		defer wg.Done()
 		base, baseErr = r.baseline(ctx)
-		if baseErr == nil && baselineProblem(base) == "" {
-			r.genBaseline(ctx)
-		}
 	}()
 	go func() {
 		defer wg.Done()
@@ -348,7 +345,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.wall)*cfg.TimeoutFactor))
 	r.costOrder = costOrder(base.costs)
 	res.TimeoutMs = r.timeout.Milliseconds()
-	res.Generator = r.genCampaign()
+	// The generator's baseline runs beside the mutants' preparation;
+	// runAll waits for it before the first mutant runs.
+	r.startGenBaseline(ctx)
+	defer r.waitGen()
 
 	// Phase 2: the mutants.
 	muts, notes, err := r.collect(ctx, sites)
@@ -366,6 +366,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := r.runAll(ctx, muts); err != nil {
 		return nil, err
 	}
+	r.waitGen()
+	res.Generator = r.genCampaign()
 	notRun := 0
 	for _, m := range muts {
 		if m.res.Status == "" && m.res.Source != SourceSanity {
