@@ -30,8 +30,9 @@ schema-deps:
 bin: deps
 	$(GO) build -o $(WAITSIM) ./cmd/waitsim
 
-## test: gofmt check, go vet, the race-enabled suite, then the table again at
-## GOMAXPROCS 1, 2 and 4 without -race (golden traces must match in both builds).
+## test: gofmt check, go vet, the race-enabled suite, then the table and the
+## HTTP worlds again at GOMAXPROCS 1, 2 and 4 without -race (golden traces and
+## trace hashes must match in both builds).
 test: deps schema-deps fmt-check vet race determinism
 
 fmt-check:
@@ -50,11 +51,16 @@ race:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -x -F $(foreach p,$(RACE_FREE),-e github.com/waitsim/waitsim/$(patsubst ./%,%,$(p))))
 	$(GO) test -count=1 $(RACE_FREE)/
 
+## determinism: the table at GOMAXPROCS 1, 2 and 4 without -race, beside
+## every HTTP world 20 times at each (the race step runs them 5 times).
 determinism:
-	$(GO) test -count=1 -cpu 1,2,4 -run '^(TestTable|TestGolden)$$' ./scenarios/
+	$(GO) test -count=1 -run '^TestTransportDeterminism$$' ./sim/ & p=$$!; \
+	$(GO) test -count=1 -cpu 1,2,4 -run '^(TestTable|TestGolden)$$' ./scenarios/; s=$$?; \
+	wait $$p && exit $$s
 
 ## transport-determinism: every HTTP world 100 times at GOMAXPROCS 1, 2 and 4,
-## with and without -race: one trace hash each (make test runs it 20 times).
+## with and without -race: one trace hash each (make test: 20 times without
+## -race, 5 with).
 transport-determinism:
 	$(GO) test -count=1 -run '^TestTransportDeterminism$$' ./sim/ -waitsim.transport-runs=100
 	$(GO) test -race -count=1 -run '^TestTransportDeterminism$$' ./sim/ -waitsim.transport-runs=100

@@ -1,14 +1,20 @@
 package mutants
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/waitsim/waitsim/scenarios"
 )
 
 // CatalogEntry is one semantic mutant of the catalog (contract §5): one YAML file
@@ -28,16 +34,62 @@ type CatalogEntry struct {
 	// Path is the catalog file the entry was read from, relative to the
 	// module root.
 	Path string `yaml:"-"`
+	// where is "path:line:column" of the entry's file: value (or of the
+	// entry when it has none), for problems found after loading.
+	where string
 }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
+// Bounds of a catalog's loading: a catalog file larger than
+// MaxCatalogFileBytes is refused unread, and a CatalogError lists at most
+// MaxCatalogProblems problems (and how many more there were).
+const (
+	MaxCatalogFileBytes = 256 << 10
+	MaxCatalogProblems  = 100
+)
+
+// CatalogError is every problem found in the catalog files, one a line as
+// "file:line:column: field: message" (the file relative to the module
+// root), in file order, at most MaxCatalogProblems of them; More counts the
+// rest. It is a usage error: errors.Is(err, ErrUsage) holds.
+type CatalogError struct {
+	Problems []string
+	More     int
+}
+
+func (e *CatalogError) Error() string {
+	s := fmt.Sprintf("%d problem(s) in the mutation catalog; nothing ran:\n  %s", len(e.Problems)+e.More, strings.Join(e.Problems, "\n  "))
+	if e.More > 0 {
+		s += fmt.Sprintf("\n  … and %d more", e.More)
+	}
+	return s
+}
+
+// Unwrap makes a CatalogError a usage error (exit 2).
+func (e *CatalogError) Unwrap() error { return ErrUsage }
+
+// add records problems, keeping at most MaxCatalogProblems.
+func (e *CatalogError) add(problems ...string) {
+	for _, p := range problems {
+		if len(e.Problems) < MaxCatalogProblems {
+			e.Problems = append(e.Problems, scenarios.SingleLine(p))
+		} else {
+			e.More++
+		}
+	}
+}
+
 // LoadCatalog reads every *.yaml and *.yml file of dir (root-relative paths
-// are reported relative to root), sorted by id; dir must exist. Two files of
-// one id (x.yaml and x.yml) are an error. It rejects unknown fields, ids
-// that are not lower-case kebab-case, an intent that is empty or not one
-// line, a missing file or patch, and a patch that names another file than
-// file: all authoring errors, reported with the catalog file's path.
+// are reported relative to root), sorted by id; dir must exist. Every file
+// is checked before it returns: on any authoring error it returns a
+// *CatalogError listing them all — unknown or missing fields, a value that
+// is not a string, two files of one id (x.yaml and x.yml), an id (the
+// file's name) that is not lower-case kebab-case, an intent that is empty
+// or not one line, a file that is not a local path (CheckLocalPath) or not
+// an existing regular file under root, an empty patch, and a patch whose
+// headers name another file than file, or that creates, deletes, renames or
+// copies a file: a catalog mutant changes one existing file, in place.
 func LoadCatalog(root, dir string) ([]CatalogEntry, error) {
 	abs := dir
 	if !filepath.IsAbs(abs) {
@@ -54,98 +106,262 @@ func LoadCatalog(root, dir string) ([]CatalogEntry, error) {
 		}
 		names = append(names, m...)
 	}
+	sort.Strings(names) // problems in file order
 	var out []CatalogEntry
+	var bad CatalogError
 	seen := map[string]string{}
 	for _, name := range names {
-		e, err := loadEntry(root, name)
-		if err != nil {
-			return nil, err
+		e, problems := loadEntry(root, name)
+		if len(problems) > 0 {
+			bad.add(problems...)
+			continue
 		}
 		if other, dup := seen[e.ID]; dup {
-			return nil, fmt.Errorf("%s and %s: two catalog files of one id %q", other, e.Path, e.ID)
+			bad.add(fmt.Sprintf("%s:1:1: id: %q is also the id of %s (one id, one catalog file)", e.Path, e.ID, other))
+			continue
 		}
 		seen[e.ID] = e.Path
 		out = append(out, e)
+	}
+	if len(bad.Problems) > 0 {
+		return nil, &bad
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
 
-func loadEntry(root, name string) (CatalogEntry, error) {
-	rel := relTo(root, name)
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return CatalogEntry{}, err
-	}
-	var e CatalogEntry
-	if err := yaml.UnmarshalWithOptions(b, &e, yaml.DisallowUnknownField()); err != nil {
-		return CatalogEntry{}, fmt.Errorf("%s: %v", rel, err)
-	}
-	e.ID = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".yaml"), ".yml")
-	e.Path = rel
-	e.Intent = strings.TrimSpace(e.Intent)
-	switch {
-	case !idPattern.MatchString(e.ID):
-		return e, fmt.Errorf("%s: id %q is not lower-case kebab-case", rel, e.ID)
-	case e.Intent == "" || strings.Contains(e.Intent, "\n"):
-		return e, fmt.Errorf("%s: intent must be one non-empty line", rel)
-	case e.File == "":
-		return e, fmt.Errorf("%s: no file", rel)
-	case strings.TrimSpace(e.Patch) == "":
-		return e, fmt.Errorf("%s: no patch", rel)
-	}
-	if err := CheckLocalPath(e.File); err != nil {
-		return e, fmt.Errorf("%s: field file: %v", rel, err)
-	}
-	for _, name := range patchHeaderNames(e.Patch) {
-		if err := CheckLocalPath(name); err != nil {
-			return e, fmt.Errorf("%s: field patch: header names %v", rel, err)
-		}
-		if name != e.File {
-			return e, fmt.Errorf("%s: field patch: the patch names %q, the entry's file is %q", rel, name, e.File)
-		}
-	}
-	if PatchFile(e.Patch) != e.File {
-		return e, fmt.Errorf("%s: field patch: the patch names %q, the entry's file is %q", rel, PatchFile(e.Patch), e.File)
-	}
-	return e, nil
+// catalogField is a field of a catalog entry, and whether it is required.
+type catalogField struct {
+	name     string
+	required bool
 }
 
-// patchHeaderNames returns every path the header lines of a unified diff
-// name ("--- a/x", "+++ b/x", "diff --git a/x b/x"; a/ and b/ stripped,
-// /dev/null left out), up to its first hunk.
-func patchHeaderNames(patch string) []string {
-	var out []string
-	strip := func(n string) string {
-		n, _, _ = strings.Cut(n, "\t")
-		n = strings.TrimSpace(n)
-		if s, ok := strings.CutPrefix(n, "a/"); ok {
-			return s
-		}
-		if s, ok := strings.CutPrefix(n, "b/"); ok {
-			return s
-		}
-		return n
+// catalogFields are the fields of a catalog entry.
+var catalogFields = []catalogField{{"intent", true}, {"spec", false}, {"file", true}, {"patch", true}}
+
+// loadEntry reads and checks one catalog file: the entry, or every problem
+// of it as "file:line:column: field: message", in the order of the file.
+func loadEntry(root, name string) (CatalogEntry, []string) {
+	rel := relTo(root, name)
+	e := CatalogEntry{ID: strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".yaml"), ".yml"), Path: rel}
+	type problem struct {
+		line, col int
+		text      string
 	}
-	for _, l := range strings.Split(patch, "\n") {
+	var found []problem
+	prob := func(line, col int, field, format string, args ...any) {
+		found = append(found, problem{line, col, fmt.Sprintf("%s:%d:%d: %s: %s", rel, line, col, field, fmt.Sprintf(format, args...))})
+	}
+	problems := func() []string {
+		slices.SortStableFunc(found, func(a, b problem) int {
+			if a.line != b.line {
+				return a.line - b.line
+			}
+			return a.col - b.col
+		})
+		var out []string
+		for _, p := range found {
+			out = append(out, p.text)
+		}
+		return out
+	}
+	at := func(n ast.Node, field, format string, args ...any) {
+		tk := n.GetToken()
+		prob(tk.Position.Line, tk.Position.Column, field, format, args...)
+	}
+	b, err := readCatalogFile(name)
+	if err != nil {
+		prob(1, 1, "file", "%v", err)
+		return e, problems()
+	}
+	if !idPattern.MatchString(e.ID) {
+		prob(1, 1, "id", "%q (the file's name) is not lower-case kebab-case", e.ID)
+	}
+	f, err := parser.ParseBytes(b, 0)
+	if err != nil {
+		var ye yaml.Error
+		if errors.As(err, &ye) && ye.GetToken() != nil {
+			tk := ye.GetToken()
+			prob(tk.Position.Line, tk.Position.Column, "yaml", "%s", ye.GetMessage())
+		} else {
+			prob(1, 1, "yaml", "%v", err)
+		}
+		return e, problems()
+	}
+	var body ast.Node
+	if len(f.Docs) == 1 {
+		body = f.Docs[0].Body
+	}
+	pairs, ok := entryPairs(body)
+	if !ok {
+		prob(1, 1, "entry", "want one mapping of intent, spec, file and patch")
+		return e, problems()
+	}
+	values := map[string]string{}
+	nodes := map[string]ast.Node{} // the value node of each string field
+	given := map[string]bool{}
+	for _, kv := range pairs {
+		key := kv.Key.String()
+		known := slices.ContainsFunc(catalogFields, func(f catalogField) bool { return f.name == key })
+		switch v, isString := stringValue(kv.Value); {
+		case !known:
+			at(kv.Key, key, "unknown field (known here: intent, spec, file, patch)")
+		case !isString:
+			given[key] = true
+			at(kv.Value, key, "want a string")
+		default:
+			given[key] = true
+			values[key], nodes[key] = v, kv.Value
+		}
+	}
+	for _, f := range catalogFields {
+		if f.required && !given[f.name] {
+			// Placed at the mapping that lacks it: its first key.
+			at(pairs[0].Key, f.name, "required field is missing")
+		}
+	}
+	e.Intent, e.Spec, e.File, e.Patch = strings.TrimSpace(values["intent"]), values["spec"], values["file"], values["patch"]
+	e.where = fmt.Sprintf("%s:%d:%d", rel, pairs[0].Key.GetToken().Position.Line, pairs[0].Key.GetToken().Position.Column)
+	if n := nodes["intent"]; n != nil && (e.Intent == "" || strings.Contains(e.Intent, "\n")) {
+		at(n, "intent", "must be one non-empty line")
+	}
+	if n := nodes["file"]; n != nil {
+		tk := n.GetToken()
+		e.where = fmt.Sprintf("%s:%d:%d", rel, tk.Position.Line, tk.Position.Column)
+		if err := CheckLocalPath(e.File); err != nil {
+			at(n, "file", "%v", err)
+		} else if st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(e.File))); err != nil || !st.Mode().IsRegular() {
+			at(n, "file", "%s is not a file of the module: a catalog mutant changes an existing file, never adds one", e.File)
+		}
+	}
+	if n := nodes["patch"]; n != nil {
+		if strings.TrimSpace(e.Patch) == "" {
+			at(n, "patch", "empty: want a unified diff of the entry's file")
+		} else {
+			patchProblems(n, b, e.Patch, e.File, prob)
+		}
+	}
+	return e, problems()
+}
+
+// readCatalogFile reads a catalog file, refusing one larger than
+// MaxCatalogFileBytes without reading more than that.
+func readCatalogFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxCatalogFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxCatalogFileBytes {
+		return nil, fmt.Errorf("more than %d bytes: not a catalog entry", MaxCatalogFileBytes)
+	}
+	return b, nil
+}
+
+// entryPairs returns the key/value pairs of a catalog entry's mapping.
+func entryPairs(n ast.Node) ([]*ast.MappingValueNode, bool) {
+	switch m := n.(type) {
+	case *ast.MappingNode:
+		return m.Values, len(m.Values) > 0
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{m}, true
+	}
+	return nil, false
+}
+
+// stringValue is the text of a string scalar or a block scalar (| or >).
+func stringValue(n ast.Node) (string, bool) {
+	switch v := n.(type) {
+	case *ast.StringNode:
+		return v.Value, true
+	case *ast.LiteralNode:
+		return v.Value.Value, true
+	}
+	return "", false
+}
+
+// patchProblems checks the header of an entry's patch, the value node n of
+// the catalog file src, and reports each problem to prob: every path it
+// names must be file (when the entry gives one), and it may not create,
+// delete, rename or copy a file.
+// A problem is placed at its header line when the patch is a block scalar
+// (patch: |), else at the value.
+func patchProblems(n ast.Node, src []byte, patch, file string, prob func(line, col int, field, format string, args ...any)) {
+	found := false
+	srcLines := strings.Split(string(src), "\n")
+	place := func(i int) (int, int) {
+		tk := n.GetToken()
+		if _, block := n.(*ast.LiteralNode); block {
+			// A block scalar's text begins on the line after its indicator.
+			line := tk.Position.Line + 1 + i
+			if line <= len(srcLines) {
+				l := srcLines[line-1]
+				return line, len(l) - len(strings.TrimLeft(l, " ")) + 1
+			}
+		}
+		return tk.Position.Line, tk.Position.Column
+	}
+	at := func(i int, format string, args ...any) {
+		line, col := place(i)
+		prob(line, col, "patch", format, args...)
+		found = true
+	}
+	for i, l := range strings.Split(patch, "\n") {
 		if strings.HasPrefix(l, "@@") {
 			break
 		}
-		var names []string
-		if n, ok := strings.CutPrefix(l, "--- "); ok {
-			names = []string{n}
-		} else if n, ok := strings.CutPrefix(l, "+++ "); ok {
-			names = []string{n}
-		} else if n, ok := strings.CutPrefix(l, "diff --git "); ok {
-			names = strings.Fields(n)
+		for _, kind := range []string{"new file mode", "deleted file mode", "rename from", "rename to", "copy from", "copy to"} {
+			if strings.HasPrefix(l, kind) {
+				at(i, "%q: a catalog mutant changes one existing file in place; it never creates, deletes, renames or copies one", l)
+			}
 		}
-		for _, n := range names {
-			if n = strip(n); n != "/dev/null" {
-				out = append(out, n)
+		for _, name := range headerNames(l) {
+			if name == "/dev/null" {
+				what := "creates"
+				if strings.HasPrefix(l, "+++ ") {
+					what = "deletes"
+				}
+				at(i, "%q: the patch %s a file; a catalog mutant changes one existing file (%s) in place", l, what, file)
+				continue
+			}
+			if err := CheckLocalPath(name); err != nil {
+				at(i, "the header names %v", err)
+			} else if file != "" && name != file {
+				at(i, "the header names %q, the entry's file is %q", name, file)
 			}
 		}
 	}
-	return out
+	if !found && file != "" && PatchFile(patch) != file {
+		at(0, "names no file: want the headers --- a/%s and +++ b/%s", file, file)
+	}
+}
+
+// headerNames returns the paths a header line of a unified diff names
+// ("--- a/x", "+++ b/x", "diff --git a/x b/x"; a/ and b/ stripped).
+func headerNames(l string) []string {
+	var names []string
+	if n, ok := strings.CutPrefix(l, "--- "); ok {
+		names = []string{n}
+	} else if n, ok := strings.CutPrefix(l, "+++ "); ok {
+		names = []string{n}
+	} else if n, ok := strings.CutPrefix(l, "diff --git "); ok {
+		names = strings.Fields(n)
+	}
+	for i, n := range names {
+		n, _, _ = strings.Cut(n, "\t")
+		n = strings.TrimSpace(n)
+		if s, ok := strings.CutPrefix(n, "a/"); ok {
+			n = s
+		} else if s, ok := strings.CutPrefix(n, "b/"); ok {
+			n = s
+		}
+		names[i] = n
+	}
+	return names
 }
 
 // Equivalent is one line of mutants/equivalent.yaml: an operator mutant

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -236,10 +237,13 @@ type testEvent struct {
 
 // parseEvents reads test2json events: the tests that failed (only leaves: a
 // parent that failed because a subtest failed is dropped), how many passed,
-// and the output of the first test that failed.
+// and the output of the first test that failed. A test that panics ends the
+// binary, and test2json reading a pipe (as runWith feeds it) then sends no
+// "fail" event for it: a test is also failed when its "--- FAIL:" line or a
+// "panic: " line shows in its own output.
 func parseEvents(rd io.Reader) runReport {
 	var rep runReport
-	var failed []string
+	var failed, shown []string // by "fail" events; by their output
 	outputs := map[string]*strings.Builder{}
 	started := map[string]time.Time{}
 	sc := bufio.NewScanner(rd)
@@ -255,6 +259,9 @@ func parseEvents(rd io.Reader) runReport {
 		case "output":
 			if rep.panic == "" && strings.HasPrefix(ev.Output, "panic: ") {
 				rep.panic = strings.TrimSpace(ev.Output)
+			}
+			if ev.Test != "" && (strings.HasPrefix(ev.Output, "--- FAIL: ") || strings.HasPrefix(ev.Output, "panic: ")) && !slices.Contains(shown, ev.Test) {
+				shown = append(shown, ev.Test)
 			}
 			b := outputs[ev.Test]
 			if b == nil {
@@ -279,6 +286,11 @@ func parseEvents(rd io.Reader) runReport {
 			if ev.Test != "" {
 				failed = append(failed, ev.Test)
 			}
+		}
+	}
+	for _, t := range shown {
+		if !slices.Contains(failed, t) {
+			failed = append(failed, t)
 		}
 	}
 	for _, t := range failed {

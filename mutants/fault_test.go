@@ -63,8 +63,10 @@ func copyTree(t *testing.T, src, dst string, skip func(rel string, d fs.DirEntry
 }
 
 // TestPathEscapeRefused: a catalog entry whose file: or patch header
-// leaves the target package is refused with exit 2, naming the catalog file
-// and the field, before anything is written: the fixture's files are
+// leaves the target package, or names no existing file of it (a patch that
+// creates one, however written), is refused with exit 2 as
+// "file:line:column: field: message", naming the catalog file, the line and
+// the field, before anything is written: the fixture's files are
 // byte-identical, no file appears, no temporary directory is made, no
 // result is written.
 func TestPathEscapeRefused(t *testing.T) {
@@ -74,10 +76,17 @@ func TestPathEscapeRefused(t *testing.T) {
 	}
 	for _, c := range []struct{ name, field, from, to string }{
 		// The reproduction: an absolute path reached through "..".
-		{"file-dotdot", "field file", "calc/calc.go", "../../../..ROOT/calc/calc.go"},
-		{"file-absolute", "field file", "calc/calc.go", "ROOT/calc/calc.go"},
-		{"header-only", "field patch", "b/calc/calc.go", "b/../x/calc/calc.go"},
-		{"other-package", "field file", "calc/calc.go", "other/calc.go"},
+		{"file-dotdot", ":3:7: file: ", "calc/calc.go", "../../../..ROOT/calc/calc.go"},
+		{"file-absolute", ":3:7: file: ", "calc/calc.go", "ROOT/calc/calc.go"},
+		{"header-only", ":6:3: patch: ", "b/calc/calc.go", "b/../x/calc/calc.go"},
+		{"other-package", ":3:7: file: ", "calc/calc.go", "go.mod"},
+		{"no-such-file", ":3:7: file: ", "calc/calc.go", "calc/new.go"},
+		// A patch that creates calc/new.go: refused at once (it used to
+		// run the campaign and end as patch-no-longer-applies), by its
+		// file: and by its header, each on its own.
+		{"creates-file", ":5:3: patch: ", "--- a/calc/calc.go", "--- /dev/null"},
+		{"creates-file-git", ":5:3: patch: ", "--- a/calc/calc.go", "new file mode 100644\n  --- a/calc/calc.go"},
+		{"deletes-file", ":6:3: patch: ", "+++ b/calc/calc.go", "+++ /dev/null"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := copyFixture(t)
@@ -97,8 +106,8 @@ func TestPathEscapeRefused(t *testing.T) {
 			if code != ExitUsage {
 				t.Errorf("exit %d, want %d; stderr: %s", code, ExitUsage, stderr.String())
 			}
-			if msg := stderr.String(); !strings.Contains(msg, "zz-escape.yaml") || !strings.Contains(msg, c.field) {
-				t.Errorf("the error does not name the catalog file and %q: %s", c.field, msg)
+			if msg := stderr.String(); !strings.Contains(msg, "\n  catalog/zz-escape.yaml"+c.field) {
+				t.Errorf("the error does not name the catalog file, line and field as zz-escape.yaml%s…: %s", c.field, msg)
 			}
 			sameSnapshot(t, before, snapshot(t, root))
 			if left, _ := os.ReadDir(tmp); len(left) > 0 {

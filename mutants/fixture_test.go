@@ -37,6 +37,9 @@ func TestClassification(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	want := map[string]string{
 		"sanity":           StatusKilled,
 		"add-subtracts":    StatusKilled,
@@ -98,6 +101,9 @@ func TestBaselineFails(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	cfg := fixtureConfig(t, ModeSchemata)
 	cfg.SuiteRun = "^TestNone$"
 	res, err := Run(context.Background(), cfg)
@@ -115,6 +121,9 @@ func TestIncrementalCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	cfg := fixtureConfig(t, ModeSchemata)
 	cfg.CacheFile = filepath.Join(t.TempDir(), "cache.json")
 	cfg.Only = mustRegexp(t, "add-subtracts|label-changes|does-not-compile")
@@ -148,6 +157,9 @@ func TestSchemataValueFallback(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	root := copyFixture(t)
 	src := filepath.Join(root, "calc", "calc.go")
 	b, err := os.ReadFile(src)

@@ -246,6 +246,7 @@ func TestWrongPaths(t *testing.T) {
 func TestCatalogYml(t *testing.T) {
 	dir := t.TempDir()
 	entry := "intent: x\nspec: y\nfile: p.go\npatch: |\n" + indent(patchB)
+	os.WriteFile(filepath.Join(dir, "p.go"), []byte("package p\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(entry), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.yml"), []byte(entry), 0o644)
 	cat, err := LoadCatalog(dir, ".")
@@ -312,6 +313,9 @@ func TestNoOpPatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	cfg := fixtureConfig(t, ModeSchemata)
 	dir := t.TempDir()
 	for _, n := range []string{"add-subtracts.yaml"} {

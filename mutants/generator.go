@@ -60,6 +60,9 @@ type genState struct {
 	timeout  time.Duration
 	note     string
 	ran      bool // the campaign was asked for (GenWorlds > 0)
+	// done is closed when the baseline run is over (startGenBaseline);
+	// nil when it was never started.
+	done chan struct{}
 }
 
 // genOptions is the generator's part of Config.options: shards that differ
@@ -100,6 +103,24 @@ func (r *runner) genBaseline(ctx context.Context) {
 	r.gen.on = true
 	r.gen.baseline = rep.wall
 	r.gen.timeout = max(r.cfg.TimeoutFloor, time.Duration(float64(rep.wall)*r.cfg.TimeoutFactor))
+}
+
+// startGenBaseline runs genBaseline in the background, beside the
+// preparation of the mutants (type checks, the schemata build): waitGen
+// joins it before any mutant runs.
+func (r *runner) startGenBaseline(ctx context.Context) {
+	r.gen.done = make(chan struct{})
+	go func() {
+		defer close(r.gen.done)
+		r.genBaseline(ctx)
+	}()
+}
+
+// waitGen waits for the generator's baseline run, if one was started.
+func (r *runner) waitGen() {
+	if r.gen.done != nil {
+		<-r.gen.done
+	}
 }
 
 // genCampaign is Result.Generator before scoring.
@@ -166,11 +187,13 @@ func (r *runner) genKey(m *mutant) string {
 	return hex.EncodeToString(s[:])
 }
 
-// genCached reports whether m's generator verdict, if one is wanted, is in
-// the cache, and copies it into m. A table verdict is reused from the cache
-// only together with the generator's.
+// genCached reports whether m's generator verdict, if one is asked for, is
+// in the cache, and copies it into m. A table verdict is reused from the
+// cache only together with the generator's. It does not wait for the
+// generator's baseline run: if that run turns the campaign off, runAll
+// clears what was copied.
 func (r *runner) genCached(m *mutant) bool {
-	if !r.genWanted(m) {
+	if r.cfg.GenWorlds <= 0 || m.res.Source == SourceSanity || m.equiv != nil {
 		return true
 	}
 	v, ok := r.cache.Get(r.genKey(m))

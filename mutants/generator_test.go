@@ -25,6 +25,9 @@ func TestGeneratorCampaign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	cfg := fixtureConfig(t, ModeSchemata)
 	cfg.Only = mustRegexp(t, "^(add-subtracts|label-changes|does-not-compile)$")
 	cfg.GenWorlds, cfg.GenRun = 3, "^TestGen$"

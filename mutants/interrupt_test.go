@@ -89,6 +89,9 @@ func TestInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a campaign")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

@@ -57,6 +57,9 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	cache := filepath.Join(t.TempDir(), "cache.json")
 	cfg := fixtureConfig(t, ModeSchemata)
 	cfg.CacheFile = cache

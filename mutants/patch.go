@@ -44,6 +44,11 @@ func ApplyPatch(src []byte, patch string) ([]byte, Applied, error) {
 		return nil, Applied{}, fmt.Errorf("malformed patch: want exactly one file, got %d", len(files))
 	}
 	f := files[0]
+	if f.IsNew || f.IsDelete || f.IsRename || f.IsCopy {
+		// LoadCatalog refuses these; this guard keeps any other caller from
+		// creating, deleting or moving a file through a patch.
+		return nil, Applied{}, fmt.Errorf("malformed patch: it creates, deletes, renames or copies a file; a mutant changes one existing file in place")
+	}
 	if f.IsBinary || len(f.TextFragments) == 0 {
 		return nil, Applied{}, fmt.Errorf("malformed patch: no text hunks")
 	}

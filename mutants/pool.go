@@ -54,12 +54,18 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 		r.equivalence(m)
 		prog.done(m.res)
 	}
-	for _, m := range cached {
-		finish(m)
-	}
 	queue, err := r.prepare(ctx, queue, finish)
+	r.waitGen()
 	if err != nil {
 		return err
+	}
+	for _, m := range cached {
+		if !r.gen.on {
+			// The generator's baseline turned the campaign off: no
+			// cached generator verdict counts.
+			m.res.Generator, m.res.GeneratorDetail = "", ""
+		}
+		finish(m)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -123,6 +129,9 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 // the schemata binary of the rest and checks that it passes with no mutant
 // switched on. It returns the mutants still to run.
 func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*mutant)) ([]*mutant, error) {
+	if len(queue) == 0 { // every verdict came from the cache
+		return nil, nil
+	}
 	tc, err := r.newTypeChecker(ctx)
 	if err != nil {
 		return nil, err

@@ -43,11 +43,28 @@ func (p *progress) done(r MutantResult) {
 		fmt.Fprintf(p.w, "\r\033[K[%d/%d] %3d%% ETA %s  %s %s", p.n, p.total, p.n*100/max(1, p.total), eta, r.Status, r.ID)
 		return
 	}
-	by := ""
-	if len(r.KilledBy) > 0 {
-		by = " by " + strings.Join(first(r.KilledBy, 3), ", ")
+	fmt.Fprintf(p.w, "[%d/%d] %-23s %s (%s)%s\n", p.n, p.total, r.Status, r.ID, how, killedHow(r))
+}
+
+// killedHow ends a killed mutant's log line: " by" its killers, or, when
+// the test binary failed outside any test (a panic at init or in a
+// package-level var, before any test ran), " by a panic outside any test: "
+// and the panic's first line, else " — " and the first line of its detail
+// (the binary's exit outside any test, or the mutant whose verdict it
+// shares). "" for a mutant that was not killed.
+func killedHow(r MutantResult) string {
+	switch {
+	case len(r.KilledBy) > 0:
+		return " by " + strings.Join(first(r.KilledBy, 3), ", ")
+	case r.Status != StatusKilled:
+		return ""
 	}
-	fmt.Fprintf(p.w, "[%d/%d] %-23s %s (%s)%s\n", p.n, p.total, r.Status, r.ID, how, by)
+	for _, l := range strings.Split(r.Detail, "\n") {
+		if what, ok := strings.CutPrefix(strings.TrimSpace(l), "panic: "); ok {
+			return " by a panic outside any test: " + what
+		}
+	}
+	return " — " + firstLine(r.Detail)
 }
 
 func (p *progress) finish() {

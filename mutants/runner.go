@@ -253,12 +253,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
 		}
 		if catalog, err = LoadCatalog(cfg.Root, cfg.CatalogDir); err != nil {
+			var ce *CatalogError
+			if errors.As(err, &ce) {
+				return nil, ce
+			}
 			return nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
 		}
+		var bad CatalogError
 		for _, e := range catalog {
 			if err := checkInPackage(e.File, cfg.Target); err != nil {
-				return nil, fmt.Errorf("%w: catalog: %s: field file: %v", ErrUsage, e.Path, err)
+				bad.add(fmt.Sprintf("%s: file: %v", e.where, err))
 			}
+		}
+		if len(bad.Problems) > 0 {
+			return nil, &bad
 		}
 	}
 	start := time.Now()
@@ -290,9 +298,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	go func() {
 		defer wg.Done()
 		base, baseErr = r.baseline(ctx)
-		if baseErr == nil && baselineProblem(base) == "" {
-			r.genBaseline(ctx)
-		}
 	}()
 	go func() {
 		defer wg.Done()
@@ -340,7 +345,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.wall)*cfg.TimeoutFactor))
 	r.costOrder = costOrder(base.costs)
 	res.TimeoutMs = r.timeout.Milliseconds()
-	res.Generator = r.genCampaign()
+	// The generator's baseline runs beside the mutants' preparation;
+	// runAll waits for it before the first mutant runs.
+	r.startGenBaseline(ctx)
+	defer r.waitGen()
 
 	// Phase 2: the mutants.
 	muts, notes, err := r.collect(ctx, sites)
@@ -358,6 +366,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := r.runAll(ctx, muts); err != nil {
 		return nil, err
 	}
+	r.waitGen()
+	res.Generator = r.genCampaign()
 	notRun := 0
 	for _, m := range muts {
 		if m.res.Status == "" && m.res.Source != SourceSanity {

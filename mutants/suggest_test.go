@@ -43,6 +43,9 @@ func TestSuggestDemonstration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
+	// Independent of the other campaigns (own copies, temp dirs and
+	// processes): run beside them on the second core.
+	t.Parallel()
 	root := copyModule(t)
 	for _, ks := range demoKillers {
 		for _, k := range ks {

@@ -185,8 +185,19 @@ func (e *posError) Error() string {
 	return fmt.Sprintf("%d:%d: %s: %s", e.line, e.col, e.field, e.msg)
 }
 
+// nodeErr is a problem about node n, placed at its first character: a
+// block mapping at its first key (the parser places it at that key's ':'),
+// a flow mapping at its '{'.
 func nodeErr(n ast.Node, field, format string, args ...any) error {
 	e := &posError{field: field, msg: fmt.Sprintf(format, args...)}
+	switch m := n.(type) {
+	case *ast.MappingNode:
+		if !m.IsFlowStyle && len(m.Values) > 0 {
+			n = m.Values[0].Key
+		}
+	case *ast.MappingValueNode:
+		n = m.Key
+	}
 	if n != nil && n.GetToken() != nil {
 		e.line, e.col = n.GetToken().Position.Line, n.GetToken().Position.Column
 	}
@@ -228,7 +239,7 @@ func (s *Step) UnmarshalYAML(n ast.Node) error {
 			*s = Step{Stall: true}
 			return nil
 		}
-		return nodeErr(n, "step", `want an integer (ms), "stall", or {latencyMs, error, stall, reject}; got %q`, v.Value)
+		return nodeErr(n, "step", "want %s; got %s", stepForms, shown(n))
 	case *ast.MappingNode:
 		*s = Step{}
 		for _, kv := range v.Values {
@@ -278,8 +289,12 @@ func (s *Step) UnmarshalYAML(n ast.Node) error {
 		}
 		return nil
 	}
-	return nodeErr(n, "step", `want an integer (ms), "stall", or {latencyMs, error, stall, reject, outputs}`)
+	return nodeErr(n, "step", "want %s; got %s", stepForms, shown(n))
 }
+
+// stepForms names the forms a bridge step may take, the one wording of
+// every problem about a step's form.
+const stepForms = `an integer (ms), "stall", or a mapping {latencyMs, error, stall, reject, outputs}`
 
 // outputsOf reads a step's outputs: a list of {id, messages}.
 func outputsOf(n ast.Node) ([]OutputSpec, error) {

@@ -208,7 +208,8 @@ func TestNumbersOneRule(t *testing.T) {
 }
 
 // TestProblemIsOneLine (issue 11 item 15): a newline inside a matrix value
-// is escaped in a problem, never pasted raw (which counted as extra problems).
+// is escaped in a problem, never pasted raw (which counted as extra problems);
+// a tab the parser stops at is named.
 func TestProblemIsOneLine(t *testing.T) {
 	_, _, problems := loadSrc(t, "# protects: x\nname: nl\nmatrix:\n  tm: [\"1\\n2\"]\ncallers:\n  - name: A\n    args: {timeoutMs: \"${tm}\"}\n")
 	if len(problems) != 1 {
@@ -216,6 +217,12 @@ func TestProblemIsOneLine(t *testing.T) {
 	}
 	if strings.ContainsAny(problems[0], "\n\r") || !strings.Contains(problems[0], `1\n2`) {
 		t.Errorf("problem %q: want the newline escaped", problems[0])
+	}
+	// A tab where YAML allows none is named, on the path that stops at
+	// the parse too.
+	file, _, problems := loadSrc(t, "# protects: x\nname: a\ncallers:\n\t- name: A\n")
+	if want := file + `:4:1: yaml: found a tab ('\t') that cannot start any token: indent with spaces, YAML allows no tab there`; len(problems) != 1 || problems[0] != want {
+		t.Errorf("a tab: %q, want %q", problems, want)
 	}
 }
 

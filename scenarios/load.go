@@ -121,8 +121,31 @@ var decimalInt = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 var placeholder = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
-// LoadFile loads one file; problems are "file:line:column: field: message".
+// LoadFile loads one file; problems are "file:line:column: field: message",
+// one line each (SingleLine), sorted by position in the file.
 func LoadFile(file string) ([]Case, []string) {
+	cases, problems := loadFile(file)
+	for i, p := range problems {
+		problems[i] = SingleLine(p)
+	}
+	slices.SortStableFunc(problems, func(a, b string) int {
+		la, ca := problemPos(file, a)
+		lb, cb := problemPos(file, b)
+		if la != lb {
+			return la - lb
+		}
+		return ca - cb
+	})
+	return cases, problems
+}
+
+// problemPos reads the line and column of a problem of file.
+func problemPos(file, p string) (line, col int) {
+	fmt.Sscanf(strings.TrimPrefix(p, file+":"), "%d:%d:", &line, &col)
+	return line, col
+}
+
+func loadFile(file string) ([]Case, []string) {
 	src, err := readLimited(file)
 	var pe *posError
 	if errors.As(err, &pe) {
@@ -160,16 +183,13 @@ func LoadFile(file string) ([]Case, []string) {
 		cases = append(cases, cs...)
 		problems = append(problems, errs...)
 	}
-	for i, p := range problems {
-		problems[i] = singleLine(p)
-	}
 	return cases, problems
 }
 
-// singleLine writes the control characters of a problem (a newline inside a
+// SingleLine writes the control characters of a problem (a newline inside a
 // matrix value pasted into a message, say) as Go escapes, so that a problem
 // is always one line: one problem, one line, however its values read.
-func singleLine(s string) string {
+func SingleLine(s string) string {
 	if !strings.ContainsFunc(s, unicode.IsControl) {
 		return s
 	}
@@ -194,30 +214,59 @@ func yamlProblem(file string, err error) string {
 	var ye yaml.Error
 	if errors.As(err, &ye) && ye.GetToken() != nil {
 		tk := ye.GetToken()
-		field := "yaml"
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			field = keyBefore(tk)
-		}
-		var ue *yaml.UnknownFieldError
-		if errors.As(err, &ue) {
-			field = tk.Value
-		}
 		msg := ye.GetMessage()
 		var se *yaml.SyntaxError
 		if errors.As(err, &se) && strings.Contains(lineOf(file, tk.Position.Line), "${") {
 			msg += ` (inside a flow {…} or […], quote placeholders: "${x}")`
 		}
-		return fmt.Sprintf("%s:%d:%d: %s: %s", file, tk.Position.Line, tk.Position.Column, field, msg)
+		if strings.Contains(msg, "'\t'") {
+			// The parser quotes the tab itself: name it.
+			msg = strings.Replace(msg, "character '\t'", `a tab ('\t')`, 1) + ": indent with spaces, YAML allows no tab there"
+		}
+		return fmt.Sprintf("%s:%d:%d: yaml: %s", file, tk.Position.Line, tk.Position.Column, msg)
 	}
 	return fmt.Sprintf("%s:0:0: yaml: %v", file, err)
 }
 
-// keyBefore returns the mapping key a value token belongs to, or "yaml".
-func keyBefore(tk *token.Token) string {
-	for p, n := tk.Prev, 0; p != nil && n < 3; p, n = p.Prev, n+1 {
-		if p.Type == token.MappingValueType && p.Prev != nil {
-			return p.Prev.Value
+// tokenPath is the path of the node whose token is tk inside the scenario
+// file's body root, as the loader's problems name fields
+// (callers[0].args.timeoutMs): the scenario's index in a list of
+// scenarios is left out, since the problem's line places it. "yaml" when tk
+// is the token of no value under a key.
+func tokenPath(root ast.Node, tk *token.Token) string {
+	var find func(n ast.Node, path string) string
+	find = func(n ast.Node, path string) string {
+		switch x := n.(type) {
+		case *ast.MappingNode:
+			for _, kv := range x.Values {
+				if p := find(kv, path); p != "" {
+					return p
+				}
+			}
+		case *ast.MappingValueNode:
+			return find(x.Value, join(path, x.Key.String()))
+		case *ast.SequenceNode:
+			for i, v := range x.Values {
+				if p := find(v, fmt.Sprintf("%s[%d]", path, i)); p != "" {
+					return p
+				}
+			}
+		case *ast.TagNode:
+			return find(x.Value, path)
+		default:
+			if n.GetToken() == tk {
+				return path
+			}
+		}
+		return ""
+	}
+	scenarios := []ast.Node{root}
+	if s, ok := root.(*ast.SequenceNode); ok {
+		scenarios = s.Values
+	}
+	for _, sc := range scenarios {
+		if p := find(sc, ""); p != "" {
+			return p
 		}
 	}
 	return "yaml"
@@ -266,7 +315,7 @@ func parseFile(src []byte) (ast.Node, error) {
 			return false
 		case *ast.IntegerNode:
 			if tk := n.GetToken(); bad == nil && tk != nil && !decimalInt.MatchString(tk.Value) {
-				bad = nodeErr(n, keyBefore(tk), "integer %s: write integers as plain decimal digits with an optional minus sign (16, 1000, -5): no 0x, 0o, 0b, _, + or leading zeros (README: Numbers)", tk.Value)
+				bad = nodeErr(n, tokenPath(docs[0].Body, tk), "integer %s: write integers as plain decimal digits with an optional minus sign (16, 1000, -5): no 0x, 0o, 0b, _, + or leading zeros (README: Numbers)", tk.Value)
 			}
 		}
 		return bad == nil
@@ -437,7 +486,7 @@ func caseID(name string, params []Param) string {
 func valueText(v any) string {
 	switch v.(type) {
 	case string, int, int64, uint64, float64, bool:
-		return singleLine(fmt.Sprint(v))
+		return SingleLine(fmt.Sprint(v))
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
@@ -535,6 +584,7 @@ func substitute(n ast.Node, params []Param, undo *[]func()) error {
 			*undo = append(*undo, f)
 		}
 	}
+	root := n // the scenario, for a problem's field path
 	values := map[string]any{}
 	used := map[string]bool{}
 	for _, p := range params {
@@ -570,7 +620,7 @@ func substitute(n ast.Node, params []Param, undo *[]func()) error {
 			}
 			for _, m := range ms {
 				if _, ok := values[m[1]]; !ok {
-					return nodeErr(x, "${"+m[1]+"}", "no matrix parameter %q", m[1])
+					return nodeErr(x, tokenPath(root, x.GetToken()), "${%s}: no matrix parameter %q", m[1], m[1])
 				}
 				used[m[1]] = true
 			}
@@ -624,20 +674,26 @@ var toolInput = func() *jsonschema.Resolved {
 // toolInputProps are the tool's input schema's properties, each resolved on
 // its own, and its required properties: so that every broken argument of a
 // call is reported at once, not only the first the validator meets.
-var toolInputProps, toolInputRequired = func() (map[string]*jsonschema.Resolved, []string) {
+// toolInputRange holds the bounds of its integer properties (contract §2,
+// Input).
+var toolInputProps, toolInputRequired, toolInputRange = func() (map[string]*jsonschema.Resolved, []string, map[string][2]float64) {
 	s, err := waittool.InputSchema()
 	if err != nil {
 		panic(err)
 	}
 	out := map[string]*jsonschema.Resolved{}
+	ranges := map[string][2]float64{}
 	for k, ps := range s.Properties {
 		r, err := ps.Resolve(nil)
 		if err != nil {
 			panic(err)
 		}
 		out[k] = r
+		if ps.Type == "integer" && ps.Minimum != nil && ps.Maximum != nil {
+			ranges[k] = [2]float64{*ps.Minimum, *ps.Maximum}
+		}
 	}
-	return out, s.Required
+	return out, s.Required, ranges
 }()
 
 // argProblem is one argument of a call that breaks the tool's input schema.
@@ -645,18 +701,22 @@ type argProblem struct{ field, msg string }
 
 // argsProblems lists every argument of args that breaks the tool's input
 // schema (contract §2), in key order: unknown ones, ones whose value breaks its
-// property's schema, then missing required ones. A schema rule that spans
-// properties shows as one problem without a field. Nil when args are valid.
-func argsProblems(args map[string]any) []argProblem {
+// property's schema, then missing required ones. numbers holds the
+// arguments written as numbers, as written (argNumbers): one of an integer
+// property is checked against its range as written, since YAML reads some
+// numbers (1e308) as strings. A schema rule that spans properties shows as
+// one problem without a field. Nil when args are valid.
+func argsProblems(args map[string]any, numbers map[string]string) []argProblem {
 	verr := toolInput.Validate(jsonValue(args))
-	if verr == nil {
-		return nil
-	}
 	var out []argProblem
 	for _, k := range slices.Sorted(maps.Keys(args)) {
 		r, ok := toolInputProps[k]
 		if !ok {
 			out = append(out, argProblem{k, "unknown argument: not in the tool's input schema"})
+			continue
+		}
+		if msg := numberProblem(k, numbers); msg != "" {
+			out = append(out, argProblem{k, msg})
 			continue
 		}
 		if err := r.Validate(jsonValue(args[k])); err != nil {
@@ -669,11 +729,54 @@ func argsProblems(args map[string]any) []argProblem {
 			out = append(out, argProblem{k, "required argument missing"})
 		}
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && verr != nil {
 		field, msg := schemaProblem(verr)
 		out = append(out, argProblem{field, msg})
 	}
 	return out
+}
+
+// numberRE is a number as YAML or JSON may write it.
+var numberRE = regexp.MustCompile(`^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
+
+// argNumbers returns the arguments of the args mapping n that are written
+// as numbers, each as written: integers, floats, and unquoted scalars that
+// YAML reads as strings though they are numbers (1e308, an integer too
+// large for 64 bits).
+func argNumbers(n ast.Node) map[string]string {
+	pairs, _ := mappingPairs(n)
+	out := map[string]string{}
+	for _, kv := range pairs {
+		switch v := kv.Value.(type) {
+		case *ast.IntegerNode, *ast.FloatNode:
+			out[kv.Key.String()] = v.GetToken().Value
+		case *ast.StringNode:
+			if v.GetToken().Type == token.StringType && numberRE.MatchString(v.Value) {
+				out[kv.Key.String()] = v.Value
+			}
+		}
+	}
+	return out
+}
+
+// numberProblem is what is wrong with argument k when it is an integer
+// property written as a number (numbers, argNumbers): out of the
+// property's range, or not written as an integer (README: Numbers); "" when
+// nothing is, or k is no such argument.
+func numberProblem(k string, numbers map[string]string) string {
+	lit, isNumber := numbers[k]
+	bounds, isInt := toolInputRange[k]
+	if !isNumber || !isInt {
+		return ""
+	}
+	v, _ := strconv.ParseFloat(lit, 64) // ±Inf beyond float64
+	if v < bounds[0] || v > bounds[1] {
+		return fmt.Sprintf("%s is a number out of range: want an integer from %d to %d", lit, int64(bounds[0]), int64(bounds[1]))
+	}
+	if !decimalInt.MatchString(lit) {
+		return fmt.Sprintf("%s is not written as an integer: want plain decimal digits (16, 1000, -5) (README: Numbers)", lit)
+	}
+	return ""
 }
 
 // validate checks what the types cannot: required fields, ranges, names,
@@ -776,23 +879,7 @@ func validate(sc *Scenario, n ast.Node) []error {
 		if args == nil {
 			args = map[string]any{}
 		}
-		aps := argsProblems(args)
-		// In document order, as every other problem.
-		pos := func(ap argProblem) (int, int) {
-			tk := locate(n, "callers", i, "args", ap.field).GetToken()
-			if tk == nil {
-				return 0, 0
-			}
-			return tk.Position.Line, tk.Position.Column
-		}
-		slices.SortStableFunc(aps, func(a, b argProblem) int {
-			la, ca := pos(a)
-			lb, cb := pos(b)
-			if la != lb {
-				return la - lb
-			}
-			return ca - cb
-		})
+		aps := argsProblems(args, argNumbers(child(locate(n, "callers", i), "args")))
 		switch {
 		case len(aps) > 0 && !c.InvalidArgs:
 			for _, ap := range aps {

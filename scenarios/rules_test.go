@@ -42,6 +42,7 @@ func loadProblems(t *testing.T, src string) []string {
 func TestLoaderRulesFire(t *testing.T) {
 	const head = "# protects: x\nname: a\n"
 	const caller = "callers:\n  - name: A\n"
+	const argsTail = " — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point"
 	cases := []struct {
 		name, src string
 		want      []string // nil: the file loads
@@ -98,13 +99,57 @@ func TestLoaderRulesFire(t *testing.T) {
 		{"caller-empty-name", head + "callers:\n  - {name: \"\"}\n", []string{"bad.yaml:4:5: callers[0].name: required"}},
 		{"args-valid", head + "callers:\n  - {name: A, args: {timeoutMs: 1000}}\n", nil},
 		{"args-two-problems-in-document-order", head + "callers:\n  - name: A\n    args:\n      timeoutMs: 5\n      pollIntervalMs: 10\n      bogus: 1\n",
-			[]string{"bad.yaml:6:18: callers[0].args.timeoutMs: minimum: 5 is less than 1000 — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point",
-				"bad.yaml:7:23: callers[0].args.pollIntervalMs: minimum: 10 is less than 250 — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point",
+			[]string{"bad.yaml:6:18: callers[0].args.timeoutMs: 5 is a number out of range: want an integer from 1000 to 600000 — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point",
+				"bad.yaml:7:23: callers[0].args.pollIntervalMs: 10 is a number out of range: want an integer from 250 to 10000 — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point",
 				"bad.yaml:8:14: callers[0].args.bogus: unknown argument: not in the tool's input schema — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point"}},
 		{"args-same-line-by-column", head + "callers:\n  - {name: A, args: {timeoutMs: 5, pollIntervalMs: 10}}\n",
-			[]string{"bad.yaml:4:33: callers[0].args.timeoutMs: minimum: 5 is less than 1000 — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point",
-				"bad.yaml:4:52: callers[0].args.pollIntervalMs: minimum: 10 is less than 250 — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point"}},
+			[]string{"bad.yaml:4:33: callers[0].args.timeoutMs: 5 is a number out of range: want an integer from 1000 to 600000 — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point",
+				"bad.yaml:4:52: callers[0].args.pollIntervalMs: 10 is a number out of range: want an integer from 250 to 10000 — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point"}},
 		{"invalid-args-declared", head + "callers:\n  - {name: A, invalidArgs: true, args: {timeoutMs: 5}}\n", nil},
+		// a number in args: its range as written, whatever YAML reads it as
+		{"args-at-min", head + "callers:\n  - {name: A, args: {timeoutMs: 1000, pollIntervalMs: 250}}\n", nil},
+		{"args-at-max", head + "callers:\n  - {name: A, args: {timeoutMs: 600000, pollIntervalMs: 10000}}\n", nil},
+		{"args-below-min", head + "callers:\n  - {name: A, args: {timeoutMs: 999}}\n",
+			[]string{"bad.yaml:4:33: callers[0].args.timeoutMs: 999 is a number out of range: want an integer from 1000 to 600000" + argsTail}},
+		{"args-above-max", head + "callers:\n  - {name: A, args: {pollIntervalMs: 10001}}\n",
+			[]string{"bad.yaml:4:38: callers[0].args.pollIntervalMs: 10001 is a number out of range: want an integer from 250 to 10000" + argsTail}},
+		{"args-1e308", head + "callers:\n  - name: A\n    args: {timeoutMs: 1e308}\n",
+			[]string{"bad.yaml:5:23: callers[0].args.timeoutMs: 1e308 is a number out of range: want an integer from 1000 to 600000" + argsTail}},
+		{"args-beyond-float64", head + "callers:\n  - name: A\n    args: {timeoutMs: -1.0e400}\n",
+			[]string{"bad.yaml:5:23: callers[0].args.timeoutMs: -1.0e400 is a number out of range: want an integer from 1000 to 600000" + argsTail}},
+		{"args-beyond-int64", head + "callers:\n  - name: A\n    args: {maxTotalChars: 99999999999999999999}\n",
+			[]string{"bad.yaml:5:27: callers[0].args.maxTotalChars: 99999999999999999999 is a number out of range: want an integer from 1000 to 2000000" + argsTail}},
+		{"args-float-huge", head + "callers:\n  - name: A\n    args: {timeoutMs: 1.0e308}\n",
+			[]string{"bad.yaml:5:23: callers[0].args.timeoutMs: 1.0e308 is a number out of range: want an integer from 1000 to 600000" + argsTail}},
+		{"args-exponent-in-range", head + "callers:\n  - name: A\n    args: {timeoutMs: 1e5, pollIntervalMs: 500.0}\n",
+			[]string{"bad.yaml:5:23: callers[0].args.timeoutMs: 1e5 is not written as an integer: want plain decimal digits (16, 1000, -5) (README: Numbers)" + argsTail,
+				"bad.yaml:5:44: callers[0].args.pollIntervalMs: 500.0 is not written as an integer: want plain decimal digits (16, 1000, -5) (README: Numbers)" + argsTail}},
+		{"args-quoted-number-is-a-string", head + "callers:\n  - name: A\n    args: {timeoutMs: \"1e308\"}\n",
+			[]string{`bad.yaml:5:23: callers[0].args.timeoutMs: type: 1e308 has type "string", want "integer"` + argsTail}},
+		{"args-number-as-a-string-argument", head + "callers:\n  - name: A\n    args: {runId: 1e5}\n", nil},
+		// a missing field is placed at the mapping that lacks it; problems
+		// in document order, by line, then by column
+		{"missing-at-block-mapping", head + "agents:\n  - id: c\n    messages: [x]\n" + caller,
+			[]string{"bad.yaml:4:5: agents[0].state: required field is missing"}},
+		{"missing-at-flow-mapping", head + "agents:\n  - {id: c}\n" + caller,
+			[]string{"bad.yaml:4:5: agents[0].state: required field is missing"}},
+		{"missing-in-one-pair-mapping", head + "agents:\n  - id: c\n" + caller,
+			[]string{"bad.yaml:4:5: agents[0].state: required field is missing"}},
+		{"missing-before-unknown", "# protects: x\nname: a\nbogus: 1\n",
+			[]string{"bad.yaml:2:1: callers: required field is missing",
+				"bad.yaml:3:1: bogus: unknown field (known here: name, description, noBridge, bridge, agents, changes, callers, matrix, expect, horizonMs, transport, capMs, timers, seed)"}},
+		{"missing-before-unknown-on-one-line", head + "agents:\n  - {id: c, bogus: 1}\n" + caller,
+			[]string{"bad.yaml:4:5: agents[0].state: required field is missing",
+				"bad.yaml:4:13: agents[0].bogus: unknown field (known here: id, state, messages, generate)"}},
+		{"required-at-block-mapping", head + "callers:\n  - startMs: 5\n    name: \"\"\n",
+			[]string{"bad.yaml:4:5: callers[0].name: required"}},
+		// a placeholder with no parameter, named by its field's path
+		{"placeholder-unknown", head + "callers:\n  - name: A\n    args: {timeoutMs: \"${t}\"}\n",
+			[]string{`bad.yaml:5:23: callers[0].args.timeoutMs: ${t}: no matrix parameter "t"`}},
+		// a bridge step's forms, in one wording
+		{"step-forms", head + "bridge:\n  list: [x, [1]]\n" + caller,
+			[]string{`bad.yaml:4:10: bridge.list[0]: want an integer (ms), "stall", or a mapping {latencyMs, error, stall, reject, outputs}; got string "x"`,
+				`bad.yaml:4:13: bridge.list[1]: want an integer (ms), "stall", or a mapping {latencyMs, error, stall, reject, outputs}; got sequence "[1]"`}},
 		// expectations
 		{"expect-caller-needed", head + "callers:\n  - name: A\n  - name: B\nexpect:\n  - {resolvesAtMs: 5}\n",
 			[]string{"bad.yaml:7:5: expect[0].caller: required when there is more than one caller"}},
@@ -130,19 +175,23 @@ func TestLoaderRulesFire(t *testing.T) {
 	}
 }
 
-// TestLoaderFieldNames: a problem the YAML parser or the number rule finds
-// names the mapping key its value belongs to when that key lies within three
-// tokens before it (the value's ':' or a flow opener between), else "yaml";
-// a syntax error on a line with a placeholder hints at quoting it, on the
-// first line and on a last line without a newline too.
+// TestLoaderFieldNames: a problem the number rule finds names the field's
+// full path, as every other problem does (in a list of scenarios too, and in
+// a matrix); a syntax error on a line with a placeholder hints at quoting
+// it, on the first line and on a last line without a newline too.
 func TestLoaderFieldNames(t *testing.T) {
 	const numbers = "integer 0x10: write integers as plain decimal digits with an optional minus sign (16, 1000, -5): no 0x, 0o, 0b, _, + or leading zeros (README: Numbers)"
 	const quote = `yaml: ',' or '}' must be specified (inside a flow {…} or […], quote placeholders: "${x}")`
 	for _, tc := range []struct{ src, want string }{
-		{"# protects: x\nname: a\ncallers:\n  - name: A\n    startMs: 0x10\n", "bad.yaml:5:14: startMs: " + numbers},
-		{"# protects: x\nname: a\nbridge:\n  list: [0x10]\ncallers:\n  - name: A\n", "bad.yaml:4:10: list: " + numbers},
-		{"# protects: x\nname: a\nbridge:\n  list:\n    - 0x10\ncallers:\n  - name: A\n", "bad.yaml:5:7: list: " + numbers},
-		{"# protects: x\nname: a\nbridge:\n  list: [1, 0x10]\ncallers:\n  - name: A\n", "bad.yaml:4:13: yaml: " + numbers},
+		{"# protects: x\nname: a\ncallers:\n  - name: A\n    startMs: 0x10\n", "bad.yaml:5:14: callers[0].startMs: " + numbers},
+		{"# protects: x\nname: a\nbridge:\n  list: [0x10]\ncallers:\n  - name: A\n", "bad.yaml:4:10: bridge.list[0]: " + numbers},
+		{"# protects: x\nname: a\nbridge:\n  list:\n    - 0x10\ncallers:\n  - name: A\n", "bad.yaml:5:7: bridge.list[0]: " + numbers},
+		{"# protects: x\nname: a\nbridge:\n  list: [1, 0x10]\ncallers:\n  - name: A\n", "bad.yaml:4:13: bridge.list[1]: " + numbers},
+		{"# protects: x\nname: a\ncallers:\n  - name: A\n    args: {timeoutMs: 0x10}\n", "bad.yaml:5:23: callers[0].args.timeoutMs: " + numbers},
+		{"# protects: x\nname: a\ncallers:\n  - name: A\n    startMs: !!int 0x10\n", "bad.yaml:5:19: callers[0].startMs: " + numbers},
+		{"# protects: x\n- name: a\n  callers: [{name: A}]\n- name: b\n  callers: [{name: A, startMs: 0x10}]\n", "bad.yaml:5:32: callers[0].startMs: " + numbers},
+		{"# protects: x\nname: a\ndescription: ${t}\ncallers: [{name: A}]\nmatrix: {t: [x, 0x10]}\n", "bad.yaml:5:17: matrix.t[1]: " + numbers},
+		{"# protects: x\nname: a\n0x10: 1\ncallers: [{name: A}]\n", "bad.yaml:3:1: yaml: " + numbers},
 		{"{name: a, callers: [{name: A, startMs: ${t}}], matrix: {t: [1]}}\n# protects: x\n", "bad.yaml:1:41: " + quote},
 		{"# protects: x\nname: a\nmatrix: {t: [1]}\ncallers: [{name: A, startMs: ${t}}]", "bad.yaml:4:31: " + quote},
 		{"# protects: x\nname: a\nmatrix: {t: [1]}\ncallers: [{name: A, startMs: 5}}\n", "bad.yaml:4:32: yaml: ',' or ']' must be specified"},
@@ -171,7 +220,7 @@ func TestMatrixEdges(t *testing.T) {
 		t.Errorf("a product of 1000 cases: %s", got)
 	}
 	over := strings.Replace(product, "  c: "+vals(10), "  c: "+vals(11), 1)
-	if got := strings.Join(loadProblems(t, over), "\n"); got != "bad.yaml:8:4: matrix: expands to more than 1000 cases" {
+	if got := strings.Join(loadProblems(t, over), "\n"); got != "bad.yaml:8:3: matrix: expands to more than 1000 cases" {
 		t.Errorf("a product of 1100 cases: %s", got)
 	}
 	// 1000 rows: within the bound; the first case fails on its own.
@@ -248,9 +297,9 @@ func TestLoadWorkEdges(t *testing.T) {
 		// 1500 × (1 + 1 + 996) + 1500 × (1 + 1) = MaxLoadWork: within.
 		{996, []string{unknown}},
 		// The second scenario begins at MaxLoadWork; its one case passes it.
-		{997, []string{unknown, "bad.yaml:8:7: scenarios: 1 cases of a file of 1500 values: (1 + cases) × values is more than 1500000 (README: Limits)"}},
+		{997, []string{unknown, "bad.yaml:8:3: scenarios: 1 cases of a file of 1500 values: (1 + cases) × values is more than 1500000 (README: Limits)"}},
 		// The first scenario ends at MaxLoadWork; the second begins past it.
-		{998, []string{unknown, "bad.yaml:8:7: scenarios: too much to load: 2 scenarios in a file of 1500 values: (1 + cases) × values summed over them is more than 1500000 (README: Limits)"}},
+		{998, []string{unknown, "bad.yaml:8:3: scenarios: too much to load: 2 scenarios in a file of 1500 values: (1 + cases) × values summed over them is more than 1500000 (README: Limits)"}},
 		// The first scenario's cases pass it.
 		{999, []string{"bad.yaml:6:11: matrix: 999 cases of a file of 1500 values: (1 + cases) × values is more than 1500000 (README: Limits)"}},
 	} {

@@ -6,7 +6,21 @@ import (
 	"testing"
 )
 
-var determinismRuns = flag.Int("waitsim.transport-runs", 20, "runs of each HTTP world in TestTransportDeterminism at each GOMAXPROCS (make transport-determinism: 100)")
+var determinismRuns = flag.Int("waitsim.transport-runs", 0, "runs of each HTTP world in TestTransportDeterminism at each GOMAXPROCS (default 20, or 5 with -race; make transport-determinism: 100)")
+
+// transportRuns is -waitsim.transport-runs, or its default: 20 runs, but 5
+// under the race detector, which finds a race in the first run that has it
+// and costs about 3× the CPU per run (make test runs the test both ways:
+// 5 runs with -race, 20 without).
+func transportRuns() int {
+	switch {
+	case *determinismRuns > 0:
+		return *determinismRuns
+	case raceBuild:
+		return 5
+	}
+	return 20
+}
 
 // httpWorlds are one world over each HTTP mode that exercises the wire:
 // progress on a stream, the proxy's cut, drops, a resumption (2025-11-25 with
@@ -40,7 +54,7 @@ func httpWorlds() []World {
 // TestTransportDeterminism: every HTTP world gives one trace hash over many
 // runs at GOMAXPROCS 1, 2 and 4 (make test runs it with and without -race).
 func TestTransportDeterminism(t *testing.T) {
-	runs := *determinismRuns
+	runs := transportRuns()
 	if testing.Short() {
 		runs = 5
 	}

@@ -11,8 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/scenarios"
@@ -232,13 +234,23 @@ func printProblems(problems []string) {
 	fmt.Fprintf(os.Stderr, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
 }
 
-// printable replaces control and other non-printing characters (e.g. from a
-// binary file quoted in an error) so they cannot garble a terminal.
+// printable writes control and other non-printing characters (e.g. from a
+// binary file quoted in an error) as Go escapes (a tab as \t, U+0007 as
+// \a, U+200B as \u200b, a byte that is not UTF-8 as \xff), so that they cannot garble a terminal and are
+// still named.
 func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsGraphic(r) || r == ' ' {
-			return r
+	var b strings.Builder
+	for i, r := range s {
+		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			fmt.Fprintf(&b, `\x%02x`, s[i]) // a byte that is not UTF-8
+			continue
 		}
-		return '\uFFFD'
-	}, s)
+		if unicode.IsGraphic(r) || r == ' ' {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }
