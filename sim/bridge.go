@@ -125,6 +125,11 @@ type Bridge struct {
 	recent map[string]*Request
 	lists  map[uint64]int         // lists issued per call (ErrPollStorm)
 	open   map[chan struct{}]bool // waiter channels not yet closed
+	// ended: the world ended (shutdown). A request made after it (a handler
+	// whose context is cancelled beside the world's, by context.AfterFunc,
+	// may still issue one) ends at once, or its goroutine would outlive the
+	// bubble.
+	ended bool
 }
 
 var _ waittool.Bridge = (*Bridge)(nil)
@@ -267,6 +272,10 @@ func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Req
 				kk.fail(fmt.Errorf("%w: call %d issued %d lists in a call capped at %d ms, more than the %d its sleeps of at least %d ms allow", ErrPollStorm, callID, n, capped, most, waittool.MinPollIntervalMs))
 			}
 		}
+	}
+	if b.ended {
+		r.CompletedMs, r.Err = now, "world ended"
+		return r, closed()
 	}
 	b.reqs = append(b.reqs, r)
 	who := fmt.Sprintf("call %d", callID)
@@ -462,6 +471,7 @@ func (b *Bridge) release(w chan struct{}) {
 func (b *Bridge) shutdown() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.ended = true
 	for _, r := range b.reqs {
 		if r.CompletedMs < 0 {
 			r.Err = "world ended"

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -214,5 +215,24 @@ func TestKernelErrors(t *testing.T) {
 			t.Errorf("want ErrStuck, got %v", err)
 		}
 		close(block)
+	})
+}
+
+// TestBridgeAfterShutdown: a read issued after the world ended (a handler
+// whose context is cancelled beside the world's, by context.AfterFunc, can
+// still issue one) ends at once; before, its goroutine outlived the bubble
+// ("deadlock: main bubble goroutine has exited but blocked goroutines
+// remain", in about 1 run in 10 of one generated HTTP world).
+func TestBridgeAfterShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		k := NewKernel(DefaultHorizonMs)
+		b := NewBridge(k, BridgeScript{List: []Step{{Stall: true}}, Read: []Step{{Stall: true}}})
+		b.shutdown()
+		if _, err := b.ListAgents(context.Background(), ""); err == nil || err.Error() != "world ended" {
+			t.Errorf("list after shutdown: err %v, want world ended", err)
+		}
+		if _, err := b.ReadOutputs(context.Background(), "", []string{"c"}); err == nil || err.Error() != "world ended" {
+			t.Errorf("read after shutdown: err %v, want world ended", err)
+		}
 	})
 }
