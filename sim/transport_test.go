@@ -3,6 +3,7 @@ package sim
 import (
 	"flag"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -83,5 +84,29 @@ func TestTransportProbe(t *testing.T) {
 	for _, w := range httpWorlds()[:2] {
 		res := RunWorld(t, w)
 		t.Log(res.Err, "\n", res.Timeline)
+	}
+}
+
+// TestWorldIndependentOfProcessHistory: a world's trace, kernel steps
+// included, is the same whether it is the first world of its process (the
+// tools are not yet listed) or not. The tools used to be listed over the
+// first world's own wire, which gave that world steps no later run had.
+func TestWorldIndependentOfProcessHistory(t *testing.T) {
+	w := httpWorlds()[0]
+	toolsCache.Lock()
+	toolsCache.tools, toolsCache.err, toolsCache.done = nil, nil, false
+	toolsCache.Unlock()
+	first := RunWorld(t, w)
+	second := RunWorld(t, w)
+	if first.Err != "" || second.Err != "" {
+		t.Fatalf("%s: %s / %s", w.Name, first.Err, second.Err)
+	}
+	if !slices.Equal(first.Trace, second.Trace) {
+		for i := range min(len(first.Trace), len(second.Trace)) {
+			if first.Trace[i] != second.Trace[i] {
+				t.Fatalf("entry %d differs: first run of the process %+v, later run %+v", i, first.Trace[i], second.Trace[i])
+			}
+		}
+		t.Fatalf("%d entries in the first run of the process, %d later", len(first.Trace), len(second.Trace))
 	}
 }

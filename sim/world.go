@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/benbjohnson/clock"
 	"maps"
 	"os"
 	"runtime"
@@ -189,25 +190,57 @@ func (r *Result) Call(caller string, index int) *CallResult {
 	return nil
 }
 
-// toolsCache holds the first tools/list answer of this process: the tools
-// are a property of the binary, not of a world, and the answer is large.
+// toolsCache holds the tools/list answer of this process: the tools are a
+// property of the binary, not of a world, and the answer is large. It is
+// asked for over an in-memory session of its own (processTools), never over
+// a world's wire: were the first world of a process to ask over its own
+// transport, its trace would hold steps that the same world run later in
+// the process lacks.
 var toolsCache struct {
 	sync.Mutex
 	tools []*mcp.Tool
+	err   error
+	done  bool
 }
 
-// listTools returns the server's tools, asking it once per process.
-func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
+// processTools returns the tools a server with the tool registered lists,
+// asked once per process over an in-memory session of their own. Outside a
+// synctest bubble (RunWorld calls it first) its goroutines are the
+// process's; inside one (Run), they end before the world's kernel starts.
+func processTools() ([]*mcp.Tool, error) {
 	toolsCache.Lock()
 	defer toolsCache.Unlock()
-	if toolsCache.tools == nil {
-		lt, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			return nil, err
-		}
-		toolsCache.tools = lt.Tools
+	if !toolsCache.done {
+		toolsCache.tools, toolsCache.err = askTools()
+		toolsCache.done = true
 	}
-	return toolsCache.tools, nil
+	return toolsCache.tools, toolsCache.err
+}
+
+// askTools lists the tools of a server with the tool registered (real clock,
+// no bridge: listing runs neither) over in-memory transports.
+func askTools() ([]*mcp.Tool, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, &mcp.ServerOptions{SchemaCache: schemaCache})
+	waittool.Register(server, waittool.Options{Clock: clock.New()})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ss.Wait()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "waitsim-tools", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		ss.Close()
+		return nil, err
+	}
+	defer cs.Close()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return lt.Tools, nil
 }
 
 // schemaCache is shared by every world's server: schemas are resolved once.
@@ -242,6 +275,9 @@ func RunWorld(t *testing.T, w World) *Result {
 		os.Exit(3)
 	})
 	defer dog.Stop()
+	if _, err := processTools(); err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
 	synctest.Test(t, func(t *testing.T) {
 		res = run(t, w, func(k *Kernel) { virt.Lock(); virt.k = k; virt.Unlock() })
 	})
@@ -366,7 +402,7 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 		sessions = append(sessions, cs)
 		c.cs = cs
 		if i == 0 {
-			tools, err := listTools(ctx, cs)
+			tools, err := processTools()
 			if err != nil {
 				res.Err = fmt.Sprintf("tools/list: %v", err)
 				return res
