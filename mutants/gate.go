@@ -92,7 +92,9 @@ func Evaluate(res *Result) {
 	case tested == 0 && res.Shard == "" && res.DiffRef != "" && len(res.Counts) == 0:
 		res.Gate = "pass: no mutants on lines changed since " + res.DiffRef
 		return
-	case tested == 0 && res.Shard == "":
+	case tested == 0 && res.Shard == "" && len(catBad) == 0:
+		// A catalog mutant that no longer applies (or is not viable) is
+		// the gate's failure below, not "nothing tested".
 		res.Gate = "zero mutants were tested"
 		res.ExitCode = ExitNothingTested
 		return

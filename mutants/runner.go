@@ -669,6 +669,13 @@ func (r *runner) filter(ctx context.Context, muts []*mutant) ([]*mutant, error) 
 			keep = append(keep, m)
 		}
 	}
+	if r.cfg.Only != nil && len(keep) == 0 && len(muts) > 0 {
+		ids := make([]string, 0, 3)
+		for _, m := range muts[:min(3, len(muts))] {
+			ids = append(ids, m.res.ID)
+		}
+		return nil, fmt.Errorf("%w: --only %q matches none of the campaign's %d mutants (ids such as %s)", ErrUsage, r.cfg.Only, len(muts), strings.Join(ids, ", "))
+	}
 	if r.cfg.DiffRef != "" {
 		ch, err := ChangedLines(ctx, r.cfg.Root, r.cfg.DiffRef)
 		if err != nil {

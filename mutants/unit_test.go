@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"go/parser"
@@ -410,6 +411,8 @@ func TestEvaluate(t *testing.T) {
 		{"operator score at threshold", mk(op("a", StatusKilled), op("b", StatusKilled), op("c", StatusKilled), op("d", StatusKilled), op("e", StatusSurvived)), ExitPass},
 		{"not viable and equivalent do not count", mk(op("a", StatusKilled), op("b", StatusNotViable), op("c", StatusEquivalent)), ExitPass},
 		{"nothing tested", mk(op("b", StatusNotViable)), ExitNothingTested},
+		{"only a catalog mutant, no longer applies", mk(cat(StatusNoApply)), ExitGateFailed},
+		{"only a catalog mutant, not viable", mk(cat(StatusNotViable)), ExitGateFailed},
 		{"sanity survived", &Result{Mutants: []MutantResult{{ID: "sanity", Source: SourceSanity, Status: StatusSurvived}, cat(StatusKilled)}}, ExitUntrusted},
 	} {
 		if c.name == "sanity survived" {
@@ -531,5 +534,19 @@ func TestSchemataTakesValues(t *testing.T) {
 		if got := strings.Contains(string(files[file]), `var Greeting = func() string { switch waitsimMutant {`); got != allow {
 			t.Errorf("values allowed %v: Greeting switched %v:\n%s", allow, got, files[file])
 		}
+	}
+}
+
+// TestOnlyMatchingNothing: an --only pattern that matches no mutant is a
+// usage error naming the pattern, not a campaign that tested nothing.
+func TestOnlyMatchingNothing(t *testing.T) {
+	muts := []*mutant{{res: MutantResult{ID: "no-cap"}}, {res: MutantResult{ID: "cap-90s"}}}
+	r := &runner{cfg: Config{Only: regexp.MustCompile("nosuch")}}
+	if _, err := r.filter(context.Background(), muts); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), `"nosuch"`) || !strings.Contains(err.Error(), "no-cap") {
+		t.Fatalf("err %v, want a usage error naming the pattern and some ids", err)
+	}
+	r.cfg.Only = regexp.MustCompile("^no-cap$")
+	if keep, err := r.filter(context.Background(), muts); err != nil || len(keep) != 1 {
+		t.Fatalf("kept %d, err %v; want no-cap alone", len(keep), err)
 	}
 }
