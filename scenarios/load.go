@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -153,6 +155,9 @@ func loadFile(file string) ([]Case, []string) {
 	}
 	if err != nil {
 		return nil, []string{fmt.Sprintf("%s:0:0: file: %v", file, err)}
+	}
+	if line, col, b, bad := notUTF8(src); bad {
+		return nil, []string{fmt.Sprintf("%s:%d:%d: file: byte 0x%02x is not UTF-8 text: a scenario file is YAML, written in UTF-8", file, line, col, b)}
 	}
 	values, err := checkLimits(src)
 	if err != nil {
@@ -952,4 +957,23 @@ func jsonValue(v any) any {
 		return v
 	}
 	return out
+}
+
+// notUTF8 finds the first byte of src that is not valid UTF-8 and returns
+// its line and column (1-based; the column counts characters) and the byte;
+// bad is false when src is valid UTF-8.
+func notUTF8(src []byte) (line, col int, b byte, bad bool) {
+	if utf8.Valid(src) {
+		return 0, 0, 0, false
+	}
+	i := 0
+	for i < len(src) {
+		r, n := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	start := bytes.LastIndexByte(src[:i], '\n') + 1
+	return bytes.Count(src[:i], []byte("\n")) + 1, utf8.RuneCount(src[start:i]) + 1, src[i], true
 }

@@ -50,6 +50,8 @@ func TestLoadRejects(t *testing.T) {
 		{"poll-out-of-schema", "# protects: x\nname: a\ncallers:\n  - name: A\n    args: {pollIntervalMs: 100}\n", []string{"bad.yaml:5:28:", "callers[0].args.pollIntervalMs", "250"}},
 		{"invalid-args-but-valid", "# protects: x\nname: a\ncallers:\n  - name: A\n    invalidArgs: true\n    args: {timeoutMs: 5000}\n", []string{"bad.yaml:5:", "invalidArgs"}},
 		{"no-protects", "name: a\ncallers:\n  - name: A\n", []string{"bad.yaml:1:1:", "protects"}},
+		{"not-utf8", "# protects: x\nname: a\ndescription: \"é\xffé\"\ncallers:\n  - name: A\n", []string{"bad.yaml:3:16: file: byte 0xff is not UTF-8 text"}},
+		{"not-utf8-first-byte", "\xfe\xff# protects: x\n", []string{"bad.yaml:1:1: file: byte 0xfe is not UTF-8"}},
 		{"bad-op", "# protects: x\nname: a\nagents: [{id: c, state: running}]\nchanges:\n  - {atMs: 5, op: explode, id: c}\ncallers:\n  - name: A\n", []string{"bad.yaml:5:", "changes[0].op", "explode"}},
 		{"state-of-stranger", "# protects: x\nname: a\nchanges:\n  - {atMs: 5, op: state, id: z, state: completed}\ncallers:\n  - name: A\n", []string{"bad.yaml:4:", "changes[0].id"}},
 		{"unknown-caller", "# protects: x\nname: a\ncallers:\n  - name: A\nexpect:\n  - {caller: B, resolvesAtMs: 5}\n", []string{"bad.yaml:6:", "expect[0].caller", "B"}},
@@ -254,5 +256,27 @@ func TestRepro(t *testing.T) {
 	}
 	if got := Repro("x", "/tmp/x.yaml"); !strings.HasSuffix(got, " -args -waitsim.paths=/tmp/x.yaml") {
 		t.Errorf("outside case: %s", got)
+	}
+}
+
+// TestLoadNotUTF8: the first byte that is not UTF-8, with its line and its
+// column in characters; U+FFFD written as text is valid.
+func TestLoadNotUTF8(t *testing.T) {
+	for _, c := range []struct {
+		src       string
+		line, col int
+		b         byte
+		bad       bool
+	}{
+		{"a: \uFFFD\n", 0, 0, 0, false},
+		{"ok\n", 0, 0, 0, false},
+		{"\xff", 1, 1, 0xff, true},
+		{"a\nbé\xc3", 2, 3, 0xc3, true},
+		{"a\n\nxy\x80z\xff", 3, 3, 0x80, true},
+	} {
+		line, col, b, bad := notUTF8([]byte(c.src))
+		if line != c.line || col != c.col || b != c.b || bad != c.bad {
+			t.Errorf("%q: %d:%d 0x%02x %v, want %d:%d 0x%02x %v", c.src, line, col, b, bad, c.line, c.col, c.b, c.bad)
+		}
 	}
 }
