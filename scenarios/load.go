@@ -966,10 +966,10 @@ func notUTF8(src []byte) (line, col int, b byte, bad bool) {
 	if utf8.Valid(src) {
 		return 0, 0, 0, false
 	}
-	i := 0
-	for i < len(src) {
+	i := 0 // src holds a bad byte (Valid said so): the loop stops there
+	for {
 		r, n := utf8.DecodeRune(src[i:])
-		if r == utf8.RuneError && n <= 1 {
+		if r == utf8.RuneError && n == 1 {
 			break
 		}
 		i += n
