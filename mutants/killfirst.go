@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/waitsim/waitsim/scenarios"
 )
 
 // Kill first. A mutant is killed by its first failing case, so its run of
@@ -34,8 +36,8 @@ import (
 // caseOrderEnv names the case-order file in a suite run's environment;
 // caseIndexEnv the file where the baseline's TestTable lists each case's file.
 const (
-	caseOrderEnv = "WAITSIM_CASE_ORDER"
-	caseIndexEnv = "WAITSIM_CASE_INDEX"
+	caseOrderEnv = scenarios.CaseOrderEnv
+	caseIndexEnv = scenarios.CaseIndexEnv
 )
 
 // readCaseIndex reads the case index a baseline run wrote: test name →
@@ -47,7 +49,7 @@ func readCaseIndex(path string) map[string]string {
 	}
 	files := map[string]string{}
 	for _, l := range strings.Split(string(b), "\n") {
-		if name, file, ok := strings.Cut(l, "\t"); ok && name != "" && file != "" {
+		if name, file := scenarios.SplitCaseLine(l); name != "" && file != "" {
 			files[name] = file
 		}
 	}
@@ -130,11 +132,7 @@ func (r *runner) runMutantSuite(ctx context.Context, dir, bin string, m *mutant,
 	if len(order) > 0 {
 		var b strings.Builder
 		for _, n := range order {
-			b.WriteString(n)
-			if f := r.caseFiles[n]; f != "" {
-				b.WriteString("\t" + f)
-			}
-			b.WriteByte('\n')
+			b.WriteString(scenarios.CaseLine(n, r.caseFiles[n]) + "\n")
 		}
 		f := filepath.Join(dir, "case-order")
 		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {

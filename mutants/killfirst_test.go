@@ -2,11 +2,15 @@ package mutants
 
 import (
 	"context"
+	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/scenarios"
 )
 
 // TestCostOrder: the baseline's leaf tests, cheapest first, ties by name;
@@ -115,5 +119,26 @@ func TestSummaryGremlinsRatio(t *testing.T) {
 	Summary(&b, res)
 	if want := "per mutant: waitsim 100 ms (wall over 40 mutants), gremlins 2000 ms: waitsim 20.0× faster"; !strings.Contains(b.String(), want) {
 		t.Fatalf("summary lacks %q:\n%s", want, b.String())
+	}
+}
+
+// TestReadCaseIndex: the index TestTable writes (scenarios.CaseLine lines)
+// reads back as test name → file; a line without a file, a blank line and a
+// missing index give nothing.
+func TestReadCaseIndex(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "index")
+	lines := scenarios.CaseLine("TestTable/a", "scenarios/table/a.yaml") + "\n" +
+		scenarios.CaseLine("TestTable/b[x=1]", "scenarios/table/b.yaml") + "\n" +
+		scenarios.CaseLine("TestTable/c", "") + "\n\n"
+	if err := os.WriteFile(p, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := readCaseIndex(p)
+	want := map[string]string{"TestTable/a": "scenarios/table/a.yaml", "TestTable/b[x=1]": "scenarios/table/b.yaml"}
+	if !maps.Equal(got, want) {
+		t.Fatalf("index %v, want %v", got, want)
+	}
+	if got := readCaseIndex(filepath.Join(t.TempDir(), "missing")); got != nil {
+		t.Fatalf("a missing index gave %v", got)
 	}
 }

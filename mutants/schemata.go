@@ -60,17 +60,12 @@ type funcEdit struct {
 	typ     string // a value's type ("string", "[]T", …); "" for a function
 }
 
-// funcEdits returns the declarations that mutated changes in orig, when
-// every change is confined to a function body or to the value of a lone
-// value declaration whose type can be read (see valueType): same
+// declEdits returns the declarations that mutated changes in orig, when
+// every change is confined to a function body or, with values, to the value
+// of a lone value declaration whose type can be read (see valueType): same
 // declarations in the same order, same text outside the changed bodies and
 // values, same signatures, and no direct recover() in a changed function.
-// With values false, only function bodies count. ok is false otherwise.
-func funcEdits(orig, mutated []byte) (edits []funcEdit, ok bool) {
-	return declEdits(orig, mutated, false)
-}
-
-// declEdits is funcEdits; values admits changed values too.
+// ok is false otherwise.
 func declEdits(orig, mutated []byte, values bool) (edits []funcEdit, ok bool) {
 	fo, err1 := parser.ParseFile(token.NewFileSet(), "o.go", orig, parser.SkipObjectResolution)
 	fm, err2 := parser.ParseFile(token.NewFileSet(), "m.go", mutated, parser.SkipObjectResolution)

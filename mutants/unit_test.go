@@ -140,7 +140,7 @@ func TestParseGremlinsOutput(t *testing.T) {
 // schemata binary.
 func TestFuncEdits(t *testing.T) {
 	body := strings.Replace(fixtureSrc, "return 3", "return 4", 1)
-	if e, ok := funcEdits([]byte(fixtureSrc), []byte(body)); !ok || len(e) != 1 || e[0].decl != 1 {
+	if e, ok := declEdits([]byte(fixtureSrc), []byte(body), false); !ok || len(e) != 1 || e[0].decl != 1 {
 		t.Fatalf("a body change: %v %v", e, ok)
 	}
 	for name, mut := range map[string]string{
@@ -149,7 +149,7 @@ func TestFuncEdits(t *testing.T) {
 		"recover":   strings.Replace(fixtureSrc, "return 3", "recover()\n\treturn 3", 1),
 		"package":   strings.Replace(fixtureSrc, "\n\nfunc A", "\n\nconst C = 1\n\nfunc A", 1),
 	} {
-		if _, ok := funcEdits([]byte(fixtureSrc), []byte(mut)); ok {
+		if _, ok := declEdits([]byte(fixtureSrc), []byte(mut), false); ok {
 			t.Errorf("%s: accepted for the schemata binary", name)
 		}
 	}
@@ -159,7 +159,7 @@ func TestSchemataFile(t *testing.T) {
 	src := "package p\n\nfunc (T) M(_ int, s ...string) (n int) {\n\treturn len(s)\n}\n\nfunc G[X any](x X) {\n\t_ = x\n}\n"
 	mut := strings.Replace(src, "return len(s)", "return len(s) + 1", 1)
 	mut = strings.Replace(mut, "_ = x", "_, _ = x, x", 1)
-	e, ok := funcEdits([]byte(src), []byte(mut))
+	e, ok := declEdits([]byte(src), []byte(mut), false)
 	if !ok || len(e) != 2 {
 		t.Fatalf("edits %v %v", e, ok)
 	}
@@ -213,7 +213,7 @@ func TestSchemataValues(t *testing.T) {
 		if ok != c.fits || (ok && (len(e) != 1 || e[0].typ != c.typ)) {
 			t.Errorf("%s: edits %+v, fits %v; want fits %v with type %q", name, e, ok, c.fits, c.typ)
 		}
-		if _, ok := funcEdits([]byte(src), []byte(mut)); ok {
+		if _, ok := declEdits([]byte(src), []byte(mut), false); ok {
 			t.Errorf("%s: fits with function bodies alone", name)
 		}
 	}

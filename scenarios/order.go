@@ -25,9 +25,18 @@ const CaseOrderEnv = "WAITSIM_CASE_ORDER"
 // baseline run to write the files into CaseOrderEnv's file.
 const CaseIndexEnv = "WAITSIM_CASE_INDEX"
 
-// orderLine splits a line of CaseOrderEnv's file into the test name and
-// the case's file ("" when the line names none).
-func orderLine(l string) (name, file string) {
+// CaseLine is a line of CaseOrderEnv's and CaseIndexEnv's files: the test
+// name, and a tab and the case's file when file is not "" (no newline).
+func CaseLine(name, file string) string {
+	if file == "" {
+		return name
+	}
+	return name + "\t" + file
+}
+
+// SplitCaseLine splits a CaseLine into the test name and the case's file
+// ("" when the line names none).
+func SplitCaseLine(l string) (name, file string) {
 	name, file, _ = strings.Cut(l, "\t")
 	return name, file
 }
@@ -47,7 +56,7 @@ func OrderCases(cases []Case, first []string) []Case {
 	out := make([]Case, 0, len(cases))
 	taken := make([]bool, len(cases))
 	for _, l := range first {
-		n, _ := orderLine(l)
+		n, _ := SplitCaseLine(l)
 		id, ok := strings.CutPrefix(n, "TestTable/")
 		if !ok {
 			continue

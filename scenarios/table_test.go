@@ -116,7 +116,7 @@ func TestTable(t *testing.T) {
 	order := caseOrder()
 	ran := map[string]bool{}
 	if failFast() && len(order) > 0 {
-		if _, f := orderLine(order[0]); f != "" {
+		if _, f := SplitCaseLine(order[0]); f != "" {
 			if stopped := runLazily(order, ran, runCase); stopped {
 				return
 			}
@@ -171,7 +171,7 @@ func failFast() bool {
 func runLazily(order []string, ran map[string]bool, runCase func(Case) bool) (stopped bool) {
 	loaded := map[string]map[string]Case{}
 	for _, l := range order {
-		name, file := orderLine(l)
+		name, file := SplitCaseLine(l)
 		id, ok := strings.CutPrefix(name, "TestTable/")
 		if !ok || file == "" {
 			continue
@@ -218,7 +218,7 @@ func writeCaseIndex(t *testing.T, cases []Case) {
 	}
 	var b strings.Builder
 	for _, c := range cases {
-		fmt.Fprintf(&b, "TestTable/%s\t%s\n", strings.ReplaceAll(c.ID, " ", "_"), c.File)
+		b.WriteString(CaseLine("TestTable/"+strings.ReplaceAll(c.ID, " ", "_"), c.File) + "\n")
 	}
 	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
