@@ -20,11 +20,9 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -59,6 +57,14 @@ type Options struct {
 	// Probe runs a stall probe (Probe) while serving and logs the largest
 	// stall at the end, on a line that starts with StallPrefix.
 	Probe bool
+	// AllowOrigins are the Origin header values (scheme://host[:port]) HTTP
+	// accepts beside loopback ones; any other Origin gets 403.
+	AllowOrigins []string
+	// SessionIdle closes an HTTP session with no request for so long
+	// (0: DefaultSessionIdle; negative: never).
+	SessionIdle time.Duration
+	// MaxSessions bounds the open HTTP sessions (0: DefaultMaxSessions).
+	MaxSessions int
 }
 
 // ListeningPrefix opens the log line that gives the HTTP URL, e.g.
@@ -93,17 +99,29 @@ func Select(file, id string) (*scenarios.Case, error) {
 
 // Run serves the case until ctx is done or, over stdio, until the client
 // closes its end. It returns nil on such a clean end; a *scenarios.FileError
-// or an ErrUsage error before serving; any other error from the transport.
+// or an ErrUsage error (a bad case id or --http address) before serving; any
+// other error from the transport. Its log never blocks it: opts.Log is
+// wrapped in a Log unless it is one.
 func Run(ctx context.Context, opts Options) error {
 	c, err := Select(opts.File, opts.Case)
 	if err != nil {
 		return err
 	}
+	if opts.HTTP != "" {
+		if err := ValidAddr(opts.HTTP); err != nil {
+			return err
+		}
+	}
 	var logw io.Writer = os.Stderr
 	if opts.Log != nil {
 		logw = opts.Log
 	}
-	logw = &lockedWriter{w: logw} // the tool's handlers and the bridge log at once
+	if l, ok := logw.(*Log); !ok {
+		// Writes never block the server (a stderr nobody reads fills up).
+		l = NewLog(logw)
+		defer l.Close(time.Second)
+		logw = l
+	}
 	server, stop := newServer(c, logw)
 	defer stop()
 	if opts.Probe {
@@ -126,18 +144,6 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	return serveHTTP(ctx, server, c.ID, opts, logw)
-}
-
-// lockedWriter serializes writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 type nopWriteCloser struct{ io.Writer }
@@ -167,6 +173,7 @@ func newServer(c *scenarios.Case, logw io.Writer) (*mcp.Server, func()) {
 		}
 	})
 	waittool.Register(server, opts)
+	guard(server, logw)
 	return server, func() { close(done) }
 }
 
@@ -175,9 +182,7 @@ func serveHTTP(ctx context.Context, server *mcp.Server, id string, opts Options,
 	if err != nil {
 		return err
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{JSONResponse: opts.JSONResponse, Stateless: opts.Stateless})
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(httpHandler(server, opts), logw)
 	mode := "SSE responses"
 	if opts.JSONResponse {
 		mode = "JSON responses"

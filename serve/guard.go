@@ -1,0 +1,47 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// guard makes server safe to expose to any peer: it becomes the outermost
+// receiving middleware of server (so call it after every other
+// AddReceivingMiddleware), and
+//
+//   - a tools/call whose arguments are JSON null is handled as one with no
+//     arguments (go-sdk v1.8.0's schema step panics on null: it unmarshals
+//     it into a nil map and the schema library assigns defaults into it);
+//   - a panic while a request is handled answers that request with a
+//     JSON-RPC internal error (-32603) and logs the panic and its stack to
+//     logw, instead of ending the process.
+//
+// A panic in a goroutine the handler starts itself is out of its reach.
+func guard(server *mcp.Server, logw io.Writer) {
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				if v := recover(); v != nil {
+					fmt.Fprintf(logw, "waitsim serve: panic while handling %s (answered with an internal error): %v\n%s", method, v, debug.Stack())
+					res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error while handling %s", method)}
+				}
+			}()
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && isNull(call.Params.Arguments) {
+				call.Params.Arguments = nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+}
+
+// isNull reports whether raw is the JSON literal null (white space around it
+// allowed).
+func isNull(raw []byte) bool {
+	return bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+}

@@ -1,0 +1,234 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/waitsim/waitsim/waittool"
+)
+
+// testHTTP serves file's case as `waitsim serve --http` does (the same
+// handler and http.Server limits), over httptest's in-memory network inside
+// the caller's bubble.
+func testHTTP(t *testing.T, file string, opts Options) *httptest.Server {
+	t.Helper()
+	return testHTTPWith(t, file, opts, newHTTPServer(nil, io.Discard))
+}
+
+// testHTTPWith is testHTTP with the http.Server timeouts of cfg.
+func testHTTPWith(t *testing.T, file string, opts Options, cfg *http.Server) *httptest.Server {
+	t.Helper()
+	c, err := Select(file, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, stop := newServer(c, io.Discard)
+	ts := httptest.NewTestServer(t, httpHandler(server, opts))
+	ts.Config.ReadHeaderTimeout, ts.Config.ReadTimeout, ts.Config.IdleTimeout = cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.IdleTimeout
+	ts.Client() // starts it on the in-memory network
+	t.Cleanup(func() {
+		for ss := range server.Sessions() {
+			ss.Close()
+		}
+		ts.Close()
+		stop()
+	})
+	return ts
+}
+
+// post sends one JSON-RPC message and returns the status and session id.
+func post(t *testing.T, ts *httptest.Server, origin, session, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatalf("POST: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+}
+
+// Origin is validated (transport spec: servers MUST, 403 otherwise):
+// loopback origins and --allow-origin ones pass, any other gets 403 and no
+// session; a request without Origin (not from a browser) passes.
+func TestOriginChecked(t *testing.T) {
+	p := write(t, "s.yaml", serveFile)
+	synctest.Test(t, func(t *testing.T) {
+		ts := testHTTP(t, p, Options{AllowOrigins: []string{"https://app.example:8443"}})
+		for _, tc := range []struct {
+			origin string
+			want   int
+		}{
+			{"", 200},
+			{"http://localhost:6274", 200},
+			{"http://127.0.0.1", 200},
+			{"http://[::1]:3000", 200},
+			{"https://app.example:8443", 200},
+			{"http://evil.example", 403},
+			{"https://app.example", 403},
+			{"http://localhost.evil.example", 403},
+			{"null", 403},
+			{"file://", 403},
+		} {
+			code, sid := post(t, ts, tc.origin, "", initMsg)
+			if code != tc.want || (tc.want == 403) != (sid == "") {
+				t.Errorf("Origin %q: status %d, session %q; want %d", tc.origin, code, sid, tc.want)
+			}
+		}
+	})
+}
+
+// Sessions expire after SessionIdle with no request (404 afterwards), and no
+// more than MaxSessions are open at once (503 for one more initialize, until
+// one expires).
+func TestSessionsExpireAndAreBounded(t *testing.T) {
+	p := write(t, "s.yaml", serveFile)
+	synctest.Test(t, func(t *testing.T) {
+		ts := testHTTP(t, p, Options{MaxSessions: 2, SessionIdle: time.Minute})
+		_, s1 := post(t, ts, "", "", initMsg)
+		time.Sleep(30 * time.Second)
+		_, s2 := post(t, ts, "", "", initMsg)
+		if s1 == "" || s2 == "" {
+			t.Fatalf("sessions %q %q", s1, s2)
+		}
+		if code, _ := post(t, ts, "", "", initMsg); code != http.StatusServiceUnavailable {
+			t.Errorf("a third session of 2 at most: status %d, want 503", code)
+		}
+		time.Sleep(29 * time.Second) // s1 idle 59 s: still open
+		ping := `{"jsonrpc":"2.0","id":9,"method":"ping"}`
+		if code, _ := post(t, ts, "", s2, ping); code != 200 {
+			t.Errorf("ping on s2: %d", code)
+		}
+		time.Sleep(2 * time.Second) // s1 idle 61 s: closed
+		synctest.Wait()
+		if code, _ := post(t, ts, "", s1, ping); code != http.StatusNotFound {
+			t.Errorf("ping on s1 after a minute idle: status %d, want 404", code)
+		}
+		if code, s3 := post(t, ts, "", "", initMsg); code != 200 || s3 == "" {
+			t.Errorf("a new session once s1 expired: status %d", code)
+		}
+	})
+}
+
+const longFile = `# protects: nothing
+name: long
+agents:
+  - {id: c, state: running, messages: [one]}
+changes:
+  - {atMs: 250000, op: state, id: c, state: completed}
+callers:
+  - name: A
+    args: {timeoutMs: 600000, pollIntervalMs: 1000}
+`
+
+// A call whose SSE reply lasts far longer than the server's read timeout
+// gets its reply: no write timeout, and the read timeout bounds only the
+// request. The timeouts are 5 s here so that a capped 30 s call outlives
+// them six times over.
+func TestLongCallOutlivesServerTimeouts(t *testing.T) {
+	p := write(t, "long.yaml", longFile)
+	synctest.Test(t, func(t *testing.T) {
+		cfg := newHTTPServer(nil, io.Discard)
+		cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.IdleTimeout = 5*time.Second, 5*time.Second, 5*time.Second
+		ts := testHTTPWith(t, p, Options{}, cfg)
+		ctx := context.Background()
+		client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client()}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		start := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: waittool.ToolName, Arguments: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000}})
+		if err != nil || res.IsError {
+			t.Fatalf("a %v call: %v %v", time.Since(start), err, res)
+		}
+		if d := time.Since(start); d < 30*time.Second {
+			t.Errorf("replied after %v, want the capped reply at 30 s", d)
+		}
+	})
+}
+
+// A peer that sends its headers and then never finishes its body is cut off
+// after BodyTimeout, so slow uploads cannot hold connections for ever.
+func TestSlowBodyCutOff(t *testing.T) {
+	p := write(t, "s.yaml", serveFile)
+	synctest.Test(t, func(t *testing.T) {
+		ts := testHTTP(t, p, Options{})
+		conn, err := ts.Client().Transport.(*http.Transport).DialContext(context.Background(), "tcp", "example.com:80")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		start := time.Now()
+		io.WriteString(conn, "POST / HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			_, err = conn.Read(make([]byte, 1))
+		}
+		if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && err == nil {
+			t.Fatalf("read: %v", err)
+		}
+		if d := time.Since(start); d != BodyTimeout {
+			t.Errorf("connection held %v, want BodyTimeout (%v)", d, BodyTimeout)
+		}
+	})
+}
+
+// blockingWriter takes no bytes until released, like a full pipe nobody reads.
+type blockingWriter struct{ release chan struct{} }
+
+func (b blockingWriter) Write(p []byte) (int, error) { <-b.release; return len(p), nil }
+
+// The log never blocks its writers: with its reader stuck, writes return at
+// once and are dropped past LogQueue, and Close gives up after its wait.
+func TestLogNeverBlocks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		bw := blockingWriter{release: make(chan struct{})}
+		l := NewLog(bw)
+		start := time.Now()
+		for i := 0; i < 3*LogQueue; i++ {
+			io.WriteString(l, "a line of log\n")
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("writes took %v of bubble time", d)
+		}
+		if l.Close(time.Second) {
+			t.Error("Close reported a drained queue while the writer was stuck")
+		}
+		close(bw.release)
+		synctest.Wait()
+	})
+}
+
+func TestValidAddr(t *testing.T) {
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:0": true, ":8080": true, "localhost:http": true, "[::1]:9": true,
+		"127.0.0.1": false, "127.0.0.1:99999": false, "a b:80": false, "": false, "::1:80": false,
+	} {
+		if err := ValidAddr(addr); (err == nil) != ok || (err != nil && !errors.Is(err, ErrUsage)) {
+			t.Errorf("ValidAddr(%q) = %v", addr, err)
+		}
+	}
+}
