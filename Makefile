@@ -44,26 +44,27 @@ vet:
 
 ## race: the suite under the race detector, except RACE_FREE: packages whose
 ## code and tests start no goroutine (reports/racefree_test.go keeps it so);
-## the worlds their tests run are the sim's, which sim/ and scenarios/ run
-## under -race. They run without it (5× less CPU for reports).
+## the worlds their tests run are the sim's, which sim/, packs/ and
+## scenarios/ run under -race. They run without it (5× less CPU for reports).
 RACE_FREE := ./reports
 race:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -x -F $(foreach p,$(RACE_FREE),-e github.com/waitsim/waitsim/$(patsubst ./%,%,$(p))))
 	$(GO) test -count=1 $(RACE_FREE)/
 
-## determinism: the table at GOMAXPROCS 1, 2 and 4 without -race, beside
-## every HTTP world 20 times at each (the race step runs them 5 times).
+## determinism: the table (with its golden traces) at GOMAXPROCS 1, 2 and 4
+## without -race, beside every HTTP world 20 times at each (the race step
+## runs them 5 times).
 determinism:
-	$(GO) test -count=1 -run '^TestTransportDeterminism$$' ./sim/ & p=$$!; \
-	$(GO) test -count=1 -cpu 1,2,4 -run '^(TestTable|TestGolden)$$' ./scenarios/; s=$$?; \
+	$(GO) test -count=1 -run '^TestTransportDeterminism$$' ./packs/waitagents/ & p=$$!; \
+	$(GO) test -count=1 -cpu 1,2,4 -run '^TestTable$$' ./scenarios/; s=$$?; \
 	wait $$p && exit $$s
 
 ## transport-determinism: every HTTP world 100 times at GOMAXPROCS 1, 2 and 4,
 ## with and without -race: one trace hash each (make test: 20 times without
 ## -race, 5 with).
 transport-determinism:
-	$(GO) test -count=1 -run '^TestTransportDeterminism$$' ./sim/ -waitsim.transport-runs=100
-	$(GO) test -race -count=1 -run '^TestTransportDeterminism$$' ./sim/ -waitsim.transport-runs=100
+	$(GO) test -count=1 -run '^TestTransportDeterminism$$' ./packs/waitagents/ -waitsim.transport-runs=100
+	$(GO) test -race -count=1 -run '^TestTransportDeterminism$$' ./packs/waitagents/ -waitsim.transport-runs=100
 
 ## scenarios: run the YAML scenario table and print its result table.
 scenarios: bin
@@ -79,16 +80,23 @@ mutate: bin
 	$(WAITSIM) mutate
 
 ## mutate-checker: who tests the tester — the second campaign, over the
-## checking code of scenarios/ (invariants, expectations, the reference model,
-## the loader's rules), run against the tests that feed each check a world or
-## file that breaks it. Threshold: mutants/checker-gate.yaml; equivalents:
-## mutants/equivalent-checker.yaml; result: out/mutation-checker.json.
-CHECKER_FILES := invariants|expect|model|rules|load
-CHECKER_RUN := ^(TestInvariantsFire|TestOracleWorldsPass|TestExpect.*|TestModel.*|TestPrefixChars|TestChain.*|TestLoad.*|TestMatrix.*|TestEveryArgsProblem|TestNumbersOneRule|TestProblemIsOneLine|TestTableSize|TestSchema.*)$$
+## checking code: the contract's invariants and reference model
+## (packs/waitagents), the generic expectations and invariants (check), the
+## loader's rules (scenario), each run against the tests that feed each check
+## a world or file that breaks it. Threshold: mutants/checker-gate.yaml;
+## equivalents: mutants/equivalent-checker.yaml; results:
+## out/mutation-checker-{pack,check,scenario}.json.
+CHECKER := $(WAITSIM) mutate --no-catalog --no-vet --config mutants/checker-gate.yaml --equivalents mutants/equivalent-checker.yaml
+CHECKER_PACK_RUN := ^(TestInvariantsFire|TestOracleWorldsPass|TestModel.*|TestPrefixChars|TestChain.*|TestContractListsInvariants)$$
+CHECKER_CHECK_RUN := ^(TestExpectationsFire|TestExpectNoSuchCall|TestGenericInvariantsFire)$$
+CHECKER_SCENARIO_RUN := ^(TestLoad.*|TestMatrix.*|TestEveryArgsProblem|TestNumbersOneRule|TestProblemIsOneLine|TestTableSize|TestSchema.*)$$
 mutate-checker: bin
-	$(WAITSIM) mutate --no-catalog --no-vet --target ./scenarios/ --pkg ./scenarios/ --run '$(CHECKER_RUN)' \
-		--only '^gremlins:scenarios/($(CHECKER_FILES))\.go:' --config mutants/checker-gate.yaml \
-		--equivalents mutants/equivalent-checker.yaml --out out/mutation-checker.json --cache out/mutation-checker-cache.json
+	$(CHECKER) --target ./packs/waitagents/ --pkg ./packs/waitagents/ --run '$(CHECKER_PACK_RUN)' \
+		--only '^gremlins:packs/waitagents/(invariants|model)\.go:' --out out/mutation-checker-pack.json --cache out/mutation-checker-pack-cache.json
+	$(CHECKER) --target ./check/ --pkg ./check/ --run '$(CHECKER_CHECK_RUN)' \
+		--only '^gremlins:check/(expect|invariants)\.go:' --out out/mutation-checker-check.json --cache out/mutation-checker-check-cache.json
+	$(CHECKER) --target ./scenario/ --pkg ./scenario/ --run '$(CHECKER_SCENARIO_RUN)' \
+		--only '^gremlins:scenario/(rules|load|validate|args|matrix|parse)\.go:' --out out/mutation-checker-scenario.json --cache out/mutation-checker-scenario-cache.json
 
 ## independent: the independent mutant set (mutants/independent/, written from
 ## the contract and the code alone) against the gate's kill suite; fails
@@ -141,11 +149,12 @@ fuzz:
 	$(GO) test -count=1 -run '^TestGenerated$$' ./scenarios/ -rapid.checks=$(N) -rapid.seed=$(SEED)
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./scenarios/
+	$(GO) test -run '^$$' -bench . -benchmem ./packs/waitagents/ ./scenarios/
 
 ## golden: rewrite the golden traces and scenarios/schema.json.
 golden:
-	$(GO) test -count=1 -run '^(TestGolden|TestSchema.*)$$' ./scenarios/ -update
+	$(GO) test -count=1 -run '^TestTable$$' ./scenarios/ -args -waitsim.update
+	$(GO) test -count=1 -run '^TestSchemaInSync$$' ./scenario/ -args -update
 
 clean:
 	rm -rf out

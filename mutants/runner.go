@@ -623,7 +623,9 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 			muts = append(muts, m)
 		}
 		for id := range eq {
-			if !hasID(muts, id) {
+			// An entry of another package is another campaign's (one
+			// equivalents file may serve campaigns on several targets).
+			if !hasID(muts, id) && inTarget(id, r.cfg.Target) {
 				notes = append(notes, fmt.Sprintf("%s: equivalent entry matches no operator mutant any more; remove it", id))
 			}
 		}
@@ -873,4 +875,11 @@ func changedInputs(a, b map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// inTarget reports whether the operator mutant id ("gremlins:<file>:…")
+// lies in a file directly inside the package directory target ("./dir/").
+func inTarget(id, target string) bool {
+	file, _, _ := strings.Cut(strings.TrimPrefix(id, "gremlins:"), ":")
+	return filepath.ToSlash(filepath.Dir(file)) == strings.Trim(filepath.ToSlash(filepath.Clean(target)), "/")
 }

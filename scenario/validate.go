@@ -147,7 +147,7 @@ func validate(sc *Scenario, n ast.Node, opts *Options) []error {
 					path = append(path, field)
 					field = "." + field
 				}
-				bad(f+".args"+field, path, "%s — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point", ap.msg)
+				bad(f+".args"+field, path, "%s — breaks the tool's input schema%s; set invalidArgs: true if that is the point", ap.msg, opts.contractRef())
 			}
 		case len(aps) == 0 && c.InvalidArgs:
 			bad(f+".invalidArgs", []any{"callers", i, "invalidArgs"}, "invalidArgs is set but the args are valid")
@@ -277,4 +277,13 @@ var enumFields = map[string][]string{
 	"protocol":           protocolVersions,
 	"profile":            profileNames,
 	"onTransportFailure": onTransportFailure,
+}
+
+// contractRef is where a tool's input schema is written down, for messages:
+// the wait_agents contract's section, or nothing for a tool of one's own.
+func (o *Options) contractRef() string {
+	if o.Pack == PackGeneric {
+		return ""
+	}
+	return " (contract §2)"
 }

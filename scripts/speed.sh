@@ -76,8 +76,8 @@ go test -c -o "$tmp/scenarios.test" ./scenarios/ >>"$tmp/log" 2>&1
 i=0
 while [ $i -lt "$ROUNDS" ]; do
 	ms "$WAITSIM" run >>"$tmp/run"
-	(cd scenarios && ms "$tmp/scenarios.test" -test.run '^TestTable$' -test.count=1 \
-		"-waitsim.paths=$root/scenarios/table" "-waitsim.out=$tmp/bare.json") >>"$tmp/bare"
+	printf '{"version":1,"paths":["%s"],"results":"%s"}\n' "$root/scenarios/table" "$tmp/bare.json" >"$tmp/params.json"
+	(cd scenarios && WAITSIM_PARAMS="$tmp/params.json" ms "$tmp/scenarios.test" -test.run '^TestTable$' -test.count=1) >>"$tmp/bare"
 	i=$((i + 1))
 done
 run=$(median <"$tmp/run")

@@ -35,4 +35,3 @@ func TestDrawRangeAndSpread(t *testing.T) {
 		t.Errorf("seeds and streams barely change the draws (%d of 200 differ)", differ)
 	}
 }
-

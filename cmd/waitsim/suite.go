@@ -27,7 +27,9 @@ type suite struct {
 }
 
 // Dir is the suite package's directory (where go test runs its binary).
-func (s suite) Dir() string { return filepath.Join(s.Root, filepath.FromSlash(strings.TrimPrefix(s.Pkg, "./"))) }
+func (s suite) Dir() string {
+	return filepath.Join(s.Root, filepath.FromSlash(strings.TrimPrefix(s.Pkg, "./")))
+}
 
 // RunPattern is the -test.run pattern that selects the suite's test.
 func (s suite) RunPattern() string { return "^" + s.Test + "$" }

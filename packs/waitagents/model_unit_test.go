@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waitsim/waitsim/check"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
 	"github.com/waitsim/waitsim/waittool"
@@ -137,29 +136,6 @@ func TestChainBound(t *testing.T) {
 	c.Scenario.Callers[0].MaxCalls = 50
 	if fired(chain(50, true)) {
 		t.Error("a chain bounded by its own maxCalls: chain-terminates fired")
-	}
-}
-
-// TestExpectNoSuchCall: an expectation on a call that was not made fails,
-// unless it only counts the caller's calls; errorMentions is checked.
-func TestExpectNoSuchCall(t *testing.T) {
-	c, res := oracleRun(t, "capped")
-	one, two := 1, 2
-	for _, tc := range []struct {
-		e    scenario.Expect
-		want string
-	}{
-		{scenario.Expect{Call: 2, Calls: &one}, "A#2: no such call was made"},
-		{scenario.Expect{Call: 2, Lists: &two}, "A#2: no such call was made"},
-		{scenario.Expect{Calls: &one}, ""},
-		{scenario.Expect{Calls: &two}, "A#1: made 1 calls, want 2"},
-		{scenario.Expect{ErrorMentions: "zzz"}, `A#1: error "" does not mention "zzz"`},
-	} {
-		c.Scenario.Expect = []scenario.Expect{tc.e}
-		got := strings.Join(check.Expectations(c, res.Result, Reference().Check(c, res).Calls), "\n")
-		if got != tc.want {
-			t.Errorf("%+v: got %q, want %q", tc.e, got, tc.want)
-		}
 	}
 }
 

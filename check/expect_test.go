@@ -1,11 +1,14 @@
-package waitagents
+package check_test
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/waitsim/waitsim/check"
+	"github.com/waitsim/waitsim/packs/waitagents"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
 )
@@ -84,10 +87,10 @@ func TestExpectationsFire(t *testing.T) {
 		{"several-fail-in-order", scenario.Expect{StartsAtMs: ms(1), ResolvesAtMs: ms(1), Lists: i(1)}, nil,
 			"A#1: started at 0 ms, want 1 ms\nA#1: resolved at 30000 ms, want 1 ms\nA#1: lists = 31, want 1"},
 	}
-	c, res := oracleRun(t, "capped")
+	c, res := capped(t)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sums := Reference().Check(c, res).Calls
+			sums := waitagents.Reference().Check(c, res).Calls
 			sums[0].Reply = maps.Clone(sums[0].Reply)
 			res.Calls[0].ErrorText = ""
 			if tc.edit != nil {
@@ -101,5 +104,59 @@ func TestExpectationsFire(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// capped runs the "capped" world of the wait_agents pack's reference tool:
+// A#1 polls to the cap with progress; c in scope, d not.
+func capped(t *testing.T) (*scenario.Case, *waitagents.Result) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "capped.yaml")
+	src := `# protects: a fixture
+name: capped
+agents:
+  - {id: c, state: running, messages: ["hello", "wörld"]}
+  - {id: d, state: running}
+callers:
+  - name: A
+    progress: true
+    args: {timeoutMs: 100000, sessionIds: [c]}
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := waitagents.Reference()
+	opts, err := p.LoadOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := scenario.Load([]string{file}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cases[0]
+	return c, waitagents.RunWorld(t, p.World(c))
+}
+
+// TestExpectNoSuchCall: an expectation on a call that was not made fails,
+// unless it only counts the caller's calls; errorMentions is checked.
+func TestExpectNoSuchCall(t *testing.T) {
+	c, res := capped(t)
+	one, two := 1, 2
+	for _, tc := range []struct {
+		e    scenario.Expect
+		want string
+	}{
+		{scenario.Expect{Call: 2, Calls: &one}, "A#2: no such call was made"},
+		{scenario.Expect{Call: 2, Lists: &two}, "A#2: no such call was made"},
+		{scenario.Expect{Calls: &one}, ""},
+		{scenario.Expect{Calls: &two}, "A#1: made 1 calls, want 2"},
+		{scenario.Expect{ErrorMentions: "zzz"}, `A#1: error "" does not mention "zzz"`},
+	} {
+		c.Scenario.Expect = []scenario.Expect{tc.e}
+		got := strings.Join(check.Expectations(c, res.Result, waitagents.Reference().Check(c, res).Calls), "\n")
+		if got != tc.want {
+			t.Errorf("%+v: got %q, want %q", tc.e, got, tc.want)
+		}
 	}
 }

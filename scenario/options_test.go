@@ -1,0 +1,149 @@
+package scenario
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/waitsim/waitsim/results"
+)
+
+// loadWith writes src as f.yaml and loads it with opts: the problems as
+// lines, with the file's path cut to "f.yaml".
+func loadWith(t *testing.T, opts Options, src string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.yaml")
+	if err := os.WriteFile(file, []byte("# protects: nothing\n"+src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load([]string{file}, opts)
+	if err == nil {
+		return nil
+	}
+	fe, ok := err.(*results.FileError)
+	if !ok {
+		t.Fatalf("want a FileError, got %v", err)
+	}
+	var out []string
+	for _, p := range fe.Problems {
+		out = append(out, strings.ReplaceAll(p.String(), dir+"/", ""))
+	}
+	return out
+}
+
+func schemaOf(t *testing.T, src string) *jsonschema.Schema {
+	t.Helper()
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(src), &s); err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
+
+// The tools of Options: a caller's args are checked against its tool's
+// published input schema (tool:, or the default tool, or the only one); a
+// tool the server does not list, or no tool: among several, is a problem;
+// without Tools, args are not checked.
+func TestLoadOptionsTools(t *testing.T) {
+	a := schemaOf(t, `{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":5}},"additionalProperties":false}`)
+	b := schemaOf(t, `{"type":"object","properties":{"s":{"type":"string"}},"required":["s"],"additionalProperties":false}`)
+	two := Options{Pack: PackGeneric, Tools: map[string]*jsonschema.Schema{"a": a, "b": b}}
+	for _, tc := range []struct {
+		name string
+		opts Options
+		src  string
+		want []string
+	}{
+		{"named-ok", two, "name: x\ncallers:\n  - {name: A, tool: a, args: {n: 5}}\n  - {name: B, tool: b, args: {s: hi}}\n", nil},
+		{"named-bad-args", two, "name: x\ncallers:\n  - {name: A, tool: a, args: {n: 6}}\n",
+			[]string{"f.yaml:4:34: callers[0].args.n: 6 is a number out of range: want an integer from 1 to 5 — breaks the tool's input schema; set invalidArgs: true if that is the point"}},
+		{"unknown-tool", two, "name: x\ncallers:\n  - {name: A, tool: c}\n",
+			[]string{`f.yaml:4:21: callers[0].tool: no tool "c": the server lists a, b`}},
+		{"no-tool-of-several", two, "name: x\ncallers:\n  - {name: A}\n",
+			[]string{"f.yaml:4:5: callers[0].tool: the server lists several tools (a, b): name the one this caller calls"}},
+		{"default-tool", Options{Pack: PackGeneric, DefaultTool: "b", Tools: two.Tools}, "name: x\ncallers:\n  - {name: A, args: {n: 1}}\n",
+			[]string{"f.yaml:4:21: callers[0].args.s: required argument missing — breaks the tool's input schema; set invalidArgs: true if that is the point",
+				"f.yaml:4:25: callers[0].args.n: unknown argument: not in the tool's input schema — breaks the tool's input schema; set invalidArgs: true if that is the point"}},
+		{"only-tool", Options{Pack: PackGeneric, Tools: map[string]*jsonschema.Schema{"a": a}}, "name: x\ncallers:\n  - {name: A, args: {n: 0}}\n",
+			[]string{"f.yaml:4:25: callers[0].args.n: 0 is a number out of range: want an integer from 1 to 5 — breaks the tool's input schema; set invalidArgs: true if that is the point"}},
+		{"no-tools", Options{Pack: PackGeneric}, "name: x\ncallers:\n  - {name: A, tool: zzz, args: {anything: [1, 2]}}\n", nil},
+		{"bad-schema", Options{Pack: PackGeneric, Tools: map[string]*jsonschema.Schema{"a": schemaOf(t, `{"$ref":"#/nope"}`)}}, "name: x\ncallers:\n  - {name: A}\n",
+			[]string{"f.yaml:4:5: callers[0].args: the tool's input schema does not resolve"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := loadWith(t, tc.opts, tc.src)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %q\nwant %q", got, tc.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tc.want[i]) {
+					t.Errorf("problem %d: got %q\nwant %q…", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+// Loaded for the generic layer, every key of the wait_agents pack is a
+// problem named by its field; loaded for the pack, none is.
+func TestLoadGenericRefusesPackKeys(t *testing.T) {
+	src := `name: x
+noBridge: true
+capMs: 1000
+timers: {lateMs: 1}
+agents: [{id: c, state: running}]
+changes: [{atMs: 5, op: state, id: c, state: completed}]
+callers:
+  - {name: A, follow: true, maxCalls: 2}
+expect:
+  - {reply: {done: true}, lists: 1, reads: 1, stranded: 0}
+`
+	got := loadWith(t, Options{Pack: PackGeneric}, src)
+	var fields []string
+	for _, p := range got {
+		if strings.Contains(p, "a key of the wait_agents pack") {
+			fields = append(fields, strings.SplitN(p, ": ", 3)[1])
+		}
+	}
+	want := []string{"noBridge", "capMs", "timers", "agents", "changes", "callers[0].follow", "callers[0].maxCalls",
+		"expect[0].reply", "expect[0].lists", "expect[0].reads", "expect[0].stranded"}
+	if !slices.Equal(fields, want) || len(got) != len(want) {
+		t.Errorf("generic: fields %q (all: %q)\nwant %q", fields, got, want)
+	}
+	if got := loadWith(t, Options{Pack: PackWaitAgents}, src); len(got) != 0 {
+		t.Errorf("for the pack: %q, want no problem", got)
+	}
+	if got := loadWith(t, Options{Pack: PackGeneric}, "name: x\nbridge: {list: [5]}\ncallers: [{name: A}]\n"); len(got) != 1 || !strings.HasPrefix(got[0], "f.yaml:3:9: bridge: a key of the wait_agents pack") {
+		t.Errorf("bridge: %q", got)
+	}
+}
+
+// Case ids are go test names too: two that go test would run as one, or
+// one with a '/' (a subtest level to go test), are problems.
+func TestLoadIdsAsTestNames(t *testing.T) {
+	if got := loadWith(t, Options{}, "name: x\nmatrix: {p: [\"a b\", \"a_b\"]}\ncallers: [{name: \"${p}\"}]\n"); len(got) != 1 ||
+		!strings.Contains(got[0], `case id "x[p=a_b]" and case id "x[p=a b]"`) || !strings.Contains(got[0], `one go test name, "x[p=a_b]"`) {
+		t.Errorf("colliding ids: %q", got)
+	}
+	if got := loadWith(t, Options{}, "name: x\nmatrix: {p: [\"a/b\"]}\ncallers: [{name: \"${p}\"}]\n"); len(got) != 1 || !strings.Contains(got[0], `case id "x[p=a/b]" holds a '/'`) {
+		t.Errorf("an id with a slash: %q", got)
+	}
+	if got := loadWith(t, Options{}, "name: x\nmatrix: {p: [\"a b\", \"a-b\"]}\ncallers: [{name: \"${p}\"}]\n"); len(got) != 0 {
+		t.Errorf("ids that stay apart: %q", got)
+	}
+}
+
+// capMs: 1000 is the least cap; 999 is refused.
+func TestLoadCapBound(t *testing.T) {
+	if got := loadWith(t, Options{}, "name: x\ncapMs: 1000\ncallers: [{name: A}]\n"); len(got) != 0 {
+		t.Errorf("capMs 1000: %q", got)
+	}
+	if got := loadWith(t, Options{}, "name: x\ncapMs: 999\ncallers: [{name: A}]\n"); len(got) != 1 || !strings.Contains(got[0], "capMs: want at least 1000 ms") {
+		t.Errorf("capMs 999: %q", got)
+	}
+}
