@@ -181,8 +181,11 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return ExitInterrupted
 		}
 		fmt.Fprintln(stderr, "waitsim mutate:", err)
-		if errors.Is(err, ErrUsage) {
+		switch {
+		case errors.Is(err, ErrUsage):
 			return ExitUsage
+		case errors.Is(err, ErrEnvironment):
+			return ExitEnvironment
 		}
 		return ExitError
 	}
@@ -202,7 +205,9 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 const exitCodesHelp = `
 exit codes: 0 pass, 1 gate failed, 2 usage or configuration error (also: merge of an
 incomplete or inconsistent set of shards), 3 baseline failed or sanity mutant not killed
-(in any shard), 4 zero mutants tested, 5 runner error, 130/143 interrupted (SIGINT/SIGTERM)
+(in any shard), 4 zero mutants tested, 5 runner error, 6 environment error (the machine, not
+a mutant: no space left, a process killed by a signal, a missing toolchain; nothing cached or
+written), 130/143 interrupted (SIGINT/SIGTERM)
 `
 
 func mergeCommand(args []string, stdout, stderr io.Writer) int {

@@ -420,7 +420,10 @@ func (r *runner) setup(ctx context.Context) error {
 	r.env = append(os.Environ(), "GOTMPDIR="+gotmp, "GOWORK=off")
 	out, err := r.command(ctx, r.cfg.Root, "go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS").Output()
 	if err != nil {
-		return fmt.Errorf("go env: %w", err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return toolFailure("go env", err)
 	}
 	env := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	for len(env) < 4 {
@@ -429,7 +432,10 @@ func (r *runner) setup(ctx context.Context) error {
 	r.goflags = env[3]
 	out, err = r.command(ctx, r.cfg.Root, "go", "tool", "-n", "test2json").Output()
 	if err != nil {
-		return fmt.Errorf("go tool -n test2json: %w", err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return toolFailure("go tool -n test2json", err)
 	}
 	r.test2json = strings.TrimSpace(string(out))
 	s, err := ResolveSuite(r.cfg.Root, r.cfg.SuitePkg, r.cfg.SuiteRun)
@@ -485,7 +491,10 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 		Env: r.env, Command: GroupCommand})
 	var be *suitebin.BuildError
 	if errors.As(err, &be) {
-		return runReport{}, &notViable{what: "does not compile", out: r.cleanOutput(be.Output)}
+		if ctx.Err() != nil {
+			return runReport{}, ctx.Err()
+		}
+		return runReport{}, buildFailure("building the unmutated suite (the baseline)", "does not compile", nil, r.cleanOutput(be.Output))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -810,7 +819,7 @@ func (r *runner) hashInputs(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("go list %s: %v", r.suite.Pkg, err)
+		return toolFailure("go list "+r.suite.Pkg, err)
 	}
 	r.inputs = map[string]string{}
 	add := func(p string) error {
