@@ -175,6 +175,11 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waitsim mutate: --mode %q: want schemata or overlay\n", cfg.Mode)
 		return ExitUsage
 	}
+	// Every place the campaign writes is checked before it starts.
+	if err := checkOutputs(&cfg, out); err != nil {
+		fmt.Fprintf(stderr, "waitsim mutate: %v; nothing ran\n", err)
+		return ExitUsage
+	}
 	res, err := Run(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -190,6 +195,38 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitError
 	}
 	return finishCommand(res, cfg.Root, out, stdout, stderr)
+}
+
+// checkOutputs checks that the campaign of cfg can write its result out
+// (relative to cfg.Root), its cache and, with --suggest, its suggested
+// cases (CheckOutputFile, CheckOutputDir).
+func checkOutputs(cfg *Config, out string) error {
+	if err := CheckOutputFile("--out", outPath(cfg.Root, out)); err != nil {
+		return err
+	}
+	if cfg.CacheFile != "" {
+		if err := CheckOutputFile("--cache", cfg.abs(cfg.CacheFile)); err != nil {
+			return err
+		}
+	}
+	if cfg.Suggest {
+		dir := cfg.SuggestDir
+		if dir == "" {
+			dir = "out/suggested"
+		}
+		if err := CheckOutputDir("--suggest-dir", cfg.abs(dir)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outPath is the result file out, relative to root unless absolute.
+func outPath(root, out string) string {
+	if !filepath.IsAbs(out) {
+		return filepath.Join(root, out)
+	}
+	return out
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {
@@ -232,6 +269,11 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return ExitUsage
 	}
+	root, _ := os.Getwd()
+	if err := CheckOutputFile("-o", outPath(root, *out)); err != nil {
+		fmt.Fprintf(stderr, "waitsim mutate merge: %v; nothing merged\n", err)
+		return ExitUsage
+	}
 	var shards []*Result
 	for _, p := range fs.Args() {
 		b, err := os.ReadFile(p)
@@ -251,15 +293,12 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "waitsim mutate merge:", err)
 		return ExitUsage
 	}
-	root, _ := os.Getwd()
 	return finishCommand(res, root, *out, stdout, stderr)
 }
 
 // finishCommand writes res to out (relative to root) and prints the summary.
 func finishCommand(res *Result, root, out string, stdout, stderr io.Writer) int {
-	if !filepath.IsAbs(out) {
-		out = filepath.Join(root, out)
-	}
+	out = outPath(root, out)
 	if err := WriteResult(out, res); err != nil {
 		fmt.Fprintln(stderr, "waitsim mutate:", err)
 		return ExitError
