@@ -180,6 +180,16 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waitsim mutate: %v; nothing ran\n", err)
 		return ExitUsage
 	}
+	// One campaign per tree at a time.
+	lock, err := LockTree(cfg.Root)
+	if err != nil {
+		fmt.Fprintf(stderr, "waitsim mutate: %v; nothing ran\n", err)
+		if errors.Is(err, ErrEnvironment) {
+			return ExitEnvironment
+		}
+		return ExitUsage
+	}
+	defer lock.Release()
 	res, err := Run(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -243,8 +253,8 @@ const exitCodesHelp = `
 exit codes: 0 pass, 1 gate failed, 2 usage or configuration error (also: merge of an
 incomplete or inconsistent set of shards), 3 baseline failed or sanity mutant not killed
 (in any shard), 4 zero mutants tested, 5 runner error, 6 environment error (the machine, not
-a mutant: no space left, a process killed by a signal, a missing toolchain; nothing cached or
-written), 130/143 interrupted (SIGINT/SIGTERM)
+a mutant: no space left, a process killed by a signal, a missing toolchain; or another campaign
+holds the tree's out/mutate.lock; nothing cached or written), 130/143 interrupted (SIGINT/SIGTERM)
 `
 
 func mergeCommand(args []string, stdout, stderr io.Writer) int {
