@@ -411,8 +411,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// setup finds the go command's settings, test2json and the suite.
+// setup starts the reaper (before the environment every child gets is
+// made: it marks it) and finds the go command's settings, test2json and the
+// suite.
 func (r *runner) setup(ctx context.Context) error {
+	if err := startReaper(); err != nil {
+		r.notes = append(r.notes, "no reaper: if the run is killed with SIGKILL, a grandchild (the go command's linker) may outlive it: "+err.Error())
+	}
 	gotmp := filepath.Join(r.tmp, "gotmp")
 	if err := os.MkdirAll(gotmp, 0o755); err != nil {
 		return err
