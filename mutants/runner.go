@@ -536,13 +536,15 @@ func first(xs []string, n int) []string {
 	return xs
 }
 
-// repro is the command that runs the kill suite by hand.
+// repro is the command that runs the kill suite by hand, each word
+// shell-quoted (ShellCommand): pasted, it gives go the suite's package and
+// -run pattern whatever they hold.
 func (r *runner) repro() string {
-	cmd := "go test " + r.suite.Pkg
+	words := []string{"go", "test", r.suite.Pkg}
 	if r.suite.Run != "" {
-		cmd += " -run '" + r.suite.Run + "'"
+		words = append(words, "-run", r.suite.Run)
 	}
-	return cmd
+	return ShellCommand(words...)
 }
 
 // collect builds the list of mutants: the sanity mutant first, then the
