@@ -40,11 +40,11 @@ func (e *EnvError) Error() string {
 	if e.Mutant != "" {
 		b.WriteString(" of mutant " + e.Mutant)
 	}
-	b.WriteString(" failed because of the machine: " + e.Cause)
+	b.WriteString(" failed because of its environment, not the code: " + e.Cause)
 	if out := strings.TrimSpace(e.Output); out != "" && !strings.Contains(e.Cause, out) {
 		b.WriteString("\n    " + strings.ReplaceAll(tail(out, 1200), "\n", "\n    "))
 	}
-	b.WriteString("\nnothing was cached or written; fix the machine (free space, the toolchain) and run again")
+	b.WriteString("\nnothing was cached or written; fix the environment (free space, the toolchain, the module's setup) and run again")
 	return b.String()
 }
 
