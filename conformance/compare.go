@@ -3,11 +3,10 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/waitsim/waitsim/results"
 	"math"
 	"slices"
 	"sort"
-
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 // CallComparison is one call as the simulation predicted it and as a real
@@ -43,7 +42,7 @@ type CallComparison struct {
 // index): lost or received, error or not, every reply field exactly except
 // remainingMs, and the resolve time, both within toleranceMs; a progress
 // notification above its total is a mismatch too (contract §2 step 11).
-func compare(sim []scenarios.CallSummary, real []Observed, toleranceMs float64) []CallComparison {
+func compare(sim []results.CallSummary, real []Observed, toleranceMs float64) []CallComparison {
 	type key struct {
 		caller string
 		index  int

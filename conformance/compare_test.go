@@ -1,17 +1,17 @@
 package conformance
 
 import (
+	"github.com/waitsim/waitsim/results"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/waitsim/waitsim/scenarios"
 	"github.com/waitsim/waitsim/serve"
 )
 
-func simCalls() []scenarios.CallSummary {
-	return []scenarios.CallSummary{
+func simCalls() []results.CallSummary {
+	return []results.CallSummary{
 		{Caller: "A", Index: 1, EndMs: 30000, Reply: map[string]any{"ok": true, "done": false, "remainingMs": 10000.0,
 			"agents": []any{map[string]any{"sessionId": "c", "state": "running"}}, "outputs": []any{map[string]any{"sessionId": "c", "messages": []any{"x"}}}}},
 		{Caller: "B", Index: 1, EndMs: 3000, Lost: true},

@@ -20,6 +20,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
 	"io"
 	"math"
 	"os"
@@ -31,7 +33,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/waitsim/waitsim/scenarios"
 	"github.com/waitsim/waitsim/serve"
 )
 
@@ -73,8 +74,8 @@ const StallFactor = 4
 type Options struct {
 	// Cases are the conformance scenarios; Sim holds the simulation's result
 	// for each, by case id (from the scenario runner, out/scenarios.json's shape).
-	Cases []scenarios.Case
-	Sim   map[string]scenarios.CaseResult
+	Cases []scenario.Case
+	Sim   map[string]results.CaseResult
 	// Waitsim is the waitsim binary that serves (`waitsim serve`).
 	Waitsim string
 	// TSClient is tsclient/client.mjs in a directory where `npm ci` installed
@@ -306,7 +307,7 @@ func summarize(rep *Report) {
 
 // runOne runs one client over one transport against a fresh server of case c.
 // Its client connects and warms up, then waits at tk for the other clients.
-func runOne(ctx context.Context, opts Options, c scenarios.Case, client, transport string, run int, tk *ticket) RunEntry {
+func runOne(ctx context.Context, opts Options, c scenario.Case, client, transport string, run int, tk *ticket) RunEntry {
 	start := time.Now()
 	e := RunEntry{Case: c.ID, File: c.File, Client: client, Transport: transport, Run: run, ServeExit: -1}
 	if opts.LogDir != "" {
@@ -356,7 +357,7 @@ func runOne(ctx context.Context, opts Options, c scenarios.Case, client, transpo
 // judge compares run e with the simulation's calls under the tolerance
 // max(floorMs, StallFactor × the larger of caseStallMs, the runner's probe
 // while the case ran, and the stall e's own server logged).
-func judge(e *RunEntry, sim []scenarios.CallSummary, caseStallMs, floorMs float64) {
+func judge(e *RunEntry, sim []results.CallSummary, caseStallMs, floorMs float64) {
 	stallMs := math.Max(caseStallMs, e.serverStallMs)
 	e.StallMs = stallMs
 	e.ToleranceMs = math.Ceil(math.Max(floorMs, StallFactor*stallMs))

@@ -11,10 +11,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/waitsim/waitsim/results"
+
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 // CatalogEntry is one semantic mutant of the catalog (contract §5): one YAML file
@@ -73,7 +74,7 @@ func (e *CatalogError) Unwrap() error { return ErrUsage }
 func (e *CatalogError) add(problems ...string) {
 	for _, p := range problems {
 		if len(e.Problems) < MaxCatalogProblems {
-			e.Problems = append(e.Problems, scenarios.SingleLine(p))
+			e.Problems = append(e.Problems, results.SingleLine(p))
 		} else {
 			e.More++
 		}

@@ -14,12 +14,9 @@ import (
 	"sort"
 	"strings"
 	"time"
-)
 
-// killSuiteEnv is set in every suite run's environment: the scenario
-// generator (scenarios.KillSuiteEnv) then stops at its first counterexample
-// instead of shrinking it, so that a kill never times out.
-const killSuiteEnv = "WAITSIM_KILL_SUITE"
+	"github.com/waitsim/waitsim/results"
+)
 
 // command prepares a child process: in dir, with the runner's environment,
 // in its own process group that is killed as a whole when ctx ends.
@@ -138,26 +135,23 @@ type runReport struct {
 // limit). A kill by the parent ctx
 // returns ctx's error.
 func (r *runner) runSuite(ctx context.Context, bin string, timeout time.Duration, env ...string) (runReport, error) {
-	return r.runSuiteFlags(ctx, bin, timeout, nil, env...)
+	return r.runWith(ctx, bin, r.suite.Run, timeout, nil, results.Params{}, env...)
 }
 
-// runTests is runSuite with the -test.run pattern run instead of the
-// suite's ("" runs every test).
-func (r *runner) runTests(ctx context.Context, bin, run string, timeout time.Duration, env ...string) (runReport, error) {
-	return r.runWith(ctx, bin, run, timeout, nil, env...)
-}
-
-// runSuiteFlags is runSuite with flags added to the binary's arguments
-// (such as -test.failfast).
-func (r *runner) runSuiteFlags(ctx context.Context, bin string, timeout time.Duration, flags []string, env ...string) (runReport, error) {
-	return r.runWith(ctx, bin, r.suite.Run, timeout, flags, env...)
-}
-
-// runWith runs bin with the -test.run pattern run and flags added. A run
-// that failed because of the machine (ended by a signal that was not ours,
-// or an error of the machine in its output) is an *EnvError, never a
-// report to judge.
-func (r *runner) runWith(ctx context.Context, bin, run string, timeout time.Duration, flags []string, env ...string) (runReport, error) {
+// runWith runs bin with the -test.run pattern run and flags added, handing
+// it params (results.Params, through a params file named by
+// results.ParamsEnv; KillSuite always set: the scenario generator then stops
+// at its first counterexample instead of shrinking it, so that a kill never
+// times out). A run that failed because of the machine (ended by a signal
+// that was not ours, or an error of the machine in its output) is an
+// *EnvError, never a report to judge.
+func (r *runner) runWith(ctx context.Context, bin, run string, timeout time.Duration, flags []string, params results.Params, env ...string) (runReport, error) {
+	params.KillSuite = true
+	pf := filepath.Join(r.tmp, fmt.Sprintf("params-%d.json", r.paramsN.Add(1)))
+	if err := results.WriteParams(pf, params); err != nil {
+		return runReport{}, err
+	}
+	defer os.Remove(pf)
 	rctx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		rctx, cancel = context.WithTimeout(ctx, timeout)
@@ -176,7 +170,7 @@ func (r *runner) runWith(ctx context.Context, bin, run string, timeout time.Dura
 	// that it gets the parent-death signal too: killed with us, it cannot
 	// run on as an orphan. Its output goes through a pipe to test2json.
 	cmd := r.command(rctx, r.suite.Dir, bin, args[4:]...)
-	cmd.Env = append(append([]string{}, cmd.Env...), killSuiteEnv+"=1")
+	cmd.Env = append(append([]string{}, cmd.Env...), results.ParamsEnv+"="+pf)
 	cmd.Env = append(cmd.Env, env...)
 	conv := r.command(rctx, r.suite.Dir, r.test2json, args[:3]...)
 	pr, pw, err := os.Pipe()

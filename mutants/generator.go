@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/waitsim/waitsim/results"
 )
 
 // The generator campaign (issue 12 item 3). Beside the table, every mutant's
 // test binary — the one the table ran, the same build — also runs the
 // scenario generator (Config.GenRun, TestGenerated) on Config.GenWorlds
-// worlds drawn from its fixed seed. The runner sets killSuiteEnv, so the
+// worlds drawn from its fixed seed. The runner's params set KillSuite, so the
 // generator stops at its first counterexample without shrinking it: a kill
 // counts at once and never waits for a shrink. The generator's kill rate is
 // reported beside the table's (Result.Generator); it does not decide the
@@ -23,10 +25,6 @@ import (
 // mutant. With the generator's fixed seed, 200 worlds kill every catalog
 // mutant (40 left late-not-inherited and lost-read-not-charged alive).
 const DefaultGenWorlds = 200
-
-// genWorldsEnv is scenarios.GenWorldsEnv: how many worlds TestGenerated
-// draws (a test keeps the two names equal).
-const genWorldsEnv = "WAITSIM_GEN_WORLDS"
 
 // GeneratorCampaign is the generator campaign of a result: how it ran and
 // its kill rates, catalog and operator, scored as the table's (killed /
@@ -78,10 +76,8 @@ func (c *Config) genOptions() string {
 	return fmt.Sprintf(" generator=%s:%d", c.GenRun, c.GenWorlds)
 }
 
-// genEnv is the generator run's environment (beyond the mutant's switch).
-func (r *runner) genEnv(env []string) []string {
-	return append(append([]string{}, env...), fmt.Sprintf("%s=%d", genWorldsEnv, r.cfg.GenWorlds))
-}
+// genParams are a generator run's params: how many worlds it draws.
+func (r *runner) genParams() results.Params { return results.Params{GenWorlds: r.cfg.GenWorlds} }
 
 // genBaseline runs the generator on the unmutated baseline binary. When it
 // fails, or runs no test, the campaign is off and its note says why.
@@ -91,7 +87,7 @@ func (r *runner) genBaseline(ctx context.Context) {
 	}
 	r.gen.ran = true
 	bin := r.baseBin
-	rep, err := r.runTests(ctx, bin, r.cfg.GenRun, 0, r.genEnv(nil)...)
+	rep, err := r.runWith(ctx, bin, r.cfg.GenRun, 0, nil, r.genParams())
 	if errors.Is(err, ErrEnvironment) {
 		r.gen.err = err // the campaign stops: runAll returns it
 		return
@@ -157,7 +153,7 @@ func (r *runner) genRun(ctx context.Context, bin string, env []string, m *mutant
 		m.res.GeneratorMs = time.Since(start).Milliseconds()
 		m.res.DurationMs += m.res.GeneratorMs
 	}()
-	rep, err := r.runTests(ctx, bin, r.cfg.GenRun, r.gen.timeout, r.genEnv(env)...)
+	rep, err := r.runWith(ctx, bin, r.cfg.GenRun, r.gen.timeout, nil, r.genParams(), env...)
 	if err != nil {
 		return err
 	}

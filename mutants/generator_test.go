@@ -5,16 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/waitsim/waitsim/scenarios"
 )
-
-// TestGenWorldsEnv: the runner sets the variable the generator reads.
-func TestGenWorldsEnv(t *testing.T) {
-	if genWorldsEnv != scenarios.GenWorldsEnv {
-		t.Fatalf("mutants sets %s, scenarios reads %s", genWorldsEnv, scenarios.GenWorldsEnv)
-	}
-}
 
 // TestGeneratorCampaign runs the generator campaign on the fixture, whose
 // TestGen checks only Label: it kills label-changes (which the table lets

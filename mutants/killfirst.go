@@ -2,14 +2,12 @@ package mutants
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/waitsim/waitsim/scenarios"
+	"github.com/waitsim/waitsim/results"
 )
 
 // Kill first. A mutant is killed by its first failing case, so its run of
@@ -26,34 +24,26 @@ import (
 // first killer met (which one can change from run to run: the costs are
 // measured), --all-killers every one.
 //
-// The order reaches the suite through the file CaseOrderEnv names
-// (scenarios.CaseOrderEnv, read by TestTable); a suite that does not read
-// it runs its tests in its own order and still stops at the first failure.
-// Each line carries the file of its case when the baseline's TestTable
-// wrote an index of them (scenarios.CaseIndexEnv), so that a mutant's run
-// loads only the files it reaches before its first failure.
+// The order reaches the suite through its params file (results.Params.Order,
+// read by waitsim.Run): each entry names a case and its file, from the index
+// the baseline's run wrote in its results file (results.RunResult.Index),
+// so that a mutant's run loads only the files it reaches before its first
+// failure. A suite that does not call waitsim.Run runs its tests in its own
+// order and still stops at the first failure.
 
-// caseOrderEnv names the case-order file in a suite run's environment;
-// caseIndexEnv the file where the baseline's TestTable lists each case's file.
-const (
-	caseOrderEnv = scenarios.CaseOrderEnv
-	caseIndexEnv = scenarios.CaseIndexEnv
-)
-
-// readCaseIndex reads the case index a baseline run wrote: test name →
-// file. A missing or unreadable index (a suite without TestTable) is nil.
-func readCaseIndex(path string) map[string]string {
-	b, err := os.ReadFile(path)
+// readCaseIndex reads the index of the cases a baseline run wrote in its
+// results file: go test name → the case and its file. A missing results
+// file (a suite that does not call waitsim.Run) is nil.
+func readCaseIndex(path string) map[string]results.CaseRef {
+	run, err := results.ReadRun(path)
 	if err != nil {
 		return nil
 	}
-	files := map[string]string{}
-	for _, l := range strings.Split(string(b), "\n") {
-		if name, file := scenarios.SplitCaseLine(l); name != "" && file != "" {
-			files[name] = file
-		}
+	refs := map[string]results.CaseRef{}
+	for _, e := range run.Index {
+		refs[e.Test] = results.CaseRef{ID: e.ID, File: e.File}
 	}
-	return files
+	return refs
 }
 
 // costOrder returns the leaf tests of a baseline run, cheapest first (ties
@@ -128,17 +118,11 @@ func (r *runner) runMutantSuite(ctx context.Context, dir, bin string, m *mutant,
 	if r.cfg.AllKillers {
 		return r.runSuite(ctx, bin, r.timeout, env...)
 	}
-	order := r.caseOrder(m)
-	if len(order) > 0 {
-		var b strings.Builder
-		for _, n := range order {
-			b.WriteString(scenarios.CaseLine(n, r.caseFiles[n]) + "\n")
+	var params results.Params
+	for _, n := range r.caseOrder(m) {
+		if ref, ok := r.caseFiles[n]; ok {
+			params.Order = append(params.Order, ref)
 		}
-		f := filepath.Join(dir, "case-order")
-		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
-			return runReport{}, err
-		}
-		env = append(env[:len(env):len(env)], caseOrderEnv+"="+f)
 	}
-	return r.runSuiteFlags(ctx, bin, r.timeout, []string{"-test.failfast"}, env...)
+	return r.runWith(ctx, bin, r.suite.Run, r.timeout, []string{"-test.failfast"}, params, env...)
 }

@@ -3,14 +3,13 @@ package mutants
 import (
 	"context"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/waitsim/waitsim/scenarios"
+	"github.com/waitsim/waitsim/results"
 )
 
 // TestCostOrder: the baseline's leaf tests, cheapest first, ties by name;
@@ -122,19 +121,21 @@ func TestSummaryGremlinsRatio(t *testing.T) {
 	}
 }
 
-// TestReadCaseIndex: the index TestTable writes (scenarios.CaseLine lines)
-// reads back as test name → file; a line without a file, a blank line and a
-// missing index give nothing.
+// TestReadCaseIndex: the index a baseline run writes in its results file
+// (results.RunResult.Index) reads back as go test name → case and file; a
+// missing results file gives nothing.
 func TestReadCaseIndex(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "index")
-	lines := scenarios.CaseLine("TestTable/a", "scenarios/table/a.yaml") + "\n" +
-		scenarios.CaseLine("TestTable/b[x=1]", "scenarios/table/b.yaml") + "\n" +
-		scenarios.CaseLine("TestTable/c", "") + "\n\n"
-	if err := os.WriteFile(p, []byte(lines), 0o644); err != nil {
+	p := filepath.Join(t.TempDir(), "results.json")
+	run := results.RunResult{Index: []results.IndexEntry{
+		{ID: "a", File: "scenarios/table/a.yaml", Test: "TestTable/a.yaml/a"},
+		{ID: "b[x=1]", File: "scenarios/table/b, c.yaml", Test: "TestTable/b,_c.yaml/b[x=1]"},
+	}}
+	if err := results.WriteRun(p, run); err != nil {
 		t.Fatal(err)
 	}
 	got := readCaseIndex(p)
-	want := map[string]string{"TestTable/a": "scenarios/table/a.yaml", "TestTable/b[x=1]": "scenarios/table/b.yaml"}
+	want := map[string]results.CaseRef{"TestTable/a.yaml/a": {ID: "a", File: "scenarios/table/a.yaml"},
+		"TestTable/b,_c.yaml/b[x=1]": {ID: "b[x=1]", File: "scenarios/table/b, c.yaml"}}
 	if !maps.Equal(got, want) {
 		t.Fatalf("index %v, want %v", got, want)
 	}

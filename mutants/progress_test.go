@@ -23,7 +23,7 @@ func TestKilledOutsideAnyTest(t *testing.T) {
 		`{"Action":"output",` + pkg + `,"Output":"x/waittool.init()\n"}`,
 	}, "\n")
 	// As test2json writes a test that panics when it reads a pipe (seen
-	// with a mutant of scenarios.SingleLine under make mutate-checker).
+	// with a mutant of results.SingleLine under make mutate-checker).
 	inTest := strings.Join([]string{
 		`{"Action":"start",` + pkg + `}`,
 		`{"Action":"run",` + pkg + `,"Test":"TestA"}`,

@@ -19,8 +19,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/suitebin"
 )
 
@@ -203,12 +205,13 @@ type runner struct {
 	cache     *Cache
 	catalog   []CatalogEntry // the checked catalog (nil with NoCatalog)
 	srcRe     *regexp.Regexp
-	schemaBin string            // the schemata test binary, when built
-	schemaMs  int64             // wall ms to build and check it
-	costOrder []string          // the baseline's leaf tests, cheapest first (kill first)
-	caseFiles map[string]string // test name → the file of its case, from the baseline (kill first)
-	kills     killers           // kills by case, from the cache and this campaign (kill first)
-	notes     []string          // notes gathered while running
+	schemaBin string                     // the schemata test binary, when built
+	schemaMs  int64                      // wall ms to build and check it
+	costOrder []string                   // the baseline's leaf tests, cheapest first (kill first)
+	caseFiles map[string]results.CaseRef // test name → its case and file, from the baseline (kill first)
+	paramsN   atomic.Int64               // params files written so far (runWith)
+	kills     killers                    // kills by case, from the cache and this campaign (kill first)
+	notes     []string                   // notes gathered while running
 	campaign  *Campaign
 	gen       genState // the generator campaign (generator.go)
 	baseBin   string   // the unmutated suite's test binary, once built
@@ -508,8 +511,8 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 		return runReport{}, err
 	}
 	r.baseBin = bin.Path
-	index := filepath.Join(dir, "case-index")
-	rep, err := r.runSuite(ctx, bin.Path, 0, caseIndexEnv+"="+index)
+	index := filepath.Join(dir, "results.json")
+	rep, err := r.runWith(ctx, bin.Path, r.suite.Run, 0, nil, results.Params{Results: index})
 	if err == nil {
 		r.caseFiles = readCaseIndex(index)
 	}

@@ -105,7 +105,7 @@ func TestSuggestDemonstration(t *testing.T) {
 	got = byID(res)
 	for _, id := range ids {
 		m := got[id]
-		if want := []string{"TestTable/" + suggest.CaseName(id)}; m.Status != StatusKilled || !slices.Equal(m.KilledBy, want) || m.Suggested != "" {
+		if want := []string{"TestTable/" + suggest.CaseName(id) + ".yaml/" + suggest.CaseName(id)}; m.Status != StatusKilled || !slices.Equal(m.KilledBy, want) || m.Suggested != "" {
 			t.Errorf("%s: %s by %v (suggested %q), want killed by %v alone", id, m.Status, m.KilledBy, m.Suggested, want)
 		}
 		if _, err := os.Stat(filepath.Join(root, "out", "suggested", suggest.CaseName(id)+".yaml")); !os.IsNotExist(err) {

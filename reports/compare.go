@@ -2,11 +2,11 @@ package reports
 
 import (
 	"fmt"
+	"github.com/waitsim/waitsim/results"
 	"sort"
 	"strconv"
 
 	"github.com/waitsim/waitsim/mutants"
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 // Verdicts of a base-vs-head comparison, in the order they are decided.
@@ -35,11 +35,11 @@ type Comparison struct {
 	Verdict string
 	// NewFailures are head cases that fail (verdict fail or error) and passed
 	// in base or are new in head.
-	NewFailures []scenarios.CaseResult
+	NewFailures []results.CaseResult
 	// StillFailing are head cases that fail in base and head.
-	StillFailing []scenarios.CaseResult
+	StillFailing []results.CaseResult
 	// Fixed are head cases that pass and failed in base.
-	Fixed []scenarios.CaseResult
+	Fixed []results.CaseResult
 	// Added and Removed are case ids only in head / only in base.
 	Added, Removed []string
 	// Changes are the per-call differences of cases in both runs.
@@ -128,10 +128,10 @@ func Compare(base, head *Run) *Comparison {
 	return c
 }
 
-func failing(v string) bool { return v != scenarios.VerdictPass }
+func failing(v string) bool { return v != results.VerdictPass }
 
-func (c *Comparison) compareCases(b, h *scenarios.RunResult) {
-	bi := map[string]*scenarios.CaseResult{}
+func (c *Comparison) compareCases(b, h *results.RunResult) {
+	bi := map[string]*results.CaseResult{}
 	for i := range b.Cases {
 		bi[b.Cases[i].ID] = &b.Cases[i]
 	}
@@ -164,7 +164,7 @@ func (c *Comparison) compareCases(b, h *scenarios.RunResult) {
 	}
 }
 
-func facts(s *scenarios.CallSummary) CallFacts {
+func facts(s *results.CallSummary) CallFacts {
 	f := CallFacts{Present: true, ResolvesAtMs: s.EndMs, Lost: s.Lost, Lists: s.Lists, Reads: s.Reads}
 	if v, ok := s.Reply["remainingMs"]; ok {
 		if n, ok := asInt(v); ok {
@@ -203,8 +203,8 @@ type callKey struct {
 	index  int
 }
 
-func compareCalls(b, h []scenarios.CallSummary) []CallChange {
-	bm := map[callKey]*scenarios.CallSummary{}
+func compareCalls(b, h []results.CallSummary) []CallChange {
+	bm := map[callKey]*results.CallSummary{}
 	for i := range b {
 		bm[callKey{b[i].Caller, b[i].Index}] = &b[i]
 	}
@@ -293,11 +293,11 @@ func (c *Comparison) verdict() string {
 func (c *Comparison) Regressed() bool { return c.Verdict == VerdictRegressed }
 
 // headFailures returns every failing head case, in head order.
-func headFailures(r *Run) []scenarios.CaseResult {
+func headFailures(r *Run) []results.CaseResult {
 	if r == nil || r.Scenarios == nil {
 		return nil
 	}
-	var out []scenarios.CaseResult
+	var out []results.CaseResult
 	for _, c := range r.Scenarios.Cases {
 		if failing(c.Verdict) {
 			out = append(out, c)

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/results"
+
 	"github.com/waitsim/waitsim/conformance"
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 func confReport(agree bool) *conformance.Report {
@@ -72,7 +73,7 @@ func TestLoadConformanceRefusesInconsistent(t *testing.T) {
 // The Markdown and HTML show the table and its verdict; a table from another
 // commit is marked stale, never a plain pass; run.json leaves it out.
 func TestConformanceSection(t *testing.T) {
-	r := &Run{Version: RunVersion, Commit: "c0ffee", Scenarios: &scenarios.RunResult{Version: scenarios.ResultVersion}}
+	r := &Run{Version: RunVersion, Commit: "c0ffee", Scenarios: &results.RunResult{Version: results.ResultVersion}}
 	r.Normalize()
 	r.Conformance = confReport(false)
 	md := RunMarkdown(r, 0)

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/results"
+
 	"github.com/waitsim/waitsim/mutants"
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 // TestEmptyResultsSayNoResults: a scenario result without cases and a
@@ -15,7 +16,7 @@ import (
 // Stryker report.
 func TestEmptyResultsSayNoResults(t *testing.T) {
 	r := &Run{Version: RunVersion, Commit: "c0ffee",
-		Scenarios: &scenarios.RunResult{Version: scenarios.ResultVersion},
+		Scenarios: &results.RunResult{Version: results.ResultVersion},
 		Mutation:  &mutants.Result{Version: mutants.ResultVersion, Gate: "zero mutants tested"}}
 	r.Normalize()
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/waitsim/waitsim/mutants"
-	"github.com/waitsim/waitsim/scenarios"
+	"github.com/waitsim/waitsim/results"
 )
 
 // Text a scenario or catalog file can put in a report (issue 20 item 4).
@@ -32,20 +32,20 @@ var hostileRaw = []string{"<img", "**bold**", "[link](", "_em_", "<script", "![i
 // messages), a new survivor (intent, why no case was suggested) and a
 // survivor now killed (intent), and the mutation gate naming them.
 func hostileRuns() (base, head *Run) {
-	mk := func(fixedPasses bool) *scenarios.RunResult {
-		fixed := scenarios.CaseResult{ID: "fixed-case", File: "scenarios/table/f.yaml", Line: 1, Protects: hostileHTML,
-			Verdict: scenarios.VerdictFail, Failures: []string{hostileMsg}, Repro: "go test ./scenarios/ -count=1 -run '^TestTable$/^fixed-case$'"}
+	mk := func(fixedPasses bool) *results.RunResult {
+		fixed := results.CaseResult{ID: "fixed-case", File: "scenarios/table/f.yaml", Line: 1, Protects: hostileHTML,
+			Verdict: results.VerdictFail, Failures: []string{hostileMsg}, Repro: "go test ./scenarios/ -count=1 -run '^TestTable$/^fixed-case$'"}
 		if fixedPasses {
-			fixed.Verdict, fixed.Failures = scenarios.VerdictPass, nil
+			fixed.Verdict, fixed.Failures = results.VerdictPass, nil
 		}
-		s := &scenarios.RunResult{Version: scenarios.ResultVersion, Cases: []scenarios.CaseResult{fixed}}
+		s := &results.RunResult{Version: results.ResultVersion, Cases: []results.CaseResult{fixed}}
 		if fixedPasses {
 			s.Cases = append(s.Cases,
-				scenarios.CaseResult{ID: hostileID, File: "scenarios/table/h.yaml", Line: 3, Protects: hostileHTML, Verdict: scenarios.VerdictFail,
+				results.CaseResult{ID: hostileID, File: "scenarios/table/h.yaml", Line: 3, Protects: hostileHTML, Verdict: results.VerdictFail,
 					Failures:  []string{hostileMsg},
-					Violation: []scenarios.Violation{{Invariant: "model-reply", Message: hostileIntro}},
+					Violation: []results.Violation{{Invariant: "model-reply", Message: hostileIntro}},
 					Repro:     "go test ./scenarios/ -count=1 -run '^TestTable$/^fence```$'"},
-				scenarios.CaseResult{ID: "boom", File: "scenarios/table/h.yaml", Line: 9, Protects: hostileIntro, Verdict: scenarios.VerdictError,
+				results.CaseResult{ID: "boom", File: "scenarios/table/h.yaml", Line: 9, Protects: hostileIntro, Verdict: results.VerdictError,
 					Error: hostileMsg, Repro: "go test ./scenarios/ -count=1 -run '^TestTable$/^boom$'"})
 		}
 		tally(s)

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/packs/waitagents"
+	"github.com/waitsim/waitsim/results"
+
 	"github.com/waitsim/waitsim/mutants"
-	"github.com/waitsim/waitsim/scenarios"
 	"github.com/waitsim/waitsim/sim"
 )
 
@@ -23,18 +25,18 @@ import (
 // not silently change what the renderers are tested on.
 var update = flag.Bool("update", false, "regenerate testdata/base.json and testdata/head.json from sim worlds")
 
-func running(ids ...string) []sim.AgentSpec {
-	out := make([]sim.AgentSpec, len(ids))
+func running(ids ...string) []waitagents.AgentSpec {
+	out := make([]waitagents.AgentSpec, len(ids))
 	for i, id := range ids {
-		out[i] = sim.AgentSpec{ID: id, State: "running", Messages: []string{"working on " + id}}
+		out[i] = waitagents.AgentSpec{ID: id, State: "running", Messages: []string{"working on " + id}}
 	}
 	return out
 }
 
-func lat(ms ...int64) []sim.Step {
-	out := make([]sim.Step, len(ms))
+func lat(ms ...int64) []waitagents.Step {
+	out := make([]waitagents.Step, len(ms))
 	for i, m := range ms {
-		out[i] = sim.Step{LatencyMs: m}
+		out[i] = waitagents.Step{LatencyMs: m}
 	}
 	return out
 }
@@ -46,68 +48,68 @@ func args(timeoutMs, pollMs int) map[string]any {
 type fixtureCase struct {
 	id, file, protects string
 	line               int
-	world              sim.World
+	world              waitagents.World
 }
 
 // fixtureWorlds are the worlds of the fixture; poll is the poll interval of
 // the first case (the one base and head differ in).
 func fixtureWorlds(poll int) []fixtureCase {
 	return []fixtureCase{
-		{"slow-list[list=5000]", "scenarios/table/latency.yaml", "a slow list still leaves room for the final read", 3, sim.World{
-			Bridge: sim.BridgeScript{List: lat(5000)}, Agents: running("c"),
+		{"slow-list[list=5000]", "scenarios/table/latency.yaml", "a slow list still leaves room for the final read", 3, waitagents.World{
+			Bridge: waitagents.BridgeScript{List: lat(5000)}, Agents: running("c"),
 			Callers: []sim.CallerSpec{{Name: "A", Args: args(600000, poll)}}}},
-		{"fast-then-stall", "scenarios/table/latency.yaml", "an expired poll keeps the last good list", 17, sim.World{
-			Bridge: sim.BridgeScript{List: lat(0, 0, 0, 45000)}, Agents: running("c"),
+		{"fast-then-stall", "scenarios/table/latency.yaml", "an expired poll keeps the last good list", 17, waitagents.World{
+			Bridge: waitagents.BridgeScript{List: lat(0, 0, 0, 45000)}, Agents: running("c"),
 			Callers: []sim.CallerSpec{{Name: "A", Args: args(600000, 250)}}}},
-		{"first-list-stalls[40000]", "scenarios/table/latency.yaml", "agentsUnavailable when no list is read in time", 31, sim.World{
-			Bridge: sim.BridgeScript{List: lat(40000)}, Agents: running("c"),
+		{"first-list-stalls[40000]", "scenarios/table/latency.yaml", "agentsUnavailable when no list is read in time", 31, waitagents.World{
+			Bridge: waitagents.BridgeScript{List: lat(40000)}, Agents: running("c"),
 			Callers: []sim.CallerSpec{{Name: "A", Args: args(600000, 1000)}}}},
-		{"all-completed[read=5000]", "scenarios/table/done.yaml", "done replies carry outputs and no remainingMs", 5, sim.World{
-			Bridge:  sim.BridgeScript{Read: lat(5000)},
-			Agents:  []sim.AgentSpec{{ID: "a", State: "completed", Messages: []string{"ok"}}, {ID: "b", State: "failed", Messages: []string{"boom"}}},
+		{"all-completed[read=5000]", "scenarios/table/done.yaml", "done replies carry outputs and no remainingMs", 5, waitagents.World{
+			Bridge:  waitagents.BridgeScript{Read: lat(5000)},
+			Agents:  []waitagents.AgentSpec{{ID: "a", State: "completed", Messages: []string{"ok"}}, {ID: "b", State: "failed", Messages: []string{"boom"}}},
 			Callers: []sim.CallerSpec{{Name: "A", Args: args(600000, 1000)}}}},
-		{"recovery[60500]", "scenarios/table/recovery.yaml", "the chain ends because 500 is not a legal timeoutMs", 9, sim.World{
+		{"recovery[60500]", "scenarios/table/recovery.yaml", "the chain ends because 500 is not a legal timeoutMs", 9, waitagents.World{
 			Agents:  running("c"),
 			Callers: []sim.CallerSpec{{Name: "A", Follow: true, Args: args(60500, 1000)}}}},
-		{"two-callers-congested", "scenarios/table/shared.yaml", "callers sharing one bridge slot, children joining and leaving", 12, sim.World{
-			Bridge: sim.BridgeScript{List: lat(800), Read: lat(1500), Congestion: []sim.Hold{{AtMs: 2000, HoldMs: 6000}}},
+		{"two-callers-congested", "scenarios/table/shared.yaml", "callers sharing one bridge slot, children joining and leaving", 12, waitagents.World{
+			Bridge: waitagents.BridgeScript{List: lat(800), Read: lat(1500), Congestion: []waitagents.Hold{{AtMs: 2000, HoldMs: 6000}}},
 			Agents: running("w1", "w2"),
-			Changes: []sim.Change{
-				{AtMs: 4000, Op: sim.OpJoin, ID: "w3", State: "running"},
-				{AtMs: 9000, Op: sim.OpState, ID: "w1", State: "completed"},
-				{AtMs: 12000, Op: sim.OpLeave, ID: "w2"},
-				{AtMs: 15000, Op: sim.OpState, ID: "w3", State: "completed"},
+			Changes: []waitagents.Change{
+				{AtMs: 4000, Op: waitagents.OpJoin, ID: "w3", State: "running"},
+				{AtMs: 9000, Op: waitagents.OpState, ID: "w1", State: "completed"},
+				{AtMs: 12000, Op: waitagents.OpLeave, ID: "w2"},
+				{AtMs: 15000, Op: waitagents.OpState, ID: "w3", State: "completed"},
 			},
 			Callers: []sim.CallerSpec{
 				{Name: "A", Args: args(600000, 1000)},
 				{Name: "B", StartMs: 1500, Args: args(20000, 2000)},
 			}}},
-		{"short-caller-timeout", "scenarios/table/lost.yaml", "a caller whose timeout is shorter than the wait loses the reply", 20, sim.World{
-			Bridge: sim.BridgeScript{List: lat(300), Read: lat(2000)}, Agents: running("c"),
+		{"short-caller-timeout", "scenarios/table/lost.yaml", "a caller whose timeout is shorter than the wait loses the reply", 20, waitagents.World{
+			Bridge: waitagents.BridgeScript{List: lat(300), Read: lat(2000)}, Agents: running("c"),
 			Callers: []sim.CallerSpec{{Name: "A", RequestTimeoutMs: 20000, Args: args(600000, 1000)}}}},
 	}
 }
 
 var reproEsc = regexp.MustCompile(`[\[\]().*+?^$|{}\\]`)
 
-// caseOf runs fc's world and summarizes it as a scenarios.CaseResult.
-func caseOf(t *testing.T, fc fixtureCase) scenarios.CaseResult {
+// caseOf runs fc's world and summarizes it as a results.CaseResult.
+func caseOf(t *testing.T, fc fixtureCase) results.CaseResult {
 	fc.world.Name = fc.id
-	res := sim.RunWorld(t, fc.world)
-	cr := scenarios.CaseResult{ID: fc.id, File: fc.file, Line: fc.line, Protects: fc.protects, Verdict: scenarios.VerdictPass,
+	res := waitagents.RunWorld(t, fc.world)
+	cr := results.CaseResult{ID: fc.id, File: fc.file, Line: fc.line, Protects: fc.protects, Verdict: results.VerdictPass,
 		Requests: len(res.Requests), EndMs: res.EndMs, TraceHash: res.Hash, Timeline: res.Timeline,
-		Trace: res.Trace, BridgeReqs: res.Requests,
+		Trace: res.Trace, BridgeReqs: waitagents.Records(res.Requests),
 		Repro: fmt.Sprintf("go test ./scenarios/ -count=1 -run '^TestTable$/^%s$'", reproEsc.ReplaceAllString(fc.id, `\$0`))}
 	if res.Err != "" {
-		cr.Verdict, cr.Error = scenarios.VerdictError, res.Err
+		cr.Verdict, cr.Error = results.VerdictError, res.Err
 	}
 	for _, e := range res.Events {
-		cr.ToolEvents = append(cr.ToolEvents, scenarios.ToolEvent{CallID: e.Call.ID, Kind: string(e.Kind),
+		cr.ToolEvents = append(cr.ToolEvents, results.ToolEvent{CallID: e.Call.ID, Kind: string(e.Kind),
 			AtMs: e.At.Sub(sim.Epoch).Milliseconds(), Detail: e.Detail, CostMs: e.CostMs,
 			StartedMs: e.Call.StartedAt.Sub(sim.Epoch).Milliseconds(), DeadlineMs: e.Call.Deadline.Sub(sim.Epoch).Milliseconds()})
 	}
 	for _, c := range res.Calls {
-		cs := scenarios.CallSummary{Caller: c.Caller, Index: c.Index, CallID: c.CallID, StartMs: c.StartMs, EndMs: c.EndMs,
+		cs := results.CallSummary{Caller: c.Caller, Index: c.Index, CallID: c.CallID, StartMs: c.StartMs, EndMs: c.EndMs,
 			Lost: c.Lost, IsError: c.IsError, Reply: c.Raw}
 		if v, ok := asInt(c.Args["timeoutMs"]); ok {
 			cs.TimeoutMs = v
@@ -127,13 +129,13 @@ func caseOf(t *testing.T, fc fixtureCase) scenarios.CaseResult {
 	return cr
 }
 
-func tally(s *scenarios.RunResult) {
+func tally(s *results.RunResult) {
 	s.Passed, s.Failed, s.Errors = 0, 0, 0
 	for _, c := range s.Cases {
 		switch c.Verdict {
-		case scenarios.VerdictPass:
+		case results.VerdictPass:
 			s.Passed++
-		case scenarios.VerdictFail:
+		case results.VerdictFail:
 			s.Failed++
 		default:
 			s.Errors++
@@ -224,7 +226,7 @@ func TestGenerateFixtures(t *testing.T) {
 		if side == "base" {
 			poll = 500
 		}
-		s := &scenarios.RunResult{Version: scenarios.ResultVersion}
+		s := &results.RunResult{Version: results.ResultVersion}
 		for _, fc := range fixtureWorlds(poll) {
 			if side == "base" && fc.id == "short-caller-timeout" {
 				continue // added in head
@@ -232,7 +234,7 @@ func TestGenerateFixtures(t *testing.T) {
 			s.Cases = append(s.Cases, caseOf(t, fc))
 		}
 		if side == "base" {
-			s.Cases = append(s.Cases, caseOf(t, fixtureCase{"instant-bridge", "scenarios/table/latency.yaml", "31 lists at poll 1000", 40, sim.World{
+			s.Cases = append(s.Cases, caseOf(t, fixtureCase{"instant-bridge", "scenarios/table/latency.yaml", "31 lists at poll 1000", 40, waitagents.World{
 				Agents: running("c"), Callers: []sim.CallerSpec{{Name: "A", Args: args(600000, 1000)}}}}))
 		}
 		if side == "head" {
@@ -240,11 +242,11 @@ func TestGenerateFixtures(t *testing.T) {
 			for i := range s.Cases {
 				switch s.Cases[i].ID {
 				case "fast-then-stall":
-					s.Cases[i].Verdict = scenarios.VerdictFail
+					s.Cases[i].Verdict = results.VerdictFail
 					s.Cases[i].Failures = []string{"call A#1: outputsUnavailable: want true, got absent"}
 				case "short-caller-timeout":
-					s.Cases[i].Verdict = scenarios.VerdictFail
-					s.Cases[i].Violation = []scenarios.Violation{{Invariant: "reply-survives-caller", Message: "call A#1 resolved at 20000 ms, after the caller's 20000 ms timeout: reply LOST"}}
+					s.Cases[i].Verdict = results.VerdictFail
+					s.Cases[i].Violation = []results.Violation{{Invariant: "reply-survives-caller", Message: "call A#1 resolved at 20000 ms, after the caller's 20000 ms timeout: reply LOST"}}
 				}
 			}
 		}

@@ -2,11 +2,11 @@ package reports
 
 import (
 	"fmt"
+	"github.com/waitsim/waitsim/results"
 	"html"
 	"strings"
 
 	"github.com/waitsim/waitsim/mutants"
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 // HTML renders r as one self-contained page (inline CSS and SVG, no script,
@@ -65,7 +65,7 @@ func plainIdentity(r *Run) string {
 	return s
 }
 
-func htmlCaseTable(b *strings.Builder, s *scenarios.RunResult) {
+func htmlCaseTable(b *strings.Builder, s *results.RunResult) {
 	fmt.Fprintf(b, "<h2 id=\"scenarios\">Scenarios: %d passed, %d failed, %d errors</h2>\n", s.Passed, s.Failed, s.Errors)
 	b.WriteString("<table class=\"cases\">\n<thead><tr><th>verdict</th><th>case</th><th>file</th><th>protects</th><th>calls: resolves at (ms)</th></tr></thead>\n<tbody>\n")
 	for i, c := range s.Cases {
@@ -83,7 +83,7 @@ func htmlCaseTable(b *strings.Builder, s *scenarios.RunResult) {
 	b.WriteString("</tbody>\n</table>\n")
 }
 
-func htmlCase(b *strings.Builder, i int, c *scenarios.CaseResult) {
+func htmlCase(b *strings.Builder, i int, c *results.CaseResult) {
 	fmt.Fprintf(b, "<section class=\"case\" id=\"case-%d\" data-case=\"%s\">\n", i, esc(c.ID))
 	fmt.Fprintf(b, "<h3><span class=\"badge %s\">%s</span> %s</h3>\n", esc(c.Verdict), esc(c.Verdict), esc(c.ID))
 	fmt.Fprintf(b, "<p class=\"meta\">%s:%d · protects: %s · %d bridge requests · ends at %d ms</p>\n", esc(c.File), c.Line, esc(c.Protects), c.Requests, c.EndMs)

@@ -3,10 +3,10 @@ package reports
 import (
 	"encoding/xml"
 	"fmt"
+	"github.com/waitsim/waitsim/results"
 	"strings"
 
 	"github.com/waitsim/waitsim/mutants"
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 // JUnit XML (the de-facto schema read by CI systems): one <testsuite> for the
@@ -131,7 +131,7 @@ func scenarioSuite(r *Run) junitSuite {
 	for _, c := range r.Scenarios.Cases {
 		tc := junitTestCase{Name: c.ID, Classname: "scenarios." + classFromFile(c.File), File: c.File, Line: c.Line}
 		switch c.Verdict {
-		case scenarios.VerdictFail:
+		case results.VerdictFail:
 			var msgs []string
 			msgs = append(msgs, c.Failures...)
 			for _, v := range c.Violation {
@@ -140,7 +140,7 @@ func scenarioSuite(r *Run) junitSuite {
 			tc.Failure = &junitProblem{Message: firstOr(msgs, "failed"), Type: "assertion", Text: caseText(c, msgs)}
 			tc.SystemOut = c.Timeline
 			s.Failures++
-		case scenarios.VerdictError:
+		case results.VerdictError:
 			tc.Error = &junitProblem{Message: firstOr([]string{c.Error}, "runtime error"), Type: "runtime", Text: caseText(c, []string{c.Error})}
 			tc.SystemOut = c.Timeline
 			s.Errors++
@@ -151,7 +151,7 @@ func scenarioSuite(r *Run) junitSuite {
 	return s
 }
 
-func caseText(c scenarios.CaseResult, msgs []string) string {
+func caseText(c results.CaseResult, msgs []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:%d\nprotects: %s\n", c.File, c.Line, c.Protects)
 	for _, m := range msgs {

@@ -2,12 +2,12 @@ package reports
 
 import (
 	"fmt"
+	"github.com/waitsim/waitsim/results"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/waitsim/waitsim/mutants"
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 // Size limits of the places Markdown is published, in bytes. A limit in bytes
@@ -328,7 +328,7 @@ func countStatus(m *mutants.Result, st string) int {
 	return n
 }
 
-func failureBlock(b *mdBuilder, c scenarios.CaseResult, detail bool) {
+func failureBlock(b *mdBuilder, c results.CaseResult, detail bool) {
 	b.line("#### ❌ %s — %s", code(c.ID), cell(c.Verdict))
 	b.line("%s · protects: %s", code(fmt.Sprintf("%s:%d", c.File, c.Line)), cell(c.Protects))
 	b.blank()
@@ -382,7 +382,7 @@ var callRef = regexp.MustCompile(`\bcall (\S+?)#(\d+)\b`)
 // ("call A#1"), the excerptBefore lines up to and including its outcome at
 // the caller (its reply, error or loss); with no such call, the first lines
 // and the last excerptTail. Left-out lines are counted in between.
-func timelineExcerpt(c *scenarios.CaseResult) string {
+func timelineExcerpt(c *results.CaseResult) string {
 	lines := strings.Split(strings.TrimRight(c.Timeline, "\n"), "\n")
 	if len(lines) <= timelineLines {
 		return strings.Join(lines, "\n")

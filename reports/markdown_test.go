@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/results"
+
 	"github.com/waitsim/waitsim/mutants"
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 func TestCompareMarkdownLeadsWithVerdict(t *testing.T) {
@@ -81,8 +82,8 @@ func bigHead(n int) *Run {
 	r := loadFixtureNoT()
 	tl := strings.Repeat("    1000 ms  tool:1     sleep 1000 ms (cost 0 ms)\n", 100)
 	for i := 0; i < n; i++ {
-		r.Scenarios.Cases = append(r.Scenarios.Cases, scenarios.CaseResult{ID: fmt.Sprintf("generated[%04d]", i), File: "scenarios/table/gen.yaml",
-			Line: i + 1, Verdict: scenarios.VerdictFail, Failures: []string{"call A#1: remainingMs: want 570000, got absent"},
+		r.Scenarios.Cases = append(r.Scenarios.Cases, results.CaseResult{ID: fmt.Sprintf("generated[%04d]", i), File: "scenarios/table/gen.yaml",
+			Line: i + 1, Verdict: results.VerdictFail, Failures: []string{"call A#1: remainingMs: want 570000, got absent"},
 			Repro: fmt.Sprintf("go test ./scenarios/ -count=1 -run '^TestTable$/^generated\\[%04d\\]$'", i), Timeline: tl})
 	}
 	tally(r.Scenarios)
@@ -238,22 +239,22 @@ func longTimeline(n, reply int, replyText string) string {
 func TestFailureTimelineShowsTheFailingReply(t *testing.T) {
 	for _, tc := range []struct {
 		name, reply string
-		c           func(tl string) scenarios.CaseResult
+		c           func(tl string) results.CaseResult
 	}{
-		{"expectation", "call 1: reply agents=[c=running] outputs=0 outputsUnavailable=true", func(tl string) scenarios.CaseResult {
-			return scenarios.CaseResult{ID: "x", Verdict: scenarios.VerdictFail, Timeline: tl,
+		{"expectation", "call 1: reply agents=[c=running] outputs=0 outputsUnavailable=true", func(tl string) results.CaseResult {
+			return results.CaseResult{ID: "x", Verdict: results.VerdictFail, Timeline: tl,
 				Failures: []string{"call A#1: outputsUnavailable: want true, got absent"}}
 		}},
-		{"invariant, lost", "request timeout (20000 ms): reply LOST", func(tl string) scenarios.CaseResult {
-			return scenarios.CaseResult{ID: "x", Verdict: scenarios.VerdictFail, Timeline: tl,
-				Violation: []scenarios.Violation{{Invariant: "reply-survives-caller", Message: "call A#1 resolved at 20000 ms: reply LOST"}}}
+		{"invariant, lost", "request timeout (20000 ms): reply LOST", func(tl string) results.CaseResult {
+			return results.CaseResult{ID: "x", Verdict: results.VerdictFail, Timeline: tl,
+				Violation: []results.Violation{{Invariant: "reply-survives-caller", Message: "call A#1 resolved at 20000 ms: reply LOST"}}}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const n, reply = 600, 481
 			c := tc.c(longTimeline(n, reply, tc.reply))
-			c.Calls = []scenarios.CallSummary{{Caller: "A", Index: 1}}
-			s := &scenarios.RunResult{Version: scenarios.ResultVersion, Cases: []scenarios.CaseResult{c}}
+			c.Calls = []results.CallSummary{{Caller: "A", Index: 1}}
+			s := &results.RunResult{Version: results.ResultVersion, Cases: []results.CaseResult{c}}
 			tally(s)
 			md := RunMarkdown(&Run{Version: RunVersion, Scenarios: s}, CommentLimit)
 			if !strings.Contains(md, tc.reply) {
@@ -283,7 +284,7 @@ func TestFailureTimelineShowsTheFailingReply(t *testing.T) {
 // TestFailureTimelineWithoutNamedCall: a failure that names no call shows
 // the start and the end of a long timeline.
 func TestFailureTimelineWithoutNamedCall(t *testing.T) {
-	c := scenarios.CaseResult{ID: "x", Verdict: scenarios.VerdictError, Error: "horizon reached",
+	c := results.CaseResult{ID: "x", Verdict: results.VerdictError, Error: "horizon reached",
 		Timeline: longTimeline(600, 1, "call 1: reply ok=true")}
 	got := timelineExcerpt(&c)
 	if !strings.Contains(got, "filler 2\n") || !strings.HasSuffix(got, "filler 599") || strings.Contains(got, "filler 300\n") {

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/waitsim/waitsim/results"
 	"math"
 	"os"
 	"reflect"
@@ -27,7 +28,6 @@ import (
 
 	"github.com/waitsim/waitsim/conformance"
 	"github.com/waitsim/waitsim/mutants"
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 // RunVersion is the version of the Run JSON model (out/report/run.json). A
@@ -38,9 +38,9 @@ const RunVersion = 1
 // mutation gate of one commit. It is the unit compared between base and head.
 //
 // A Run holds no wall-clock data: Normalize zeroes every wall time of its
-// parts (scenarios.CaseResult.WallMs, mutants.MutantResult.DurationMs,
+// parts (results.CaseResult.WallMs, mutants.MutantResult.DurationMs,
 // mutants.Result.BaselineMs and WallMs), so the same commit and seeds give a
-// byte-identical run.json. Each case's repro line is scenarios.CaseResult.Repro.
+// byte-identical run.json. Each case's repro line is results.CaseResult.Repro.
 type Run struct {
 	// Version is RunVersion.
 	Version int `json:"version"`
@@ -53,7 +53,7 @@ type Run struct {
 	// when no case was generated). A map is written with sorted keys.
 	Seeds map[string]int64 `json:"seeds"`
 	// Scenarios is the scenario table's result; nil when the table was not run.
-	Scenarios *scenarios.RunResult `json:"scenarios"`
+	Scenarios *results.RunResult `json:"scenarios"`
 	// Mutation is the mutation gate's result; nil when the gate was not run.
 	Mutation *mutants.Result `json:"mutation"`
 	// Conformance is the "simulation vs real" table of `make conformance`
@@ -235,8 +235,8 @@ func ParseRun(name string, data []byte) (*Run, error) {
 		return nil, &InputError{name, "scenarios", "neither scenarios nor mutation present"}
 	}
 	if r.Scenarios != nil {
-		if r.Scenarios.Version != scenarios.ResultVersion {
-			return nil, &InputError{name, "scenarios.version", fmt.Sprintf("is %d; this waitsim reads version %d", r.Scenarios.Version, scenarios.ResultVersion)}
+		if r.Scenarios.Version != results.ResultVersion {
+			return nil, &InputError{name, "scenarios.version", fmt.Sprintf("is %d; this waitsim reads version %d", r.Scenarios.Version, results.ResultVersion)}
 		}
 		if err := checkScenarios(name, "scenarios.", r.Scenarios); err != nil {
 			return nil, err
@@ -257,15 +257,15 @@ func ParseRun(name string, data []byte) (*Run, error) {
 }
 
 // LoadScenarios reads and checks out/scenarios.json.
-func LoadScenarios(path string) (*scenarios.RunResult, error) {
+func LoadScenarios(path string) (*results.RunResult, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkVersion(path, data, "version", scenarios.ResultVersion); err != nil {
+	if err := checkVersion(path, data, "version", results.ResultVersion); err != nil {
 		return nil, err
 	}
-	var s scenarios.RunResult
+	var s results.RunResult
 	if err := decode(path, data, &s); err != nil {
 		return nil, err
 	}
@@ -348,7 +348,7 @@ func lineCol(data []byte, off int64) (int, int) {
 	return line, col
 }
 
-func checkScenarios(name, prefix string, s *scenarios.RunResult) error {
+func checkScenarios(name, prefix string, s *results.RunResult) error {
 	seen := map[string]int{}
 	for i, c := range s.Cases {
 		f := fmt.Sprintf("%scases[%d]", prefix, i)
@@ -360,10 +360,10 @@ func checkScenarios(name, prefix string, s *scenarios.RunResult) error {
 		}
 		seen[c.ID] = i
 		switch c.Verdict {
-		case scenarios.VerdictPass, scenarios.VerdictFail, scenarios.VerdictError:
+		case results.VerdictPass, results.VerdictFail, results.VerdictError:
 		default:
 			return &InputError{name, f + ".verdict", fmt.Sprintf("%q is not %q, %q or %q", c.Verdict,
-				scenarios.VerdictPass, scenarios.VerdictFail, scenarios.VerdictError)}
+				results.VerdictPass, results.VerdictFail, results.VerdictError)}
 		}
 		if c.File != "" {
 			if err := mutants.CheckLocalPath(c.File); err != nil {
@@ -380,7 +380,7 @@ func checkScenarios(name, prefix string, s *scenarios.RunResult) error {
 		field string
 		got   int
 		v     string
-	}{{"passed", s.Passed, scenarios.VerdictPass}, {"failed", s.Failed, scenarios.VerdictFail}, {"errors", s.Errors, scenarios.VerdictError}} {
+	}{{"passed", s.Passed, results.VerdictPass}, {"failed", s.Failed, results.VerdictFail}, {"errors", s.Errors, results.VerdictError}} {
 		if t.got != n[t.v] {
 			return &InputError{name, prefix + t.field, fmt.Sprintf("records %d, the cases hold %d with verdict %q: the file does not match its own cases", t.got, n[t.v], t.v)}
 		}

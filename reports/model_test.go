@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/results"
+
 	"github.com/waitsim/waitsim/mutants"
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 func loadFixture(t *testing.T, name string) *Run {
@@ -125,10 +126,10 @@ func TestAssembleNormalizesWallTime(t *testing.T) {
 
 // run builds a small Run in code, for tests that need a precise shape.
 func smallRun() *Run {
-	s := &scenarios.RunResult{Version: scenarios.ResultVersion, Cases: []scenarios.CaseResult{
-		{ID: "ok", File: "scenarios/table/a.yaml", Line: 1, Verdict: scenarios.VerdictPass, Repro: "repro ok"},
-		{ID: "bad", File: "scenarios/table/a.yaml", Line: 9, Verdict: scenarios.VerdictFail, Failures: []string{"want <x> & got \"y\""}, Repro: "repro bad"},
-		{ID: "boom", File: "scenarios/table/b.yaml", Line: 4, Verdict: scenarios.VerdictError, Error: "horizon reached", Repro: "repro boom"},
+	s := &results.RunResult{Version: results.ResultVersion, Cases: []results.CaseResult{
+		{ID: "ok", File: "scenarios/table/a.yaml", Line: 1, Verdict: results.VerdictPass, Repro: "repro ok"},
+		{ID: "bad", File: "scenarios/table/a.yaml", Line: 9, Verdict: results.VerdictFail, Failures: []string{"want <x> & got \"y\""}, Repro: "repro bad"},
+		{ID: "boom", File: "scenarios/table/b.yaml", Line: 4, Verdict: results.VerdictError, Error: "horizon reached", Repro: "repro boom"},
 	}}
 	tally(s)
 	m := &mutants.Result{Version: mutants.ResultVersion, Gate: "pass", Threshold: 75, Mutants: []mutants.MutantResult{

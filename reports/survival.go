@@ -2,10 +2,9 @@ package reports
 
 import (
 	"fmt"
+	"github.com/waitsim/waitsim/results"
 	"sort"
 	"strings"
-
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 // SurvivalRow is one line of the survival matrix (contract §6): every call of
@@ -27,7 +26,7 @@ type SurvivalRow struct {
 // combination that occurs, in the order cap, mode, proxy, profile, progress.
 // A call with an error result counts as survived (its reply reached the
 // caller). Results without wire dimensions (older runs) give no rows.
-func Survival(s *scenarios.RunResult) []SurvivalRow {
+func Survival(s *results.RunResult) []SurvivalRow {
 	if s == nil {
 		return nil
 	}
@@ -128,7 +127,7 @@ var survivalHeader = []string{"cap", "progress", "mode", "proxy", "profile", "re
 // survivalMarkdown writes the survival matrix as a Markdown table, when any
 // call went through streamable HTTP or had a profile (a memory-only table
 // without profiles says nothing the scenario counts do not).
-func survivalMarkdown(b *mdBuilder, s *scenarios.RunResult) {
+func survivalMarkdown(b *mdBuilder, s *results.RunResult) {
 	rows := Survival(s)
 	if !interesting(rows) {
 		return
@@ -151,7 +150,7 @@ func survivalMarkdown(b *mdBuilder, s *scenarios.RunResult) {
 
 // survivalHTML writes the survival matrix as an HTML table (see
 // survivalMarkdown).
-func survivalHTML(b *strings.Builder, s *scenarios.RunResult) {
+func survivalHTML(b *strings.Builder, s *results.RunResult) {
 	rows := Survival(s)
 	if !interesting(rows) {
 		return

@@ -4,19 +4,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waitsim/waitsim/scenarios"
+	"github.com/waitsim/waitsim/results"
+
 	"github.com/waitsim/waitsim/sim"
 )
 
 func TestSurvivalCountsCalls(t *testing.T) {
-	sse60 := &scenarios.WireDims{CapMs: 90000, Mode: "sse", ProxyMs: 60000, Profile: "ts-sdk", Transport: "sse idle=60000"}
-	fixed := &scenarios.WireDims{CapMs: 30000, Mode: "sse", ProxyMs: 60000, Profile: "ts-sdk", Transport: "sse idle=60000"}
-	mem := &scenarios.WireDims{CapMs: 30000, Mode: "memory", Transport: "memory"}
-	rs := &scenarios.RunResult{Cases: []scenarios.CaseResult{
-		{ID: "a", Calls: []scenarios.CallSummary{{Lost: true, LostBy: "proxy idle timeout (60000 ms)", Wire: sse60}}},
-		{ID: "b", Calls: []scenarios.CallSummary{{Wire: fixed}, {Wire: fixed}}},
-		{ID: "c", Calls: []scenarios.CallSummary{{Wire: mem}, {Lost: true, LostBy: "request timeout", Wire: mem}}},
-		{ID: "d", Calls: []scenarios.CallSummary{{Lost: true}}}, // no wire dimensions: not counted
+	sse60 := &results.WireDims{CapMs: 90000, Mode: "sse", ProxyMs: 60000, Profile: "ts-sdk", Transport: "sse idle=60000"}
+	fixed := &results.WireDims{CapMs: 30000, Mode: "sse", ProxyMs: 60000, Profile: "ts-sdk", Transport: "sse idle=60000"}
+	mem := &results.WireDims{CapMs: 30000, Mode: "memory", Transport: "memory"}
+	rs := &results.RunResult{Cases: []results.CaseResult{
+		{ID: "a", Calls: []results.CallSummary{{Lost: true, LostBy: "proxy idle timeout (60000 ms)", Wire: sse60}}},
+		{ID: "b", Calls: []results.CallSummary{{Wire: fixed}, {Wire: fixed}}},
+		{ID: "c", Calls: []results.CallSummary{{Wire: mem}, {Lost: true, LostBy: "request timeout", Wire: mem}}},
+		{ID: "d", Calls: []results.CallSummary{{Lost: true}}}, // no wire dimensions: not counted
 	}}
 	rows := Survival(rs)
 	if len(rows) != 3 {
@@ -43,15 +44,15 @@ func TestSurvivalCountsCalls(t *testing.T) {
 		t.Errorf("comment has no survival row for the original report:\n%s", md)
 	}
 	// Memory alone with the contract's cap and no profiles: no matrix.
-	if md := RunMarkdown(&Run{Scenarios: &scenarios.RunResult{Cases: rs.Cases[2:3]}}, 0); strings.Contains(md, "Survival matrix") {
+	if md := RunMarkdown(&Run{Scenarios: &results.RunResult{Cases: rs.Cases[2:3]}}, 0); strings.Contains(md, "Survival matrix") {
 		t.Error("a memory-only run without profiles shows a survival matrix")
 	}
 }
 
 func TestTimelineShowsTheWire(t *testing.T) {
-	d := &scenarios.WireDims{CapMs: 30000, Mode: "sse", ProxyMs: 5000, Transport: "sse idle=5000"}
-	c := &scenarios.CaseResult{ID: "w", EndMs: 12000,
-		Calls: []scenarios.CallSummary{
+	d := &results.WireDims{CapMs: 30000, Mode: "sse", ProxyMs: 5000, Transport: "sse idle=5000"}
+	c := &results.CaseResult{ID: "w", EndMs: 12000,
+		Calls: []results.CallSummary{
 			{Caller: "A", Index: 1, StartMs: 0, EndMs: 5000, Lost: true, LostBy: "proxy idle timeout (5000 ms)", TimeoutMs: 100000, Wire: d},
 			{Caller: "A", Index: 2, StartMs: 5000, EndMs: 12000, TimeoutMs: 95000, Wire: d},
 		},

@@ -2,12 +2,12 @@ package reports
 
 import (
 	"fmt"
+	"github.com/waitsim/waitsim/results"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/waitsim/waitsim/scenarios"
 	"github.com/waitsim/waitsim/waittool"
 )
 
@@ -65,7 +65,7 @@ var (
 
 // buildTimeline turns a case's calls, tool events, bridge requests and trace
 // into a timeline.
-func buildTimeline(c *scenarios.CaseResult) *timeline {
+func buildTimeline(c *results.CaseResult) *timeline {
 	tl := &timeline{EndMs: c.EndMs}
 	extend := func(t int64) {
 		if t > tl.EndMs {
@@ -161,7 +161,7 @@ func buildTimeline(c *scenarios.CaseResult) *timeline {
 
 	// Tool spans, deadline, cap and reserve per call, in call id order.
 	type callEv struct {
-		start, reply *scenarios.ToolEvent
+		start, reply *results.ToolEvent
 		maxCost      int64
 		sleepCost    int64 // cost known at the last poll sleep: what the reserve was sized by
 	}
@@ -294,7 +294,7 @@ func buildTimeline(c *scenarios.CaseResult) *timeline {
 
 // addAgentLanes draws each agent's lifecycle state from the trace: roster
 // changes ("run" entries) are exact; list completions are observations.
-func addAgentLanes(tl *timeline, c *scenarios.CaseResult) {
+func addAgentLanes(tl *timeline, c *results.CaseResult) {
 	type change struct {
 		at     int64
 		state  string // "" = left

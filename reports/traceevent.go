@@ -3,8 +3,7 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/waitsim/waitsim/scenarios"
+	"github.com/waitsim/waitsim/results"
 )
 
 // Trace-event JSON (the Trace Event Format read by Perfetto and
@@ -34,7 +33,7 @@ type traceEvent struct {
 // threads (named, in the timeline's order); spans are complete events ("X");
 // marks are instant events ("i"), global ones (deadline, cap) with process
 // scope.
-func TraceEvents(c *scenarios.CaseResult) ([]byte, error) {
+func TraceEvents(c *results.CaseResult) ([]byte, error) {
 	tl := buildTimeline(c)
 	const pid = 1
 	f := traceFile{DisplayTimeUnit: "ms", OtherData: map[string]string{
@@ -79,9 +78,9 @@ func TraceEvents(c *scenarios.CaseResult) ([]byte, error) {
 }
 
 // TraceFileName is the file name of a case's trace-event JSON:
-// scenarios.SafeFileName of the case id (the golden trace's name too), then
+// results.SafeFileName of the case id (the golden trace's name too), then
 // ".json". Ids that collide only on a case-insensitive file system are told
 // apart by the caller (see Write).
 func TraceFileName(id string) string {
-	return scenarios.SafeFileName(id) + ".json"
+	return results.SafeFileName(id) + ".json"
 }

@@ -2,10 +2,9 @@ package reports
 
 import (
 	"fmt"
+	"github.com/waitsim/waitsim/results"
 	"regexp"
 	"strings"
-
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 // laneWire is a caller's wire over streamable HTTP (contract §6): its tool
@@ -21,7 +20,7 @@ const wireCSS = `.mark.bytes circle{fill:#1a7f37}.mark.cut circle,.mark.drop cir
 
 // addWireLanes adds one lane per caller whose calls went over streamable
 // HTTP, drawn from the calls and the trace's wire entries (sim/transport.go).
-func addWireLanes(tl *timeline, c *scenarios.CaseResult, extend func(int64)) {
+func addWireLanes(tl *timeline, c *results.CaseResult, extend func(int64)) {
 	lanes := map[string]int{}
 	for _, cs := range c.Calls {
 		if cs.Wire == nil || cs.Wire.Mode == "memory" {

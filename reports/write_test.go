@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/waitsim/waitsim/scenarios"
+	"github.com/waitsim/waitsim/results"
 )
 
 func TestWriteIsDeterministic(t *testing.T) {
@@ -62,7 +62,7 @@ func TestWriteIsDeterministic(t *testing.T) {
 }
 
 func TestWriteWithoutMutation(t *testing.T) {
-	r := &Run{Version: RunVersion, Scenarios: &scenarios.RunResult{Version: scenarios.ResultVersion}}
+	r := &Run{Version: RunVersion, Scenarios: &results.RunResult{Version: results.ResultVersion}}
 	r.Normalize()
 	dir := t.TempDir()
 	if _, err := Write(dir, r, nil, "."); err != nil {

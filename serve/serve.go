@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/waitsim/waitsim/scenario"
 	"io"
 	"net"
 	"os"
@@ -27,8 +28,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/waitsim/waitsim/scenarios"
-	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/packs/waitagents"
 	"github.com/waitsim/waitsim/waittool"
 )
 
@@ -74,12 +74,17 @@ const ListeningPrefix = "waitsim serve: listening on "
 // ErrUsage wraps errors in Options (e.g. an unknown case id).
 var ErrUsage = errors.New("usage")
 
-// Select loads file with the scenarios loader and returns the case with id
-// (or the only case when id is ""). A file problem is a *scenarios.FileError
+// Select loads file with the scenario loader (as the reference tool's table
+// loads it) and returns the case with id
+// (or the only case when id is ""). A file problem is a *results.FileError
 // with the same "file:line:column: field: message" lines as `waitsim run`;
 // a missing or ambiguous case id wraps ErrUsage.
-func Select(file, id string) (*scenarios.Case, error) {
-	cases, err := scenarios.Load([]string{file})
+func Select(file, id string) (*scenario.Case, error) {
+	opts, err := waitagents.Reference().LoadOptions()
+	if err != nil {
+		return nil, err
+	}
+	cases, err := scenario.Load([]string{file}, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +103,7 @@ func Select(file, id string) (*scenarios.Case, error) {
 }
 
 // Run serves the case until ctx is done or, over stdio, until the client
-// closes its end. It returns nil on such a clean end; a *scenarios.FileError
+// closes its end. It returns nil on such a clean end; a *results.FileError
 // or an ErrUsage error (a bad case id or --http address) before serving; any
 // other error from the transport. Its log never blocks it: opts.Log is
 // wrapped in a Log unless it is one.
@@ -152,16 +157,17 @@ func (nopWriteCloser) Close() error { return nil }
 
 // newServer builds the MCP server of case c: the tool on the real clock with
 // c's bridge on a wall-clock scheduler started by the first tools/call.
-func newServer(c *scenarios.Case, logw io.Writer) (*mcp.Server, func()) {
-	w := c.World()
+func newServer(c *scenario.Case, logw io.Writer) (*mcp.Server, func()) {
+	w := waitagents.Reference().World(c)
 	sched := newWallScheduler(logw)
 	done := make(chan struct{})
 	go sched.loop(done)
-	opts := waittool.Options{Clock: clock.New(), Observer: func(e waittool.Event) {
+	// The case's cap (capMs: a replay of an earlier version) is served too.
+	opts := waittool.Options{Clock: clock.New(), CapMs: w.CapMs, Observer: func(e waittool.Event) {
 		sched.Logf(fmt.Sprintf("tool:%d", e.Call.ID), "%s %s (cost %d ms)", e.Kind, e.Detail, e.CostMs)
 	}}
 	if !w.NoBridge {
-		opts.Bridge = sim.NewWorldBridge(sched, w)
+		opts.Bridge = waitagents.NewWorldBridge(sched, w)
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "serve"}, nil)
 	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {

@@ -12,8 +12,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/waitsim/waitsim/packs/waitagents"
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/waitsim/waitsim/scenarios"
 	"github.com/waitsim/waitsim/waittool"
 )
 
@@ -30,16 +33,20 @@ func write(t *testing.T, name, text string) string {
 func TestBadFileSameProblemsAsRun(t *testing.T) {
 	p := write(t, "bad.yaml", "# protects: nothing\nname: bad\nbridge:\n  list: [-5]\nagentz: []\ncallers:\n  - name: A\n")
 	_, err := Select(p, "")
-	var fe *scenarios.FileError
+	var fe *results.FileError
 	if !errors.As(err, &fe) {
-		t.Fatalf("Select: got %v, want a *scenarios.FileError", err)
+		t.Fatalf("Select: got %v, want a *results.FileError", err)
 	}
-	_, want := scenarios.Load([]string{p})
-	var wfe *scenarios.FileError
+	opts, err := waitagents.Reference().LoadOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want := scenario.Load([]string{p}, opts)
+	var wfe *results.FileError
 	if !errors.As(want, &wfe) || !slices.Equal(fe.Problems, wfe.Problems) || len(fe.Problems) != 2 {
 		t.Fatalf("problems differ from the loader's:\n got %q\nwant %q", fe.Problems, wfe.Problems)
 	}
-	if !strings.HasPrefix(fe.Problems[0], p+":4:10: bridge.list[0]:") {
+	if !strings.HasPrefix(fe.Problems[0].String(), p+":4:10: bridge.list[0]:") {
 		t.Errorf("problem does not name file:line:column and field: %q", fe.Problems[0])
 	}
 	if err := Run(context.Background(), Options{File: p}); !errors.As(err, &fe) {

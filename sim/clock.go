@@ -89,6 +89,12 @@ type Clock struct {
 	late    func(n uint64) time.Duration
 	toolN   uint64
 	maxLate time.Duration // the largest lateness given to a tool timer
+
+	// bubble0, when not zero, is the bubble's clock at virtual time 0: the
+	// clock follows the bubble's (World.Clock ClockBubble), reading virtual
+	// now as the bubble's time since bubble0 in whole ms.
+	bubble0 time.Time
+	onTimer func()
 }
 
 // MaxLate is the largest lateness given to any tool timer so far, whether it
@@ -109,7 +115,22 @@ func NewClock() *Clock { return &Clock{now: Epoch} }
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.nowLocked()
+}
+
+func (c *Clock) nowLocked() time.Time {
+	if !c.bubble0.IsZero() {
+		return Epoch.Add(time.Since(c.bubble0).Truncate(time.Millisecond))
+	}
 	return c.now
+}
+
+// onTimer, when set, is called (without the lock) each time a timer is
+// created: the kernel wakes to consider it (followBubble).
+func (c *Clock) setOnTimer(fn func()) {
+	c.mu.Lock()
+	c.onTimer = fn
+	c.mu.Unlock()
 }
 
 // Since returns the virtual time elapsed since t.
@@ -148,7 +169,10 @@ func (c *Clock) newTimer(d time.Duration, class int, fn func()) *clock.Timer {
 		c.maxLate = max(c.maxLate, late)
 		d += late
 	}
-	g := &gated{at: c.now.Add(d), class: class, seq: c.seq, fn: fn, late: late, handle: t}
+	g := &gated{at: c.nowLocked().Add(d), class: class, seq: c.seq, fn: fn, late: late, handle: t}
+	if c.onTimer != nil {
+		defer c.onTimer()
+	}
 	if fn == nil {
 		g.ch = make(chan time.Time, 1)
 		t.C = g.ch

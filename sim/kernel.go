@@ -37,11 +37,6 @@ var (
 	// ErrStandstill: Kernel.StandstillLimit actions ran at one virtual instant
 	// (e.g. a poll loop that sleeps 0 ms): virtual time does not advance.
 	ErrStandstill = errors.New("virtual time stands still")
-	// ErrPollStorm: a call issued more lists than its capped time allows at
-	// the schema's minimum poll interval (contract §2 step 6): a loop whose
-	// sleeps are too short. Caught when it happens, so that such a world
-	// fails at once instead of crawling to its horizon.
-	ErrPollStorm = errors.New("poll storm")
 )
 
 // ActionsPerInstantPerCaller sizes Kernel.StandstillLimit: a followed chain
@@ -99,14 +94,82 @@ type Kernel struct {
 		step   uint64
 		lateMs int64
 	}
+
+	// bubble0, when not zero, is the bubble's clock at virtual time 0: the
+	// kernel follows the bubble's clock (followBubble), and poke wakes it
+	// when something is scheduled while it waits on the bubble.
+	bubble0 time.Time
+	poke    chan struct{}
 }
+
+// followBubble makes the kernel follow the clock of the synctest bubble it
+// runs in (World.Clock ClockBubble), from now as virtual time 0: the tools'
+// own timers are the bubble's, and virtual time is the bubble's time since
+// then, in whole ms (truncated, as time.Duration.Milliseconds). The kernel
+// waits on the bubble's clock for its next action's instant T; the tools'
+// timers due by T fire on the way, and what they set off settles before the
+// kernel acts. So at one instant the tools' own timers come first, then sim
+// events, then the gated timers (callers' request timeouts): a result a sim
+// event delivers at the instant of a tool's own deadline timer comes after
+// it (a tool on a real clock meets such ties as races, and must settle them
+// itself, e.g. with a deadline timer 1 ns later). Call it before Run.
+func (k *Kernel) followBubble() {
+	k.bubble0 = time.Now()
+	k.poke = make(chan struct{}, 1)
+	k.Clock.mu.Lock()
+	k.Clock.bubble0 = k.bubble0
+	k.Clock.mu.Unlock()
+	k.Clock.setOnTimer(k.wakeUp)
+	k.Trace.byActor = true
+}
+
+// wakeUp wakes the kernel if it waits on the bubble's clock (followBubble);
+// otherwise it does nothing.
+func (k *Kernel) wakeUp() {
+	if k.poke == nil {
+		return
+	}
+	select {
+	case k.poke <- struct{}{}:
+	default:
+	}
+}
+
+// waitBubble lets the bubble's clock run until the instant at, or until
+// something is scheduled (wakeUp): the tools' timers due before then fire on
+// the way. It reports whether the bubble reached at.
+func (k *Kernel) waitBubble(at time.Time) bool {
+	d := time.Until(at)
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-k.poke:
+		return !time.Now().Before(at)
+	}
+}
+
+// bubbleAt is the bubble's instant of virtual time t (followBubble).
+func (k *Kernel) bubbleAt(t time.Time) time.Time { return k.bubble0.Add(t.Sub(Epoch)) }
+
+// Following reports whether the kernel follows the bubble's clock
+// (World.Clock ClockBubble).
+func (k *Kernel) Following() bool { return !k.bubble0.IsZero() }
 
 // MaxTimerLateMs is the largest lateness in ms given to any tool timer so far
 // (0 with exact timers).
 func (k *Kernel) MaxTimerLateMs() int64 { return k.Clock.MaxLate().Milliseconds() }
 
-// fail ends the world: Run returns err (the first one given) at its next
-// step, wrapped with the virtual time.
+// Fail ends the world: Run returns err (the first one given) at its next
+// step, wrapped with the virtual time. A simulated service calls it when the
+// world breaks one of its rules (e.g. the wait_agents pack's poll storm).
+func (k *Kernel) Fail(err error) { k.fail(err) }
+
+// fail is Fail.
 func (k *Kernel) fail(err error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -121,9 +184,10 @@ func (k *Kernel) failed() error {
 	return k.err
 }
 
-// wakeLate returns the lateness in ms of the tool timer released by the
-// current step, and whether the current step released one.
-func (k *Kernel) wakeLate() (int64, bool) {
+// WakeLate returns the lateness in ms of the tool timer released by the
+// current step, and whether the current step released one: a simulated
+// service stamps the requests that step issues with it.
+func (k *Kernel) WakeLate() (int64, bool) {
 	k.wake.Lock()
 	defer k.wake.Unlock()
 	return k.wake.lateMs, k.wake.step != 0 && k.wake.step == k.Step()
@@ -147,6 +211,7 @@ func (k *Kernel) At(atMs int64, name string, fn func()) {
 	k.seq++
 	heap.Push(&k.events, &event{at: at, seq: k.seq, name: name, fn: fn})
 	k.mu.Unlock()
+	k.wakeUp()
 }
 
 // Soon schedules fn as a sim event at the current instant, after the sim
@@ -193,6 +258,15 @@ func (k *Kernel) Run(finished func() bool) error {
 		ev, okE := k.peekEvent()
 		tT, okT := k.Clock.nextPending()
 		if !okE && !okT {
+			if k.Following() {
+				// The tools' own timers may still be due: let the bubble
+				// run until something is scheduled, or the horizon.
+				horizon := Epoch.Add(time.Duration(k.HorizonMs+1) * time.Millisecond)
+				if k.waitBubble(k.bubbleAt(horizon)) {
+					return fmt.Errorf("%w: nothing scheduled and nothing done by the tools up to the horizon (%d ms)", ErrStuck, k.HorizonMs)
+				}
+				continue
+			}
 			return fmt.Errorf("%w at %d ms", ErrStuck, ms(now))
 		}
 		t := tT
@@ -204,6 +278,13 @@ func (k *Kernel) Run(finished func() bool) error {
 		}
 		if ms(t) > k.HorizonMs {
 			return fmt.Errorf("%w: next event at %d ms, horizon %d ms", ErrHorizon, ms(t), k.HorizonMs)
+		}
+		if at := k.bubbleAt(t); k.Following() && time.Now().Before(at) {
+			// Let the bubble's clock run to t (the tools' timers due by then
+			// fire on the way), or until something is scheduled; then look
+			// again once what woke has settled.
+			k.waitBubble(at)
+			continue
 		}
 		if t.Equal(lastAt) {
 			atInstant++

@@ -21,8 +21,15 @@ func (ts TimerScript) Lateness(seed, n uint64) time.Duration {
 // Streams keep the draws of different knobs independent for one seed.
 const (
 	streamTimers uint64 = 1
-	streamBridge uint64 = 2
+	// StreamService is the stream of a world's simulated service (the
+	// wait_agents pack's bridge latencies) for Draw.
+	StreamService uint64 = 2
 )
+
+// Draw returns a number from 0..bound (inclusive) that depends only on
+// (seed, stream, n): a world's simulated services draw their jitter with it,
+// so that the same seed gives the same trace. bound ≤ 0 gives 0.
+func Draw(seed, stream, n uint64, bound int64) int64 { return draw(seed, stream, n, bound) }
 
 // draw returns a number from 0..bound (inclusive) that depends only on
 // (seed, stream, n): a splitmix64 hash, so that a world's draws do not depend

@@ -23,29 +23,3 @@ var _ Scheduler = (*Kernel)(nil)
 
 // Logf appends a main-lane trace entry (Trace.Addf): Kernel's Scheduler record.
 func (k *Kernel) Logf(actor, format string, args ...any) { k.Trace.Addf(actor, format, args...) }
-
-// NewWorldBridge returns the bridge of world w on timeline s: w's bridge
-// script (its latency jitter drawn from w.Seed), the agents present at 0, and
-// w's roster changes scheduled at their times (contract §3). Callers are not
-// part of it.
-func NewWorldBridge(s Scheduler, w World) *Bridge {
-	b := NewBridge(s, w.Bridge)
-	b.seed = w.Seed
-	for _, a := range w.Agents {
-		b.roster = append(b.roster, &agentState{ID: a.ID, State: a.State, Messages: append([]string(nil), a.Messages...)})
-	}
-	for _, c := range w.Changes {
-		c := c
-		s.At(c.AtMs, "change", func() {
-			switch c.Op {
-			case OpJoin:
-				b.Join(c.ID, c.State, c.Messages)
-			case OpLeave:
-				b.Leave(c.ID)
-			default:
-				b.SetState(c.ID, c.State, c.Messages)
-			}
-		})
-	}
-	return b
-}

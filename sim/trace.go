@@ -13,12 +13,13 @@ import (
 // Entry is one line of a trace: what Actor did at virtual time AtMs (ms), during
 // kernel step Step.
 type Entry struct {
-	AtMs  int64  `json:"atMs"`
-	Step  uint64 `json:"step"`
-	Actor string `json:"actor"`
-	Text  string `json:"text"`
-	side  bool   // a side lane entry (see Trace)
-	n     uint64 // order: global on the main lane, per actor on a side lane
+	AtMs    int64  `json:"atMs"`
+	Step    uint64 `json:"step"`
+	Actor   string `json:"actor"`
+	Text    string `json:"text"`
+	side    bool   // a side lane entry (see Trace)
+	byActor bool   // ordered by actor within its instant and step (see Trace)
+	n       uint64 // order: global on the main lane, per actor on a side lane
 }
 
 // Trace is the ordered record of a world run: the unit of determinism.
@@ -30,11 +31,17 @@ type Entry struct {
 // after the step's main lane and ordered by actor, so the goroutine scheduler
 // can never reorder a trace. Entries are ordered by (virtual time, step, lane,
 // order).
+//
+// When the kernel follows the bubble's clock (World.Clock ClockBubble), the
+// tools' own timers due at one instant wake their goroutines at once, beside
+// each other: entries of one instant and step are then ordered by actor, and
+// each actor's in the order it made them.
 type Trace struct {
 	k       *Kernel
 	mu      sync.Mutex
 	entries []Entry
 	counts  map[string]uint64
+	byActor bool
 }
 
 // Addf appends a main-lane entry for actor at the current virtual time.
@@ -50,13 +57,13 @@ func (tr *Trace) add(side bool, actor, format string, args ...any) {
 		tr.counts = map[string]uint64{}
 	}
 	key := ""
-	if side {
+	if side || tr.byActor {
 		key = actor
 	}
 	tr.counts[key]++
 	tr.entries = append(tr.entries, Entry{
 		AtMs: tr.k.NowMs(), Step: tr.k.Step(), Actor: actor,
-		Text: fmt.Sprintf(format, args...), side: side, n: tr.counts[key],
+		Text: fmt.Sprintf(format, args...), side: side, byActor: tr.byActor, n: tr.counts[key],
 	})
 }
 
@@ -76,7 +83,7 @@ func (tr *Trace) Entries() []Entry {
 		if a.side != b.side {
 			return !a.side
 		}
-		if a.side && a.Actor != b.Actor {
+		if (a.side || a.byActor) && a.Actor != b.Actor {
 			return a.Actor < b.Actor
 		}
 		return a.n < b.n

@@ -3,9 +3,8 @@ package sim
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/benbjohnson/clock"
-	"maps"
 	"os"
 	"runtime"
 	"sort"
@@ -15,37 +14,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/waitsim/waitsim/waittool"
 )
-
-// AgentSpec is a child agent present in the run at virtual time 0.
-type AgentSpec struct {
-	ID       string   `json:"id"`
-	State    string   `json:"state"`
-	Messages []string `json:"messages,omitempty"`
-}
-
-// ChangeOp is what a roster Change does.
-type ChangeOp string
-
-// Roster change operations (contract §3: children changing state, joining and
-// leaving a run while a wait is open).
-const (
-	OpState ChangeOp = "state" // set the agent's state (and append Messages)
-	OpJoin  ChangeOp = "join"  // add the agent with State and Messages
-	OpLeave ChangeOp = "leave" // remove the agent
-)
-
-// Change is one roster change at virtual time AtMs (ms). Changes due at an
-// instant apply before bridge completions at that instant.
-type Change struct {
-	AtMs     int64    `json:"atMs"`
-	Op       ChangeOp `json:"op"`
-	ID       string   `json:"id"`
-	State    string   `json:"state,omitempty"`
-	Messages []string `json:"messages,omitempty"`
-}
 
 // CallerSpec is one simulated MCP caller (contract §4): a real mcp.Client over the
 // SDK's in-memory transport. Times in ms.
@@ -60,10 +31,15 @@ type CallerSpec struct {
 	ResetOnProgress bool `json:"resetOnProgress,omitempty"`
 	// Progress sends a progress token with each call.
 	Progress bool `json:"progress,omitempty"`
-	// Follow calls again with timeoutMs = remainingMs while a reply carries one.
+	// Follow calls again while the world's Next rule gives the next call's
+	// arguments (the wait_agents pack: timeoutMs = remainingMs while a reply
+	// carries one).
 	Follow bool `json:"follow,omitempty"`
 	// MaxCalls bounds a followed chain; 0 means DefaultMaxCalls.
 	MaxCalls int `json:"maxCalls,omitempty"`
+	// Tool is the name of the tool the caller calls; "" is the world's
+	// DefaultTool.
+	Tool string `json:"tool,omitempty"`
 	// Args are the arguments of the first call, as JSON values.
 	Args map[string]any `json:"args,omitempty"`
 	// Transport, if set, replaces the world's transport for this caller
@@ -90,33 +66,103 @@ const (
 	DefaultWallTimeout = 30 * time.Second
 )
 
-// World is everything a run needs: the bridge script, the run's roster and its
-// changes, and the callers. NoBridge registers the tool without a bridge.
+// World is everything a run needs: the server side (Tool, which registers
+// the tools under test) and the callers, on the transports between them.
 type World struct {
 	Name      string       `json:"name"`
-	NoBridge  bool         `json:"noBridge,omitempty"`
-	Bridge    BridgeScript `json:"bridge"`
-	Agents    []AgentSpec  `json:"agents,omitempty"`
-	Changes   []Change     `json:"changes,omitempty"`
 	Callers   []CallerSpec `json:"callers"`
 	HorizonMs int64        `json:"horizonMs,omitempty"` // 0 = DefaultHorizonMs
 	// Transport is every caller's transport unless the caller has its own;
 	// nil means memory (contract §6).
 	Transport *TransportSpec `json:"transport,omitempty"`
-	// ToolCapMs, when > 0, replaces the tool's per-call cap
-	// (waittool.Options.CapMs): 90000 replays the first version.
-	ToolCapMs int64 `json:"toolCapMs,omitempty"`
-	// Timers makes the tool's timers fire late (contract §2 step 12).
+	// Tool sets up the server side of the world: it registers the tools
+	// under test on the world's server. Required.
+	Tool ToolSetup `json:"-"`
+	// DefaultTool is the tool a caller with no Tool calls; "" is the only
+	// tool the server lists (a world whose server lists several must name one).
+	DefaultTool string `json:"defaultTool,omitempty"`
+	// Clock says which clock the tools under test read: ClockGated (the
+	// default), the kernel's gated clock handed to them (Env.Clock), whose
+	// timers Timers can make late; or ClockBubble, package time itself,
+	// which inside the world's synctest bubble is virtual: a tool that knows
+	// nothing of waitsim runs in virtual time unchanged.
+	Clock ClockMode `json:"clock,omitempty"`
+	// Timers makes the gated clock's timers fire late (contract §2 step 12);
+	// with ClockBubble it must be zero.
 	Timers TimerScript `json:"timers,omitzero"`
-	// Seed drives every jitter of the world (Timers.JitterMs,
-	// Bridge.JitterMs): the same seed gives the same trace.
+	// Seed drives every jitter of the world (Timers.JitterMs and whatever a
+	// ToolSetup draws with Env.Draw): the same seed gives the same trace.
 	Seed uint64 `json:"seed,omitempty"`
-	// WrapBridge, if set, wraps the simulated bridge before the tool sees it
-	// (e.g. to inject a panic).
-	WrapBridge func(waittool.Bridge) waittool.Bridge `json:"-"`
+	// Next, when set, is the rule of a followed chain: given a call that
+	// resolved and its arguments, the arguments of the caller's next call,
+	// or ok false to stop (CallerSpec.Follow).
+	Next func(prev CallResult) (args map[string]any, ok bool) `json:"-"`
+	// Retry, when set, is what a caller with OnTransportFailure retry does
+	// after the transport lost a call: the arguments of the next call, or ok
+	// false and why not (logged on the trace). Unset: call again with the
+	// same arguments.
+	Retry func(lost CallResult) (args map[string]any, ok bool, why string) `json:"-"`
+	// ReplyText, when set, renders a received reply's structured content on
+	// the trace; unset: every field as JSON, in key order.
+	ReplyText func(raw map[string]any) string `json:"-"`
 	// WallTimeout is the wall-clock watchdog; 0 = DefaultWallTimeout.
 	WallTimeout time.Duration `json:"-"`
 }
+
+// ClockMode is which clock a world's tools read (World.Clock).
+type ClockMode string
+
+// Clock modes.
+const (
+	// ClockGated: the tools take the kernel's gated clock (Env.Clock, a
+	// clock.Clock); their timers at one instant are released in a fixed
+	// order, and TimerScript can make them late.
+	ClockGated ClockMode = ""
+	// ClockBubble: the tools read package time, which in the bubble is
+	// virtual. The kernel follows the bubble's clock: at one instant, sim
+	// events run before the tools' timers, which run before the callers'
+	// request timeouts (Kernel).
+	ClockBubble ClockMode = "bubble"
+)
+
+// ToolSetup registers the tools under test on env.Server. It runs once per
+// world, inside the world's bubble, before any caller connects; an error
+// ends the world before it starts (Result.Err).
+type ToolSetup func(env *Env) error
+
+// Env is the world as a ToolSetup sees it.
+type Env struct {
+	// Server is the world's MCP server: register the tools on it.
+	Server *mcp.Server
+	// Kernel is the world's timeline, for simulated services the tools talk
+	// to (a Scheduler: At, Soon, NowMs, Logf on the trace).
+	Kernel *Kernel
+	// Clock is the gated clock to hand the tools (World.Clock ClockGated);
+	// under ClockBubble it reads the bubble's clock too, but its timers are
+	// the kernel's.
+	Clock clock.Clock
+	// Context ends when the world ends.
+	Context context.Context
+	// Seed is the world's seed (World.Seed).
+	Seed uint64
+
+	wr *worldRun
+}
+
+// OnShutdown registers fn to run when the world ends, before its sessions
+// close: wake what the tools still wait on (a simulated service's requests
+// in flight), so that no goroutine outlives the bubble.
+func (e *Env) OnShutdown(fn func()) { e.wr.onShutdown = append(e.wr.onShutdown, fn) }
+
+// OnEnd registers fn to run when the kernel has stopped, before the trace
+// is closed: add the last trace entries (e.g. requests stranded in flight).
+func (e *Env) OnEnd(fn func()) { e.wr.onEnd = append(e.wr.onEnd, fn) }
+
+// SetCallIDs replaces the world's account of tool call ids: fn returns the
+// id of the latest tool call that started on session (0: none), as the tool
+// numbers its calls. Unset, the world numbers every tools/call its server
+// receives, from 1, in arrival order.
+func (e *Env) SetCallIDs(fn func(session *mcp.ServerSession) uint64) { e.wr.callIDs = fn }
 
 // CallResult is what one call of one caller saw, measured at the instant the
 // reply resolved at the caller. Times are virtual ms since Epoch.
@@ -142,10 +188,10 @@ type CallResult struct {
 	ErrorText string `json:"errorText,omitempty"`
 	// RPCError: the request failed at the protocol level (not lost).
 	RPCError string `json:"rpcError,omitempty"`
-	// Reply is the structured reply; Raw the same JSON object, untyped, so an
-	// absent field can be told from a zero one.
-	Reply *waittool.Reply `json:"reply,omitempty"`
-	Raw   map[string]any  `json:"raw,omitempty"`
+	// Raw is the received reply's structured content, a JSON object (nil when
+	// lost, an error, or not an object); StructuredJSON the same as sent.
+	Raw            map[string]any  `json:"raw,omitempty"`
+	StructuredJSON json.RawMessage `json:"-"`
 
 	Progress int `json:"progress,omitempty"` // progress notifications received
 	// ProgressNotes are those notifications, in the order received.
@@ -162,14 +208,12 @@ type ProgressNote struct {
 
 // Result is the outcome of one world run.
 type Result struct {
-	World    string           `json:"world"`
-	Calls    []CallResult     `json:"calls"`
-	Requests []Request        `json:"requests"`
-	Events   []waittool.Event `json:"-"`
-	Tools    []*mcp.Tool      `json:"-"`
-	Trace    []Entry          `json:"trace"`
-	Hash     string           `json:"hash"`
-	EndMs    int64            `json:"endMs"`
+	World string       `json:"world"`
+	Calls []CallResult `json:"calls"`
+	Tools []*mcp.Tool  `json:"-"` // what the server lists (tools/list)
+	Trace []Entry      `json:"trace"`
+	Hash  string       `json:"hash"`
+	EndMs int64        `json:"endMs"`
 	// MaxTimerLateMs is the largest lateness in ms the world gave any of the
 	// tool's timers, fired or stopped (World.Timers; 0 with exact timers).
 	MaxTimerLateMs int64 `json:"maxTimerLateMs,omitempty"`
@@ -190,40 +234,10 @@ func (r *Result) Call(caller string, index int) *CallResult {
 	return nil
 }
 
-// toolsCache holds the tools/list answer of this process: the tools are a
-// property of the binary, not of a world, and the answer is large. It is
-// asked for over an in-memory session of its own (processTools), never over
-// a world's wire: were the first world of a process to ask over its own
-// transport, its trace would hold steps that the same world run later in
-// the process lacks.
-var toolsCache struct {
-	sync.Mutex
-	tools []*mcp.Tool
-	err   error
-	done  bool
-}
-
-// processTools returns the tools a server with the tool registered lists,
-// asked once per process over an in-memory session of their own. Outside a
-// synctest bubble (RunWorld calls it first) its goroutines are the
-// process's; inside one (Run), they end before the world's kernel starts.
-func processTools() ([]*mcp.Tool, error) {
-	toolsCache.Lock()
-	defer toolsCache.Unlock()
-	if !toolsCache.done {
-		toolsCache.tools, toolsCache.err = askTools()
-		toolsCache.done = true
-	}
-	return toolsCache.tools, toolsCache.err
-}
-
-// askTools lists the tools of a server with the tool registered (real clock,
-// no bridge: listing runs neither) over in-memory transports.
-func askTools() ([]*mcp.Tool, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, &mcp.ServerOptions{SchemaCache: schemaCache})
-	waittool.Register(server, waittool.Options{Clock: clock.New()})
+// listTools lists the tools of server over an in-memory session of its
+// own, inside the bubble, before any caller connects: never over a world's
+// wire, so that a world's trace never holds the listing.
+func listTools(ctx context.Context, server *mcp.Server) ([]*mcp.Tool, error) {
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {
@@ -275,9 +289,6 @@ func RunWorld(t *testing.T, w World) *Result {
 		os.Exit(3)
 	})
 	defer dog.Stop()
-	if _, err := processTools(); err != nil {
-		t.Fatalf("tools/list: %v", err)
-	}
 	synctest.Test(t, func(t *testing.T) {
 		res = run(t, w, func(k *Kernel) { virt.Lock(); virt.k = k; virt.Unlock() })
 	})
@@ -285,20 +296,23 @@ func RunWorld(t *testing.T, w World) *Result {
 }
 
 type worldRun struct {
-	w      World
-	k      *Kernel
-	bridge *Bridge
+	w World
+	k *Kernel
+
+	onShutdown []func()
+	onEnd      []func()
+	callIDs    func(*mcp.ServerSession) uint64 // Env.SetCallIDs; nil: lastCall
 
 	mu       sync.Mutex
 	calls    []CallResult
-	events   []waittool.Event
 	sessions map[*mcp.ServerSession]string
-	// lastStart is the id of the latest tool call started on each server
-	// session (lastCallOf), kept as events arrive: scanning every event at
-	// the end of every call made a world of n callers cost n² steps.
-	lastStart map[*mcp.ServerSession]uint64
-	pending   int                       // callers not finished
-	progress  map[string][]ProgressNote // progress notifications by token
+	// lastCall is the id of the latest tools/call each server session
+	// received, and callN the count of them all (the world's own call ids,
+	// when the ToolSetup keeps none).
+	lastCall map[*mcp.ServerSession]uint64
+	callN    uint64
+	pending  int                       // callers not finished
+	progress map[string][]ProgressNote // progress notifications by token
 
 	ctx      context.Context // ends with the world
 	wires    []*wire         // HTTP callers' wires (transport.go)
@@ -323,6 +337,15 @@ type StrayProgress struct {
 func Run(w World, onKernel func(*Kernel)) *Result { return run(nil, w, onKernel) }
 
 func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
+	res := &Result{World: w.Name}
+	if w.Tool == nil {
+		res.Err = "world has no tool (World.Tool)"
+		return res
+	}
+	if w.Clock == ClockBubble && w.Timers != (TimerScript{}) {
+		res.Err = "late timers (World.Timers) need the gated clock: a tool that reads package time cannot be made late"
+		return res
+	}
 	horizon := w.HorizonMs
 	if horizon == 0 {
 		horizon = DefaultHorizonMs
@@ -333,39 +356,29 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 		ts, seed := w.Timers, w.Seed
 		k.Clock.SetLateness(func(n uint64) time.Duration { return ts.Lateness(seed, n) })
 	}
+	if w.Clock == ClockBubble {
+		k.followBubble()
+	}
 	if onKernel != nil {
 		onKernel(k)
 	}
 	wr := &worldRun{w: w, k: k, sessions: map[*mcp.ServerSession]string{}, progress: map[string][]ProgressNote{}, bubble0: time.Now()}
-	res := &Result{World: w.Name}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	wr.ctx = ctx
 
-	opts := waittool.Options{Clock: k.Clock, Observer: wr.observe, CapMs: w.ToolCapMs}
-	if !w.NoBridge {
-		wr.bridge = NewWorldBridge(k, w)
-		opts.Bridge = wr.bridge
-		if w.WrapBridge != nil {
-			opts.Bridge = w.WrapBridge(wr.bridge)
-		}
-	}
 	sopts := &mcp.ServerOptions{SchemaCache: schemaCache}
 	if anyHTTP(w) {
 		sopts.GetSessionID = wr.nextSessionID
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, sopts)
-	waittool.Register(server, opts)
-	if anyHTTP(w) {
-		server.AddReceivingMiddleware(wr.attributeSessions)
-	}
-
+	env := &Env{Server: server, Kernel: k, Clock: k.Clock, Context: ctx, Seed: w.Seed, wr: wr}
 	var sessions []*mcp.ClientSession
 	var serverSessions []*mcp.ServerSession
 	defer func() {
 		cancel() // ends handlers still waiting (after a kernel error)
-		if wr.bridge != nil {
-			wr.bridge.shutdown()
+		for _, fn := range wr.onShutdown {
+			fn()
 		}
 		for _, s := range sessions {
 			_ = s.Close()
@@ -374,8 +387,30 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 			_ = s.Wait()
 		}
 	}()
+	if err := w.Tool(env); err != nil {
+		res.Err = fmt.Sprintf("tool setup: %v", err)
+		return res
+	}
+	server.AddReceivingMiddleware(wr.countCalls)
+	if anyHTTP(w) {
+		server.AddReceivingMiddleware(wr.attributeSessions)
+	}
+	tools, err := listTools(ctx, server)
+	if err != nil {
+		res.Err = fmt.Sprintf("tools/list: %v", err)
+		return res
+	}
+	res.Tools = tools
+	defaultTool, err := pickTool(w, tools)
+	if err != nil {
+		res.Err = err.Error()
+		return res
+	}
 	for i := range w.Callers {
 		spec := w.Callers[i]
+		if spec.Tool == "" {
+			spec.Tool = defaultTool
+		}
 		c := &caller{wr: wr, spec: spec}
 		var cs *mcp.ClientSession
 		var err error
@@ -401,18 +436,10 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 		}
 		sessions = append(sessions, cs)
 		c.cs = cs
-		if i == 0 {
-			tools, err := processTools()
-			if err != nil {
-				res.Err = fmt.Sprintf("tools/list: %v", err)
-				return res
-			}
-			res.Tools = tools
-		}
 		wr.pending++
 		k.At(spec.StartMs, "start "+spec.Name, func() { go c.run(ctx) })
 	}
-	err := k.Run(func() bool {
+	err = k.Run(func() bool {
 		wr.mu.Lock()
 		defer wr.mu.Unlock()
 		return wr.pending == 0
@@ -420,13 +447,8 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 	if err != nil {
 		res.Err = err.Error()
 	}
-	if wr.bridge != nil {
-		res.Requests = wr.bridge.Requests()
-		for _, r := range res.Requests {
-			if r.Op != "hold" && r.CompletedMs < 0 && r.SharedWith == 0 {
-				k.Trace.Addf("bridge", "%s #%d stranded: still in flight at the end", r.Op, r.ID)
-			}
-		}
+	for _, fn := range wr.onEnd {
+		fn()
 	}
 	wr.mu.Lock()
 	for i := range wr.calls {
@@ -443,7 +465,6 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 		}
 		return a.Caller < b.Caller
 	})
-	res.Events = append(res.Events, wr.events...)
 	wr.mu.Unlock()
 	sort.SliceStable(res.Calls, func(i, j int) bool { return res.Calls[i].StartMs < res.Calls[j].StartMs })
 	res.EndMs = k.NowMs()
@@ -454,28 +475,63 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 	return res
 }
 
-// observe receives the tool's events (waittool.Options.Observer).
-func (wr *worldRun) observe(e waittool.Event) {
-	wr.mu.Lock()
-	wr.events = append(wr.events, e)
-	if e.Kind == waittool.EvStart && e.Call.Session != nil && e.Call.ID > wr.lastStart[e.Call.Session] {
-		if wr.lastStart == nil {
-			wr.lastStart = map[*mcp.ServerSession]uint64{}
+// pickTool is the tool a caller with no Tool of its own calls: the world's
+// DefaultTool, else the only tool the server lists.
+func pickTool(w World, tools []*mcp.Tool) (string, error) {
+	if w.DefaultTool != "" {
+		return w.DefaultTool, nil
+	}
+	needed := false
+	for _, c := range w.Callers {
+		needed = needed || c.Tool == ""
+	}
+	switch {
+	case !needed:
+		return "", nil
+	case len(tools) == 1:
+		return tools[0].Name, nil
+	case len(tools) == 0:
+		return "", errors.New("the server lists no tool: the tool setup registered none")
+	}
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	return "", fmt.Errorf("the server lists %d tools (%s): each caller must name the one it calls (tool:)", len(tools), strings.Join(names, ", "))
+}
+
+// countCalls is the world's own account of tool call ids (Env.SetCallIDs):
+// every tools/call the server receives gets the next id, and is its
+// session's latest.
+func (wr *worldRun) countCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				wr.mu.Lock()
+				wr.callN++
+				id := wr.callN
+				if wr.lastCall == nil {
+					wr.lastCall = map[*mcp.ServerSession]uint64{}
+				}
+				wr.lastCall[ss] = id
+				wr.mu.Unlock()
+				ctx = context.WithValue(ctx, callIDKey{}, id)
+			}
 		}
-		wr.lastStart[e.Call.Session] = e.Call.ID
+		return next(ctx, method, req)
 	}
-	wr.mu.Unlock()
-	actor := fmt.Sprintf("tool:%d", e.Call.ID)
-	switch e.Kind {
-	case waittool.EvStart:
-		wr.k.Trace.Addf(actor, "start: capped %s ms, deadline %d ms", e.Detail, ms(e.Call.Deadline))
-	case waittool.EvSleep:
-		wr.k.Trace.Addf(actor, "sleep %s ms (cost %d ms)", e.Detail, e.CostMs)
-	case waittool.EvReply:
-		wr.k.Trace.Addf(actor, "reply built")
-	default:
-		wr.k.Trace.Addf(actor, "%s %s (cost %d ms)", e.Kind, e.Detail, e.CostMs)
-	}
+}
+
+type callIDKey struct{}
+
+// CallIDFrom returns the world's id of the tool call whose handling ctx
+// belongs to (the n-th tools/call the world's server received, from 1), for
+// a simulated service that attributes its requests to calls; ok is false
+// outside a tool call. A tool that passes its handler's context on to the
+// services it reads keeps it.
+func CallIDFrom(ctx context.Context) (id uint64, ok bool) {
+	id, ok = ctx.Value(callIDKey{}).(uint64)
+	return id, ok
 }
 
 // caller is one running CallerSpec.
@@ -532,6 +588,7 @@ func (c *caller) run(ctx context.Context) {
 		c.wr.mu.Lock()
 		c.wr.pending--
 		c.wr.mu.Unlock()
+		c.wr.k.wakeUp() // the world may be finished
 	}()
 	args := map[string]any{}
 	for k, v := range c.spec.Args {
@@ -544,31 +601,37 @@ func (c *caller) run(ctx context.Context) {
 	for i := 1; i <= maxCalls; i++ {
 		cr := c.call(ctx, i, args)
 		if cr.LostBy != "" && cr.LostBy != LostByTimeout && c.spec.OnTransportFailure == FailRetry {
-			// Call again with what is left of this call's budget (contract §4).
-			took := cr.EndMs - cr.StartMs
-			left := intArgOf(args, "timeoutMs", 30000) - took
-			if left < 1000 || took == 0 {
-				// Below the schema minimum; or the transport failed at once
-				// (a session given up): calling again would fail the same way.
-				c.wr.k.Trace.Addf(c.actor(), "no retry: %d ms of the budget left after %d ms", left, took)
+			next, ok, why := c.retry(cr)
+			if !ok {
+				c.wr.k.Trace.Addf(c.actor(), "no retry: %s", why)
 				return
 			}
-			next := maps.Clone(args)
-			next["timeoutMs"] = left
 			args = next
 			continue
 		}
-		if !c.spec.Follow || cr.Lost || cr.Reply == nil || cr.Reply.Done || cr.Reply.RemainingMs == nil {
+		if !c.spec.Follow || c.wr.w.Next == nil || cr.Lost || cr.Raw == nil {
 			return
 		}
-		next := map[string]any{}
-		for k, v := range args {
-			next[k] = v
+		next, ok := c.wr.w.Next(cr)
+		if !ok {
+			return
 		}
-		next["timeoutMs"] = *cr.Reply.RemainingMs
 		args = next
 	}
 	c.wr.k.Trace.Addf(c.actor(), "chain stopped after %d calls (maxCalls)", maxCalls)
+}
+
+// retry is the next call after the transport lost cr (World.Retry); by
+// default the same arguments again, unless the transport failed at once (a
+// session given up), when calling again would fail the same way.
+func (c *caller) retry(cr CallResult) (map[string]any, bool, string) {
+	if c.wr.w.Retry != nil {
+		return c.wr.w.Retry(cr)
+	}
+	if cr.EndMs == cr.StartMs {
+		return nil, false, "the transport failed at once"
+	}
+	return cr.Args, true, ""
 }
 
 // progressToken is the progress token of a caller's index-th call.
@@ -592,7 +655,7 @@ func argsText(args map[string]any) string {
 func (c *caller) call(ctx context.Context, index int, args map[string]any) CallResult {
 	k := c.wr.k
 	cr := CallResult{Caller: c.spec.Name, Index: index, Args: args, StartMs: k.NowMs()}
-	params := &mcp.CallToolParams{Name: waittool.ToolName, Arguments: args}
+	params := &mcp.CallToolParams{Name: c.spec.Tool, Arguments: args}
 	reset := make(chan struct{})
 	c.mu.Lock()
 	c.token = ""
@@ -668,13 +731,13 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 			k.Trace.Addf(c.actor(), "call %d: error result: %s", index, cr.ErrorText)
 		default:
 			raw, _ := json.Marshal(res.StructuredContent)
-			var rep waittool.Reply
-			if err := json.Unmarshal(raw, &rep); err != nil {
-				cr.RPCError = "bad structured content: " + err.Error()
-			}
-			cr.Reply = &rep
+			cr.StructuredJSON = raw
 			_ = json.Unmarshal(raw, &cr.Raw)
-			k.Trace.Addf(c.actor(), "call %d: reply %s", index, replyText(cr.Raw))
+			text := replyText
+			if c.wr.w.ReplyText != nil {
+				text = c.wr.w.ReplyText
+			}
+			k.Trace.Addf(c.actor(), "call %d: reply %s", index, text(cr.Raw))
 		}
 	}
 	// A call rejected before the handler ran has no tool call id.
@@ -687,21 +750,30 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	return cr
 }
 
-// lastCallOf returns the id of the latest tool call made by caller name.
+// lastCallOf returns the id of the latest tool call made by caller name:
+// the ToolSetup's account (Env.SetCallIDs) or the world's own.
 func (wr *worldRun) lastCallOf(name string) uint64 {
 	wr.mu.Lock()
-	defer wr.mu.Unlock()
-	var id uint64
-	for s, last := range wr.lastStart {
-		if wr.sessions[s] == name && last > id {
-			id = last
+	sessions := make([]*mcp.ServerSession, 0, 1)
+	for s, n := range wr.sessions {
+		if n == name {
+			sessions = append(sessions, s)
 		}
+	}
+	own := wr.lastCall
+	wr.mu.Unlock()
+	var id uint64
+	for _, s := range sessions {
+		last := own[s]
+		if wr.callIDs != nil {
+			last = wr.callIDs(s)
+		}
+		id = max(id, last)
 	}
 	return id
 }
 
-// replyText renders a reply's fields in a stable order, leaving out agents'
-// and outputs' contents except counts and states.
+// replyText renders a reply's fields in key order, each as JSON.
 func replyText(raw map[string]any) string {
 	keys := make([]string, 0, len(raw))
 	for k := range raw {
@@ -710,21 +782,8 @@ func replyText(raw map[string]any) string {
 	sort.Strings(keys)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		v := raw[k]
-		switch k {
-		case "agents":
-			var as []string
-			for _, a := range v.([]any) {
-				m, _ := a.(map[string]any)
-				as = append(as, fmt.Sprintf("%v=%v", m["sessionId"], m["state"]))
-			}
-			parts = append(parts, "agents=["+strings.Join(as, " ")+"]")
-		case "outputs":
-			parts = append(parts, fmt.Sprintf("outputs=%d", len(v.([]any))))
-		default:
-			b, _ := json.Marshal(v)
-			parts = append(parts, k+"="+string(b))
-		}
+		b, _ := json.Marshal(raw[k])
+		parts = append(parts, k+"="+string(b))
 	}
 	return strings.Join(parts, " ")
 }

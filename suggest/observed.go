@@ -3,10 +3,10 @@ package suggest
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
 	"math"
 	"strings"
-
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 // Observed is what case c showed, written as the expectations a person
@@ -18,14 +18,14 @@ import (
 // agentsUnavailable, outputsUnavailable, bridgeError, truncated, error, each
 // a value or absent; agents as id=state; how many outputs, messages and
 // characters.
-func Observed(c scenarios.CaseResult) []scenarios.Expect {
+func Observed(c results.CaseResult) []scenario.Expect {
 	calls := map[string]int{}
 	for _, s := range c.Calls {
 		calls[s.Caller]++
 	}
-	var out []scenarios.Expect
+	var out []scenario.Expect
 	for _, s := range c.Calls {
-		e := scenarios.Expect{Caller: s.Caller, Call: s.Index}
+		e := scenario.Expect{Caller: s.Caller, Call: s.Index}
 		e.StartsAtMs = ptr(s.StartMs)
 		e.ResolvesAtMs = ptr(s.EndMs)
 		e.Received = ptr(!s.Lost)
@@ -57,23 +57,23 @@ func lossCause(s string) string {
 }
 
 // replyOf is a reply (as received, JSON-decoded) as a ReplyExpect.
-func replyOf(r map[string]any) *scenarios.ReplyExpect {
-	field := func(name string) *scenarios.Want {
+func replyOf(r map[string]any) *scenario.ReplyExpect {
+	field := func(name string) *scenario.Want {
 		v, ok := r[name]
 		if !ok {
-			return &scenarios.Want{Absent: true}
+			return &scenario.Want{Absent: true}
 		}
 		switch x := v.(type) {
 		case float64:
 			if x == math.Trunc(x) && math.Abs(x) < 1e15 {
-				return &scenarios.Want{Value: int64(x)}
+				return &scenario.Want{Value: int64(x)}
 			}
 		case bool, string:
-			return &scenarios.Want{Value: x}
+			return &scenario.Want{Value: x}
 		}
-		return &scenarios.Want{Present: true}
+		return &scenario.Want{Present: true}
 	}
-	re := &scenarios.ReplyExpect{OK: field("ok"), Done: field("done"), RemainingMs: field("remainingMs"),
+	re := &scenario.ReplyExpect{OK: field("ok"), Done: field("done"), RemainingMs: field("remainingMs"),
 		AgentsUnavailable: field("agentsUnavailable"), OutputsUnavailable: field("outputsUnavailable"),
 		BridgeError: field("bridgeError"), Truncated: field("truncated"), Error: field("error")}
 	as, _ := r["agents"].([]any)
@@ -100,7 +100,7 @@ func replyOf(r map[string]any) *scenarios.ReplyExpect {
 // outputs it carries, whether it was received; the rest (counts, fields
 // absent, messages and characters) only where the mutant's m differ. The
 // caller and call are left out of a world with one caller's one call.
-func prune(h, m []scenarios.Expect) []scenarios.Expect {
+func prune(h, m []scenario.Expect) []scenario.Expect {
 	out := pruneCalls(h, m)
 	if len(out) == 1 && out[0].Call == 1 {
 		out[0].Caller, out[0].Call = "", 0
@@ -110,14 +110,14 @@ func prune(h, m []scenarios.Expect) []scenarios.Expect {
 
 // pruneReply keeps of head's reply h the fields with a value, the number of
 // outputs, and whatever differs from the mutant's m (nil: no reply).
-func pruneReply(h, m *scenarios.ReplyExpect) *scenarios.ReplyExpect {
+func pruneReply(h, m *scenario.ReplyExpect) *scenario.ReplyExpect {
 	if h == nil {
 		return nil
 	}
 	if m == nil {
-		m = &scenarios.ReplyExpect{}
+		m = &scenario.ReplyExpect{}
 	}
-	keep := func(a, b *scenarios.Want) *scenarios.Want {
+	keep := func(a, b *scenario.Want) *scenario.Want {
 		if a == nil || (a.Absent && b != nil && *b == *a) {
 			return nil
 		}
@@ -129,14 +129,14 @@ func pruneReply(h, m *scenarios.ReplyExpect) *scenarios.ReplyExpect {
 		}
 		return a
 	}
-	return &scenarios.ReplyExpect{OK: keep(h.OK, m.OK), Done: keep(h.Done, m.Done), RemainingMs: keep(h.RemainingMs, m.RemainingMs),
+	return &scenario.ReplyExpect{OK: keep(h.OK, m.OK), Done: keep(h.Done, m.Done), RemainingMs: keep(h.RemainingMs, m.RemainingMs),
 		AgentsUnavailable: keep(h.AgentsUnavailable, m.AgentsUnavailable), OutputsUnavailable: keep(h.OutputsUnavailable, m.OutputsUnavailable),
 		BridgeError: keep(h.BridgeError, m.BridgeError), Truncated: keep(h.Truncated, m.Truncated), Error: keep(h.Error, m.Error),
 		Agents: h.Agents, Outputs: h.Outputs, OutputMessages: keepN(h.OutputMessages, m.OutputMessages), OutputChars: keepN(h.OutputChars, m.OutputChars)}
 }
 
-func pruneCalls(h, m []scenarios.Expect) []scenarios.Expect {
-	find := func(e scenarios.Expect) *scenarios.Expect {
+func pruneCalls(h, m []scenario.Expect) []scenario.Expect {
+	find := func(e scenario.Expect) *scenario.Expect {
 		for i := range m {
 			if m[i].Caller == e.Caller && m[i].Call == e.Call {
 				return &m[i]
@@ -144,14 +144,14 @@ func pruneCalls(h, m []scenarios.Expect) []scenarios.Expect {
 		}
 		return nil
 	}
-	var out []scenarios.Expect
+	var out []scenario.Expect
 	for _, e := range h {
 		o := find(e)
-		var mr *scenarios.ReplyExpect
+		var mr *scenario.ReplyExpect
 		if o != nil {
 			mr = o.Reply
 		}
-		k := scenarios.Expect{Caller: e.Caller, Call: e.Call, ResolvesAtMs: e.ResolvesAtMs, Reply: pruneReply(e.Reply, mr)}
+		k := scenario.Expect{Caller: e.Caller, Call: e.Call, ResolvesAtMs: e.ResolvesAtMs, Reply: pruneReply(e.Reply, mr)}
 		if !*e.Received {
 			k.Received, k.LostBy = e.Received, e.LostBy
 		}
@@ -193,7 +193,7 @@ func same[T comparable](a, b *T) bool {
 
 // describe says, in one line, the first way the mutant's expectations m
 // differ from head's h.
-func describe(h, m []scenarios.Expect) string {
+func describe(h, m []scenario.Expect) string {
 	for i, e := range h {
 		who := fmt.Sprintf("%s#%d", e.Caller, e.Call)
 		if i >= len(m) || m[i].Caller != e.Caller || m[i].Call != e.Call {

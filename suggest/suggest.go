@@ -1,6 +1,6 @@
 // Package suggest writes the case that would have killed a surviving mutant
 // (`waitsim mutate --suggest`, issue 12 item 4). Search draws generated worlds
-// (scenarios.Generate), runs each on two builds of the scenario suite — head
+// (waitagents.Generate), runs each on two builds of the scenario suite — head
 // and the mutant, the same world on both — and keeps the first world whose
 // observed outcome differs: a reply field, when a call resolves, how many
 // reads it made, or an invariant the mutant breaks. It then shrinks that
@@ -9,7 +9,7 @@
 // head's observed outcome as its expectations. Before returning it, Search
 // runs the case on both builds: head must pass it and the mutant fail it.
 //
-// Dependencies: suggest → scenarios. The builds are run by the caller's
+// Dependencies: suggest → packs/waitagents, scenario, results. The builds are run by the caller's
 // Runner (the mutation runner), so this package starts no process itself.
 package suggest
 
@@ -19,13 +19,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/waitsim/waitsim/scenarios"
+	"github.com/waitsim/waitsim/packs/waitagents"
 	"pgregory.net/rapid"
 )
 
@@ -52,6 +54,9 @@ type Job struct {
 	Worlds int           // generated worlds to search; default 400
 	Seed   int           // the first world's seed (world i has seed Seed+i); default 1
 	Budget time.Duration // wall time for search and shrink; default 90 s
+	// TestRun is the -test.run pattern of the suite's table test (the one
+	// that calls waitsim.Run); default "^TestTable$".
+	TestRun string
 }
 
 // Found is a suggested case.
@@ -79,14 +84,14 @@ func Search(ctx context.Context, j Job) (*Found, string, error) {
 	}
 	deadline := time.Now().Add(j.Budget)
 	s := &searcher{j: j}
-	gen := rapid.Custom(scenarios.Generate)
-	var cur *scenarios.Scenario
+	gen := rapid.Custom(waitagents.Generate)
+	var cur *scenario.Scenario
 	var why string
 	for first := 0; first < j.Worlds && cur == nil; first += batch {
 		if time.Now().After(deadline) {
 			return nil, fmt.Sprintf("no generated world told head and the mutant apart within the search's %v (%d worlds tried)", j.Budget, first), nil
 		}
-		var ws []scenarios.Scenario
+		var ws []scenario.Scenario
 		for i := first; i < min(first+batch, j.Worlds); i++ {
 			ws = append(ws, gen.Example(j.Seed+i))
 		}
@@ -126,6 +131,15 @@ func Search(ctx context.Context, j Job) (*Found, string, error) {
 	return f, "", nil
 }
 
+// loadOptions check the worlds as the reference tool's table does.
+var loadOptions = func() scenario.Options {
+	o, err := waitagents.Reference().LoadOptions()
+	if err != nil {
+		panic(err) // the reference tool's own schema always resolves
+	}
+	return o
+}()
+
 // searcher runs worlds on both builds.
 type searcher struct {
 	j Job
@@ -135,14 +149,14 @@ type searcher struct {
 // outcome is one world's run on one build.
 type outcome struct {
 	verdict string
-	fails   string             // failures, violations and error, joined
-	expect  []scenarios.Expect // what it showed, as expectations
+	fails   string            // failures, violations and error, joined
+	expect  []scenario.Expect // what it showed, as expectations
 }
 
 // firstDiff runs ws (each valid or not) on head and the mutant and returns
 // the index of the first world head passes and the mutant shows differently
 // (-1: none) and what differs.
-func (s *searcher) firstDiff(ctx context.Context, ws []scenarios.Scenario) (int, string, error) {
+func (s *searcher) firstDiff(ctx context.Context, ws []scenario.Scenario) (int, string, error) {
 	s.n++
 	dir := filepath.Join(s.j.Tmp, fmt.Sprintf("b%04d", s.n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -154,7 +168,7 @@ func (s *searcher) firstDiff(ctx context.Context, ws []scenarios.Scenario) (int,
 	for i, w := range ws {
 		w.Name = fmt.Sprintf("w%03d", i)
 		w.Expect = nil
-		b, err := scenarios.MarshalScenario(w, "a world searched by waitsim mutate --suggest")
+		b, err := scenario.MarshalScenario(w, "a world searched by waitsim mutate --suggest")
 		if err != nil {
 			continue
 		}
@@ -162,7 +176,7 @@ func (s *searcher) firstDiff(ctx context.Context, ws []scenarios.Scenario) (int,
 		if err := os.WriteFile(f, b, 0o644); err != nil {
 			return -1, "", err
 		}
-		if _, probs := scenarios.LoadFile(f); len(probs) > 0 {
+		if _, probs := scenario.LoadFile(f, loadOptions); len(probs) > 0 {
 			os.Remove(f)
 			continue
 		}
@@ -179,7 +193,7 @@ func (s *searcher) firstDiff(ctx context.Context, ws []scenarios.Scenario) (int,
 	best, why := -1, ""
 	for id, h := range head {
 		i := index[id]
-		if h.verdict != scenarios.VerdictPass || (best >= 0 && i > best) {
+		if h.verdict != results.VerdictPass || (best >= 0 && i > best) {
 			continue
 		}
 		m, ok := mut[id]
@@ -217,16 +231,21 @@ func (s *searcher) both(ctx context.Context, dir string) (head, mut map[string]o
 // run runs b over dir's files and reads each case's outcome.
 func (s *searcher) run(ctx context.Context, b Build, dir, who string) (map[string]outcome, error) {
 	out := filepath.Join(dir, who+".json")
-	err := s.j.Run(ctx, b, "-test.run", "^TestTable$", "-waitsim.paths="+dir, "-waitsim.out="+out)
-	data, rerr := os.ReadFile(out)
+	params := filepath.Join(dir, who+"-params.json")
+	if err := results.WriteParams(params, results.Params{Paths: []string{dir}, Results: out}); err != nil {
+		return nil, err
+	}
+	b.Env = append(append([]string(nil), b.Env...), results.ParamsEnv+"="+params)
+	run := s.j.TestRun
+	if run == "" {
+		run = "^TestTable$"
+	}
+	err := s.j.Run(ctx, b, "-test.run", run)
+	rr, rerr := results.ReadRun(out)
 	if rerr != nil {
 		if err == nil {
 			err = rerr
 		}
-		return nil, err
-	}
-	var rr scenarios.RunResult
-	if err := json.Unmarshal(data, &rr); err != nil {
 		return nil, err
 	}
 	res := map[string]outcome{}
@@ -249,7 +268,7 @@ func differs(h, m outcome, ran bool) string {
 	switch {
 	case !ran:
 		return "the mutant's run ended without a result (it crashed or hung)"
-	case m.verdict != scenarios.VerdictPass:
+	case m.verdict != results.VerdictPass:
 		return "the mutant breaks " + firstOf(m.fails)
 	}
 	hb, _ := json.Marshal(h.expect)
@@ -275,7 +294,7 @@ func firstOf(s string) string {
 // time and reply), and checks it: head passes it, the mutant fails it.
 // With the fields pruned it may no longer fail the mutant; then every
 // observed field is kept.
-func (s *searcher) finish(ctx context.Context, w scenarios.Scenario, why string) (*Found, error) {
+func (s *searcher) finish(ctx context.Context, w scenario.Scenario, why string) (*Found, error) {
 	name := CaseName(s.j.ID)
 	w.Name = name
 	w.Description = fmt.Sprintf("Suggested by waitsim mutate --suggest: head passes this case and mutant %s fails it (%s). The expectations are head's observed outcome.", s.j.ID, why)
@@ -289,7 +308,7 @@ func (s *searcher) finish(ctx context.Context, w scenarios.Scenario, why string)
 		}
 		w.Expect = nil
 		probe := w
-		b, err := scenarios.MarshalScenario(probe, s.j.ID)
+		b, err := scenario.MarshalScenario(probe, s.j.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -307,25 +326,25 @@ func (s *searcher) finish(ctx context.Context, w scenarios.Scenario, why string)
 		} else {
 			w.Expect = prune(h.expect, m.expect)
 		}
-		b, err = scenarios.MarshalScenario(w, s.j.ID)
+		b, err = scenario.MarshalScenario(w, s.j.ID)
 		if err != nil {
 			return nil, err
 		}
 		if err := os.WriteFile(f, b, 0o644); err != nil {
 			return nil, err
 		}
-		if _, probs := scenarios.LoadFile(f); len(probs) > 0 {
-			return nil, fmt.Errorf("the suggested case does not load: %s", strings.Join(probs, "; "))
+		if _, probs := scenario.LoadFile(f, loadOptions); len(probs) > 0 {
+			return nil, fmt.Errorf("the suggested case does not load: %s", probs[0])
 		}
 		head, mut, err = s.both(ctx, dir)
 		os.RemoveAll(dir)
 		if err != nil {
 			return nil, err
 		}
-		if hv, ok := head[name]; !ok || hv.verdict != scenarios.VerdictPass {
+		if hv, ok := head[name]; !ok || hv.verdict != results.VerdictPass {
 			return nil, errors.New("head fails the suggested case: " + hv.fails)
 		}
-		if mv, ok := mut[name]; ok && mv.verdict == scenarios.VerdictPass {
+		if mv, ok := mut[name]; ok && mv.verdict == results.VerdictPass {
 			continue
 		}
 		return &Found{Name: name, YAML: b, Why: why}, nil

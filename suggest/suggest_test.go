@@ -7,8 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
+
 	"github.com/goccy/go-yaml"
-	"github.com/waitsim/waitsim/scenarios"
+	"github.com/waitsim/waitsim/packs/waitagents"
 	"pgregory.net/rapid"
 )
 
@@ -17,7 +20,7 @@ import (
 // run that differs in any of them fails. Checked on table cases of every
 // kind (lost replies, rejected calls, chains, outputs).
 func TestObservedHoldsOnHead(t *testing.T) {
-	cases, err := scenarios.Load([]string{"../scenarios/table"})
+	cases, err := scenario.Load([]string{"../scenarios/table"}, loadOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,8 +29,8 @@ func TestObservedHoldsOnHead(t *testing.T) {
 		if len(seen) > 40 {
 			break
 		}
-		r := c.Run(t)
-		if r.Verdict != scenarios.VerdictPass {
+		r := waitagents.Reference().Run(t, &c)
+		if r.Verdict != results.VerdictPass {
 			continue
 		}
 		obs := Observed(r)
@@ -45,15 +48,15 @@ func TestObservedHoldsOnHead(t *testing.T) {
 		}
 		seen[c.ID] = true
 		c.Scenario.Expect = obs
-		if got := c.Run(t); got.Verdict != scenarios.VerdictPass {
+		if got := waitagents.Reference().Run(t, &c); got.Verdict != results.VerdictPass {
 			t.Errorf("%s: head fails its own observed expectations: %v", c.ID, got.Failures)
 		}
 		// Every observed value is checked: change one, and the case fails.
 		if len(obs) > 0 && obs[0].ResolvesAtMs != nil {
-			wrong := append([]scenarios.Expect{}, obs...)
+			wrong := append([]scenario.Expect{}, obs...)
 			wrong[0].ResolvesAtMs = ptr(*obs[0].ResolvesAtMs + 1)
 			c.Scenario.Expect = wrong
-			if got := c.Run(t); got.Verdict == scenarios.VerdictPass {
+			if got := waitagents.Reference().Run(t, &c); got.Verdict == results.VerdictPass {
 				t.Errorf("%s: a wrong resolve time passes", c.ID)
 			}
 		}
@@ -68,7 +71,7 @@ func TestObservedHoldsOnHead(t *testing.T) {
 // TestObservedFields: a reply's fields become values or absent, numbers
 // integers, agents id=state, outputs counted in messages and code points.
 func TestObservedFields(t *testing.T) {
-	r := scenarios.CaseResult{Calls: []scenarios.CallSummary{
+	r := results.CaseResult{Calls: []results.CallSummary{
 		{Caller: "A", Index: 1, StartMs: 0, EndMs: 30000, Lists: 3, Reads: 1, Reply: map[string]any{
 			"done": false, "remainingMs": 570000.0, "bridgeError": "boom",
 			"agents":  []any{map[string]any{"sessionId": "a", "state": "running"}},
@@ -125,7 +128,7 @@ func TestObservedFields(t *testing.T) {
 	if r := p[0].Reply; r.OK != nil || r.Done == nil || r.BridgeError == nil || r.OutputChars == nil || r.Outputs == nil {
 		t.Errorf("pruned reply keeps a field absent on both builds, or drops a value: %+v", r)
 	}
-	mut[0].Reply.OK = &scenarios.Want{Value: true}
+	mut[0].Reply.OK = &scenario.Want{Value: true}
 	if r := prune(obs, mut)[0].Reply; r.OK == nil || !r.OK.Absent {
 		t.Errorf("pruned reply drops a field absent on head but not on the mutant: %+v", r.OK)
 	}
@@ -153,7 +156,7 @@ func TestCaseName(t *testing.T) {
 // case; the world it came from is never changed.
 func TestSimplify(t *testing.T) {
 	dir := t.TempDir()
-	gen := rapid.Custom(scenarios.Generate)
+	gen := rapid.Custom(waitagents.Generate)
 	for seed := range 12 {
 		rt := t
 		w := gen.Example(seed)
@@ -170,7 +173,7 @@ func TestSimplify(t *testing.T) {
 			if i%step != 0 {
 				continue
 			}
-			b, err := scenarios.MarshalScenario(c, "a candidate")
+			b, err := scenario.MarshalScenario(c, "a candidate")
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -178,7 +181,7 @@ func TestSimplify(t *testing.T) {
 			if err := os.WriteFile(f, b, 0o644); err != nil {
 				rt.Fatal(err)
 			}
-			if _, probs := scenarios.LoadFile(f); len(probs) == 0 {
+			if _, probs := scenario.LoadFile(f, loadOptions); len(probs) == 0 {
 				loaded++
 			}
 		}

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/packs/waitagents"
+
 	"github.com/waitsim/waitsim/waittool"
 )
 
@@ -34,7 +35,7 @@ func TestSchemaRejects(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, sim.World{Name: tc.name, Agents: running("c"), Callers: one(tc.args)})
+			res := run(t, waitagents.World{Name: tc.name, Agents: running("c"), Callers: one(tc.args)})
 			c := res.Call("A", 1)
 			if !c.IsError {
 				t.Fatalf("not rejected: reply %v", c.Raw)
@@ -51,7 +52,7 @@ func TestSchemaRejects(t *testing.T) {
 
 // TestPublishedSchema: every bound and default of contract §2 is visible in tools/list.
 func TestPublishedSchema(t *testing.T) {
-	res := run(t, sim.World{Name: "list", Callers: one(map[string]any{"timeoutMs": 1000})})
+	res := run(t, waitagents.World{Name: "list", Callers: one(map[string]any{"timeoutMs": 1000})})
 	if len(res.Tools) != 1 || res.Tools[0].Name != waittool.ToolName {
 		t.Fatalf("tools: %v", res.Tools)
 	}
@@ -85,7 +86,7 @@ func TestPublishedSchema(t *testing.T) {
 // TestDescriptions: the tool and timeoutMs descriptions state the 30-second
 // cap, remainingMs, and to call again with it (contract §2 step 10).
 func TestDescriptions(t *testing.T) {
-	res := run(t, sim.World{Name: "desc", Callers: one(map[string]any{"timeoutMs": 1000})})
+	res := run(t, waitagents.World{Name: "desc", Callers: one(map[string]any{"timeoutMs": 1000})})
 	tool := res.Tools[0]
 	b, _ := json.Marshal(tool.InputSchema)
 	var s struct {

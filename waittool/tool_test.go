@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/packs/waitagents"
+
 	"github.com/waitsim/waitsim/sim"
 	"github.com/waitsim/waitsim/waittool"
 )
@@ -15,18 +17,18 @@ import (
 // real mcp.Client, inside a synctest bubble, on sim's virtual clock (a gated
 // clock.Mock). Every figure is read at the instant CallTool returned.
 
-func running(ids ...string) []sim.AgentSpec {
-	out := make([]sim.AgentSpec, len(ids))
+func running(ids ...string) []waitagents.AgentSpec {
+	out := make([]waitagents.AgentSpec, len(ids))
 	for i, id := range ids {
-		out[i] = sim.AgentSpec{ID: id, State: "running", Messages: []string{"hello from " + id}}
+		out[i] = waitagents.AgentSpec{ID: id, State: "running", Messages: []string{"hello from " + id}}
 	}
 	return out
 }
 
-func lat(ms ...int64) []sim.Step {
-	out := make([]sim.Step, len(ms))
+func lat(ms ...int64) []waitagents.Step {
+	out := make([]waitagents.Step, len(ms))
 	for i, m := range ms {
-		out[i] = sim.Step{LatencyMs: m}
+		out[i] = waitagents.Step{LatencyMs: m}
 	}
 	return out
 }
@@ -35,16 +37,16 @@ func one(args map[string]any) []sim.CallerSpec {
 	return []sim.CallerSpec{{Name: "A", Args: args}}
 }
 
-func run(t *testing.T, w sim.World) *sim.Result {
+func run(t *testing.T, w waitagents.World) *waitagents.Result {
 	t.Helper()
-	res := sim.RunWorld(t, w)
+	res := waitagents.RunWorld(t, w)
 	if res.Err != "" {
 		t.Fatalf("world %s: %s\n%s", w.Name, res.Err, res.Timeline)
 	}
 	return res
 }
 
-func count(res *sim.Result, op string, callID uint64) int {
+func count(res *waitagents.Result, op string, callID uint64) int {
 	n := 0
 	for _, r := range res.Requests {
 		if r.Op == op && (callID == 0 || r.CallID == callID) {
@@ -69,10 +71,10 @@ type want struct {
 
 func ip(v int) *int { return &v }
 
-func check(t *testing.T, res *sim.Result, w want) {
+func check(t *testing.T, res *waitagents.Result, w want) {
 	t.Helper()
 	c := res.Call("A", 1)
-	if c == nil || c.Reply == nil {
+	if c == nil || waitagents.ReplyOf(c) == nil {
 		t.Fatalf("no reply: %+v\n%s", c, res.Timeline)
 	}
 	fail := func(format string, args ...any) {
@@ -82,13 +84,13 @@ func check(t *testing.T, res *sim.Result, w want) {
 	if c.EndMs != w.at {
 		fail("resolved at %d ms, want %d ms", c.EndMs, w.at)
 	}
-	if c.Reply.Done != w.done {
-		fail("done = %v, want %v", c.Reply.Done, w.done)
+	if waitagents.ReplyOf(c).Done != w.done {
+		fail("done = %v, want %v", waitagents.ReplyOf(c).Done, w.done)
 	}
 	switch {
-	case w.remaining == nil && c.Reply.RemainingMs != nil:
-		fail("remainingMs = %d, want absent", *c.Reply.RemainingMs)
-	case w.remaining != nil && (c.Reply.RemainingMs == nil || *c.Reply.RemainingMs != *w.remaining):
+	case w.remaining == nil && waitagents.ReplyOf(c).RemainingMs != nil:
+		fail("remainingMs = %d, want absent", *waitagents.ReplyOf(c).RemainingMs)
+	case w.remaining != nil && (waitagents.ReplyOf(c).RemainingMs == nil || *waitagents.ReplyOf(c).RemainingMs != *w.remaining):
 		fail("remainingMs = %v, want %d", c.Raw["remainingMs"], *w.remaining)
 	}
 	if w.lists >= 0 {
@@ -101,8 +103,8 @@ func check(t *testing.T, res *sim.Result, w want) {
 			fail("%d output reads issued, want %d", n, w.reads)
 		}
 	}
-	if len(c.Reply.Agents) != w.agents {
-		fail("%d agents, want %d", len(c.Reply.Agents), w.agents)
+	if len(waitagents.ReplyOf(c).Agents) != w.agents {
+		fail("%d agents, want %d", len(waitagents.ReplyOf(c).Agents), w.agents)
 	}
 	for _, f := range w.absent {
 		if _, ok := c.Raw[f]; ok {
@@ -120,54 +122,54 @@ func check(t *testing.T, res *sim.Result, w want) {
 func TestOracle(t *testing.T) {
 	rows := []struct {
 		name   string
-		bridge sim.BridgeScript
-		agents []sim.AgentSpec
+		bridge waitagents.BridgeScript
+		agents []waitagents.AgentSpec
 		args   map[string]any
 		want   want
 	}{
-		{"list5000-poll250", sim.BridgeScript{List: lat(5000)}, running("c"),
+		{"list5000-poll250", waitagents.BridgeScript{List: lat(5000)}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 250},
 			want{reads: 1, at: 20750, remaining: ip(579250), lists: 4, agents: 1, absent: []string{"outputsUnavailable", "agentsUnavailable"}, present: []string{"outputs"}}},
-		{"fast-then-stall", sim.BridgeScript{List: lat(0, 0, 0, 45000)}, running("c"),
+		{"fast-then-stall", waitagents.BridgeScript{List: lat(0, 0, 0, 45000)}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 250},
 			want{reads: 0, at: 30000, remaining: ip(570000), lists: 4, agents: 1, present: []string{"outputsUnavailable"}, absent: []string{"agentsUnavailable"}}},
-		{"list40000", sim.BridgeScript{List: lat(40000), TimeoutMs: -1}, running("c"),
+		{"list40000", waitagents.BridgeScript{List: lat(40000), TimeoutMs: -1}, running("c"),
 			map[string]any{"timeoutMs": 600000},
 			want{reads: 0, at: 30000, remaining: ip(570000), lists: 1, agents: 0, present: []string{"agentsUnavailable"}, absent: []string{"outputsUnavailable"}}},
-		{"read20000", sim.BridgeScript{Read: lat(20000)}, running("c"),
+		{"read20000", waitagents.BridgeScript{Read: lat(20000)}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000},
 			want{reads: 1, at: 30000, remaining: ip(570000), lists: 31, agents: 1, present: []string{"outputsUnavailable"}}},
-		{"completed-read5000", sim.BridgeScript{Read: lat(5000)}, []sim.AgentSpec{{ID: "c", State: "completed", Messages: []string{"done"}}},
+		{"completed-read5000", waitagents.BridgeScript{Read: lat(5000)}, []waitagents.AgentSpec{{ID: "c", State: "completed", Messages: []string{"done"}}},
 			map[string]any{"timeoutMs": 600000},
 			want{reads: 1, at: 5000, done: true, lists: 1, agents: 1, absent: []string{"remainingMs", "outputsUnavailable"}}},
-		{"instant-poll1000", sim.BridgeScript{}, running("c"),
+		{"instant-poll1000", waitagents.BridgeScript{}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000},
 			want{reads: 1, at: 30000, remaining: ip(570000), lists: 31, agents: 1}},
-		{"timeout30000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30000}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
-		{"timeout30001", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30001}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
-		{"timeout30500", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30500}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
-		{"timeout31000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 31000}, want{reads: 1, at: 30000, remaining: ip(1000), lists: 31, agents: 1}},
-		{"timeout100000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 100000}, want{reads: 1, at: 30000, remaining: ip(70000), lists: 31, agents: 1}},
+		{"timeout30000", waitagents.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30000}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout30001", waitagents.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30001}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout30500", waitagents.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30500}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout31000", waitagents.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 31000}, want{reads: 1, at: 30000, remaining: ip(1000), lists: 31, agents: 1}},
+		{"timeout100000", waitagents.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 100000}, want{reads: 1, at: 30000, remaining: ip(70000), lists: 31, agents: 1}},
 		// Not oracle rows, but the same class: a short wait is not capped.
-		{"timeout5000", sim.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 5000}, want{reads: 1, at: 5000, lists: 6, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout5000", waitagents.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 5000}, want{reads: 1, at: 5000, lists: 6, agents: 1, absent: []string{"remainingMs"}}},
 		// A list landing at the deadline: in time, but no final read can be
 		// predicted to fit, so none is issued (contract §2 step 4).
-		{"list30000", sim.BridgeScript{List: lat(30000), TimeoutMs: -1}, running("c"),
+		{"list30000", waitagents.BridgeScript{List: lat(30000), TimeoutMs: -1}, running("c"),
 			map[string]any{"timeoutMs": 600000},
 			want{reads: 0, at: 30000, remaining: ip(570000), lists: 1, agents: 1, present: []string{"outputsUnavailable"}}},
 		// One 8 s list sets the reserve for the rest of the call: the cost is
 		// the longest read, not the last (contract §2 step 2).
-		{"reserve-longest", sim.BridgeScript{List: lat(0, 8000, 0)}, running("c"),
+		{"reserve-longest", waitagents.BridgeScript{List: lat(0, 8000, 0)}, running("c"),
 			map[string]any{"timeoutMs": 600000},
 			want{reads: 1, at: 14000, remaining: ip(586000), lists: 7, agents: 1}},
 		// A 5 ms bridge must keep its outputs at the cap (the last sleep stops at deadline − 2·cost).
-		{"bridge5ms", sim.BridgeScript{List: lat(5), Read: lat(5)}, running("c"),
+		{"bridge5ms", waitagents.BridgeScript{List: lat(5), Read: lat(5)}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000},
 			want{reads: 1, at: 30000, remaining: ip(570000), lists: -1, agents: 1, absent: []string{"outputsUnavailable"}}},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
-			res := run(t, sim.World{Name: r.name, Bridge: r.bridge, Agents: r.agents, Callers: one(r.args)})
+			res := run(t, waitagents.World{Name: r.name, Bridge: r.bridge, Agents: r.agents, Callers: one(r.args)})
 			check(t, res, r.want)
 		})
 	}
@@ -178,27 +180,27 @@ func TestOracle(t *testing.T) {
 func TestActiveStates(t *testing.T) {
 	for state, active := range map[string]bool{"": true, "created": true, "prompt_sent": true, "running": true, "waiting": true,
 		"completed": false, "failed": false, "cancelled": false, "archived": false} {
-		res := run(t, sim.World{Name: "state-" + state, Agents: []sim.AgentSpec{{ID: "c", State: state}},
+		res := run(t, waitagents.World{Name: "state-" + state, Agents: []waitagents.AgentSpec{{ID: "c", State: state}},
 			Callers: one(map[string]any{"timeoutMs": 600000})})
 		c := res.Call("A", 1)
-		if c.Reply.Done == active || (c.EndMs == 30000) != active {
-			t.Errorf("state %q: done %v at %d ms; active should be %v", state, c.Reply.Done, c.EndMs, active)
+		if waitagents.ReplyOf(c).Done == active || (c.EndMs == 30000) != active {
+			t.Errorf("state %q: done %v at %d ms; active should be %v", state, waitagents.ReplyOf(c).Done, c.EndMs, active)
 		}
 	}
 }
 
 // TestRecoveryChain: 60500 → 30500 → stop, each call resolving at its cap.
 func TestRecoveryChain(t *testing.T) {
-	res := run(t, sim.World{Name: "recovery", Agents: running("c"),
+	res := run(t, waitagents.World{Name: "recovery", Agents: running("c"),
 		Callers: []sim.CallerSpec{{Name: "A", Follow: true, Args: map[string]any{"timeoutMs": 60500}}}})
 	if len(res.Calls) != 2 {
 		t.Fatalf("%d calls, want 2\n%s", len(res.Calls), res.Timeline)
 	}
-	c1, c2 := res.Calls[0], res.Calls[1]
-	if c1.EndMs != 30000 || c1.Reply.RemainingMs == nil || *c1.Reply.RemainingMs != 30500 {
+	c1, c2 := &res.Calls[0], &res.Calls[1]
+	if c1.EndMs != 30000 || waitagents.ReplyOf(c1).RemainingMs == nil || *waitagents.ReplyOf(c1).RemainingMs != 30500 {
 		t.Errorf("call 1: end %d, reply %v", c1.EndMs, c1.Raw)
 	}
-	if c2.StartMs != 30000 || c2.EndMs != 60000 || c2.Reply.RemainingMs != nil || c2.Args["timeoutMs"] != 30500 {
+	if c2.StartMs != 30000 || c2.EndMs != 60000 || waitagents.ReplyOf(c2).RemainingMs != nil || c2.Args["timeoutMs"] != 30500 {
 		t.Errorf("call 2: start %d end %d args %v reply %v", c2.StartMs, c2.EndMs, c2.Args, c2.Raw)
 	}
 }
@@ -206,15 +208,15 @@ func TestRecoveryChain(t *testing.T) {
 // TestMembershipChange: a named child completes at 2 s while a newcomer joins;
 // the scoped wait returns done with only the named child (contract §2 step 7).
 func TestMembershipChange(t *testing.T) {
-	res := run(t, sim.World{Name: "membership", Agents: running("a", "b"),
-		Changes: []sim.Change{
-			{AtMs: 2000, Op: sim.OpState, ID: "a", State: "completed"},
-			{AtMs: 2000, Op: sim.OpJoin, ID: "n", State: "running"},
+	res := run(t, waitagents.World{Name: "membership", Agents: running("a", "b"),
+		Changes: []waitagents.Change{
+			{AtMs: 2000, Op: waitagents.OpState, ID: "a", State: "completed"},
+			{AtMs: 2000, Op: waitagents.OpJoin, ID: "n", State: "running"},
 		},
 		Callers: one(map[string]any{"sessionIds": []any{"a"}, "timeoutMs": 600000})})
 	c := res.Call("A", 1)
-	if c.EndMs != 2000 || !c.Reply.Done || len(c.Reply.Agents) != 1 || c.Reply.Agents[0].SessionID != "a" ||
-		len(c.Reply.Outputs) != 1 || c.Reply.Outputs[0].SessionID != "a" {
+	if c.EndMs != 2000 || !waitagents.ReplyOf(c).Done || len(waitagents.ReplyOf(c).Agents) != 1 || waitagents.ReplyOf(c).Agents[0].SessionID != "a" ||
+		len(waitagents.ReplyOf(c).Outputs) != 1 || waitagents.ReplyOf(c).Outputs[0].SessionID != "a" {
 		t.Fatalf("end %d reply %v\n%s", c.EndMs, c.Raw, res.Timeline)
 	}
 }
@@ -223,15 +225,15 @@ func TestMembershipChange(t *testing.T) {
 // running, a scoped newcomer joins completed; the scope is applied to every
 // list, so the wait ends at 3 s with a and y.
 func TestScopeEveryList(t *testing.T) {
-	res := run(t, sim.World{Name: "scope-leave", Agents: running("a", "b", "x"),
-		Changes: []sim.Change{
-			{AtMs: 3000, Op: sim.OpState, ID: "a", State: "failed"},
-			{AtMs: 3000, Op: sim.OpLeave, ID: "b"},
-			{AtMs: 3000, Op: sim.OpJoin, ID: "y", State: "completed"},
+	res := run(t, waitagents.World{Name: "scope-leave", Agents: running("a", "b", "x"),
+		Changes: []waitagents.Change{
+			{AtMs: 3000, Op: waitagents.OpState, ID: "a", State: "failed"},
+			{AtMs: 3000, Op: waitagents.OpLeave, ID: "b"},
+			{AtMs: 3000, Op: waitagents.OpJoin, ID: "y", State: "completed"},
 		},
 		Callers: one(map[string]any{"sessionIds": []any{"a", "b", "y"}, "timeoutMs": 600000})})
 	c := res.Call("A", 1)
-	if c.EndMs != 3000 || !c.Reply.Done || len(c.Reply.Agents) != 2 {
+	if c.EndMs != 3000 || !waitagents.ReplyOf(c).Done || len(waitagents.ReplyOf(c).Agents) != 2 {
 		t.Fatalf("end %d reply %v\n%s", c.EndMs, c.Raw, res.Timeline)
 	}
 }
@@ -239,41 +241,41 @@ func TestScopeEveryList(t *testing.T) {
 // TestBridgeErrors: an error on the first list, and on a poll, is a reply field.
 func TestBridgeErrors(t *testing.T) {
 	t.Run("first-list", func(t *testing.T) {
-		res := run(t, sim.World{Name: "err-first", Bridge: sim.BridgeScript{List: []sim.Step{{LatencyMs: 100, Err: "boom"}}},
+		res := run(t, waitagents.World{Name: "err-first", Bridge: waitagents.BridgeScript{List: []waitagents.Step{{LatencyMs: 100, Err: "boom"}}},
 			Agents: running("c"), Callers: one(map[string]any{"timeoutMs": 600000})})
 		c := res.Call("A", 1)
 		// The failed first list is retried every second (cost 100 ms) until
 		// no list and final read fit: the last fails at 29800.
-		if c.IsError || c.EndMs != 29800 || c.Reply.BridgeError != "boom" || !c.Reply.AgentsUnavailable || c.Reply.Done ||
-			c.Reply.RemainingMs == nil || *c.Reply.RemainingMs != 570200 || len(res.Requests) != 28 {
+		if c.IsError || c.EndMs != 29800 || waitagents.ReplyOf(c).BridgeError != "boom" || !waitagents.ReplyOf(c).AgentsUnavailable || waitagents.ReplyOf(c).Done ||
+			waitagents.ReplyOf(c).RemainingMs == nil || *waitagents.ReplyOf(c).RemainingMs != 570200 || len(res.Requests) != 28 {
 			t.Fatalf("end %d reply %v err %q\n%s", c.EndMs, c.Raw, c.ErrorText, res.Timeline)
 		}
 	})
 	t.Run("reject-at-once-chain-ends", func(t *testing.T) {
 		// A bridge that rejects every read at once must not make a caller who
 		// follows remainingMs call again for ever at the same instant.
-		res := run(t, sim.World{Name: "reject-chain", Bridge: sim.BridgeScript{List: []sim.Step{{Reject: true}}},
+		res := run(t, waitagents.World{Name: "reject-chain", Bridge: waitagents.BridgeScript{List: []waitagents.Step{{Reject: true}}},
 			Agents: running("c"), Callers: []sim.CallerSpec{{Name: "A", Follow: true, Args: map[string]any{"timeoutMs": 600000}}}})
 		if n := len(res.Calls); n != 20 || res.Calls[n-1].EndMs != 600000 {
 			t.Fatalf("%d calls, the last ending at %d ms; want 20 calls ending at 600000 ms", n, res.Calls[n-1].EndMs)
 		}
 	})
 	t.Run("poll", func(t *testing.T) {
-		res := run(t, sim.World{Name: "err-poll",
-			Bridge:  sim.BridgeScript{List: []sim.Step{{}, {Err: "flaky"}, {}}},
+		res := run(t, waitagents.World{Name: "err-poll",
+			Bridge:  waitagents.BridgeScript{List: []waitagents.Step{{}, {Err: "flaky"}, {}}},
 			Agents:  running("c"),
-			Changes: []sim.Change{{AtMs: 2500, Op: sim.OpState, ID: "c", State: "completed"}},
+			Changes: []waitagents.Change{{AtMs: 2500, Op: waitagents.OpState, ID: "c", State: "completed"}},
 			Callers: one(map[string]any{"timeoutMs": 600000})})
 		c := res.Call("A", 1)
-		if c.IsError || c.EndMs != 3000 || c.Reply.BridgeError != "flaky" || !c.Reply.Done || len(c.Reply.Agents) != 1 {
+		if c.IsError || c.EndMs != 3000 || waitagents.ReplyOf(c).BridgeError != "flaky" || !waitagents.ReplyOf(c).Done || len(waitagents.ReplyOf(c).Agents) != 1 {
 			t.Fatalf("end %d reply %v\n%s", c.EndMs, c.Raw, res.Timeline)
 		}
 	})
 	t.Run("read", func(t *testing.T) {
-		res := run(t, sim.World{Name: "err-read", Bridge: sim.BridgeScript{Read: []sim.Step{{LatencyMs: 10, Err: "nope"}}},
-			Agents: []sim.AgentSpec{{ID: "c", State: "completed"}}, Callers: one(map[string]any{})})
+		res := run(t, waitagents.World{Name: "err-read", Bridge: waitagents.BridgeScript{Read: []waitagents.Step{{LatencyMs: 10, Err: "nope"}}},
+			Agents: []waitagents.AgentSpec{{ID: "c", State: "completed"}}, Callers: one(map[string]any{})})
 		c := res.Call("A", 1)
-		if c.IsError || c.EndMs != 10 || c.Reply.BridgeError != "nope" || !c.Reply.Done || len(c.Reply.Outputs) != 0 {
+		if c.IsError || c.EndMs != 10 || waitagents.ReplyOf(c).BridgeError != "nope" || !waitagents.ReplyOf(c).Done || len(waitagents.ReplyOf(c).Outputs) != 0 {
 			t.Fatalf("end %d reply %v\n%s", c.EndMs, c.Raw, res.Timeline)
 		}
 	})
@@ -285,11 +287,11 @@ func (panicky) ListAgents(context.Context, string) ([]waittool.Agent, error) { p
 
 // TestBridgePanic: a panicking bridge is an error field, not a crash.
 func TestBridgePanic(t *testing.T) {
-	res := run(t, sim.World{Name: "panic", Agents: running("c"),
+	res := run(t, waitagents.World{Name: "panic", Agents: running("c"),
 		WrapBridge: func(b waittool.Bridge) waittool.Bridge { return panicky{b} },
 		Callers:    one(map[string]any{"timeoutMs": 600000})})
 	c := res.Call("A", 1)
-	if c.IsError || c.Reply == nil || !strings.Contains(c.Reply.BridgeError, "kaboom") || !c.Reply.AgentsUnavailable {
+	if c.IsError || waitagents.ReplyOf(c) == nil || !strings.Contains(waitagents.ReplyOf(c).BridgeError, "kaboom") || !waitagents.ReplyOf(c).AgentsUnavailable {
 		t.Fatalf("reply %v err %q rpc %q", c.Raw, c.ErrorText, c.RPCError)
 	}
 }
@@ -297,7 +299,7 @@ func TestBridgePanic(t *testing.T) {
 // TestCallerTimeoutShorterThanWait: a client whose request timeout (20 s) is
 // shorter than the call's cap loses the reply at 20 s; with 60 s it does not.
 func TestCallerTimeoutShorterThanWait(t *testing.T) {
-	res := run(t, sim.World{Name: "short-client", Agents: running("c"),
+	res := run(t, waitagents.World{Name: "short-client", Agents: running("c"),
 		Callers: []sim.CallerSpec{
 			{Name: "A", RequestTimeoutMs: 20000, Args: map[string]any{"timeoutMs": 600000}},
 			{Name: "B", Args: map[string]any{"timeoutMs": 600000}},
@@ -315,7 +317,7 @@ func TestCallerTimeoutShorterThanWait(t *testing.T) {
 // total = capped ms; a caller that resets its timer on progress survives a
 // 45 s request timeout... and one that does not, at 25 s, loses the reply.
 func TestProgress(t *testing.T) {
-	res := run(t, sim.World{Name: "progress", Agents: running("c"),
+	res := run(t, waitagents.World{Name: "progress", Agents: running("c"),
 		Callers: []sim.CallerSpec{
 			{Name: "A", Progress: true, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
 			{Name: "B", ResetOnProgress: true, RequestTimeoutMs: 6000, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
@@ -338,9 +340,9 @@ func TestProgress(t *testing.T) {
 
 // TestNoBridge: without a bridge the reply is ok=false, orchestration_unavailable.
 func TestNoBridge(t *testing.T) {
-	res := run(t, sim.World{Name: "nobridge", NoBridge: true, Callers: one(nil)})
+	res := run(t, waitagents.World{Name: "nobridge", NoBridge: true, Callers: one(nil)})
 	c := res.Call("A", 1)
-	if c.Reply == nil || c.Reply.OK || c.Reply.Error != "orchestration_unavailable" || c.Reply.Done || c.EndMs != 0 {
+	if waitagents.ReplyOf(c) == nil || waitagents.ReplyOf(c).OK || waitagents.ReplyOf(c).Error != "orchestration_unavailable" || waitagents.ReplyOf(c).Done || c.EndMs != 0 {
 		t.Fatalf("reply %v", c.Raw)
 	}
 }
@@ -352,7 +354,7 @@ func TestBudgets(t *testing.T) {
 	for i := range 30 {
 		msgs = append(msgs, fmt.Sprintf("m%02d-%s", i, long))
 	}
-	agents := []sim.AgentSpec{{ID: "a", State: "completed", Messages: msgs}, {ID: "b", State: "completed", Messages: msgs}, {ID: "c", State: "completed", Messages: []string{"short"}}}
+	agents := []waitagents.AgentSpec{{ID: "a", State: "completed", Messages: msgs}, {ID: "b", State: "completed", Messages: msgs}, {ID: "c", State: "completed", Messages: []string{"short"}}}
 	cases := []struct {
 		name  string
 		args  map[string]any
@@ -402,14 +404,14 @@ func TestBudgets(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, sim.World{Name: tc.name, Agents: agents, Callers: one(tc.args)})
+			res := run(t, waitagents.World{Name: tc.name, Agents: agents, Callers: one(tc.args)})
 			c := res.Call("A", 1)
-			if msg := tc.check(c.Reply.Outputs); msg != "" {
-				b, _ := json.Marshal(c.Reply.Outputs)
+			if msg := tc.check(waitagents.ReplyOf(c).Outputs); msg != "" {
+				b, _ := json.Marshal(waitagents.ReplyOf(c).Outputs)
 				t.Errorf("%s: %.300s", msg, b)
 			}
-			if c.Reply.Truncated != tc.trunc {
-				t.Errorf("truncated = %v, want %v", c.Reply.Truncated, tc.trunc)
+			if waitagents.ReplyOf(c).Truncated != tc.trunc {
+				t.Errorf("truncated = %v, want %v", waitagents.ReplyOf(c).Truncated, tc.trunc)
 			}
 		})
 	}

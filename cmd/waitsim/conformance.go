@@ -5,13 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/waitsim/waitsim/packs/waitagents"
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/waitsim/waitsim/conformance"
-	"github.com/waitsim/waitsim/scenarios"
 )
 
 // runConformance implements `waitsim conformance`: the simulation's
@@ -42,12 +44,29 @@ func runConformance(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim conformance: --runs and --tolerance-ms must be positive")
 		return 2
 	}
-	root, paths, ok := scenarioPaths(paths, filepath.Join("conformance", "scenarios"))
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return 2
+	}
+	// Real clients talk to `waitsim serve`, which serves the reference
+	// tool: its table's suite predicts what they see.
+	st, err := findSuite(root, "./scenarios/", "TestTable")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim conformance: works inside waitsim's own module (it serves the reference tool):", err)
+		return 2
+	}
+	paths, ok = scenarioPaths(root, paths, filepath.Join("conformance", "scenarios"))
 	if !ok {
 		return 2
 	}
-	cases, err := scenarios.Load(paths)
-	var fe *scenarios.FileError
+	opts, err := waitagents.Reference().LoadOptions()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return 2
+	}
+	cases, err := scenario.Load(paths, opts)
+	var fe *results.FileError
 	if errors.As(err, &fe) {
 		printProblems(fe.Problems)
 		return 2
@@ -78,12 +97,12 @@ func runConformance(args []string) int {
 		return 2
 	}
 	fmt.Println("simulation (virtual time):")
-	simRes, _, ok := simulate(root, paths, simFile, 0)
+	simRes, _, ok := simulate(st, results.Params{Paths: paths, Results: simFile}, false)
 	if !ok {
 		return 2
 	}
-	scenarios.PrintTable(os.Stdout, simRes)
-	simBy := map[string]scenarios.CaseResult{}
+	results.PrintTable(os.Stdout, simRes)
+	simBy := map[string]results.CaseResult{}
 	for _, c := range simRes.Cases {
 		simBy[c.ID] = c
 	}

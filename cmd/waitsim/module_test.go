@@ -7,33 +7,53 @@ import (
 	"testing"
 )
 
-// TestOutsideTheModule (issue 11 item 18): run inside another module,
-// waitsim says it works only inside its own, and README.md quotes that
-// message where the commands are introduced.
-func TestOutsideTheModule(t *testing.T) {
+// In another module, waitsim finds that module's table test (the test that
+// calls waitsim.Run), whatever its module path; with none it says how to
+// get one; outside any module it says so.
+func TestAnyModule(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/other\n\ngo 1.26\n"), 0o644); err != nil {
-		t.Fatal(err)
+	write := func(rel, src string) {
+		t.Helper()
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	wd, _ := os.Getwd()
+	write("go.mod", "module example.com/other\n\ngo 1.26\n")
 	t.Chdir(dir)
-	_, err := moduleRoot()
-	if err == nil || !strings.Contains(err.Error(), "not inside the waitsim module") || !strings.Contains(err.Error(), modulePath) {
+	root, err := moduleRoot()
+	if err != nil {
 		t.Fatalf("moduleRoot in another module: %v", err)
 	}
-	t.Chdir(wd)
-	if root, err := moduleRoot(); err != nil || filepath.Base(filepath.Join(root, "cmd", "waitsim")) != "waitsim" {
-		t.Fatalf("moduleRoot here: %q, %v", root, err)
+	if _, err := findSuite(root, "", ""); err == nil || !strings.Contains(err.Error(), "waitsim init") {
+		t.Errorf("a module with no table test: %v, want a pointer to waitsim init", err)
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	write("tool/tool_test.go", `package tool_test
+
+import (
+	"testing"
+
+	ws "github.com/waitsim/waitsim"
+)
+
+func TestOther(t *testing.T) { t.Log("no door") }
+
+func TestMine(t *testing.T) { ws.Run(t, ws.Params{}) }
+`)
+	write("nested/go.mod", "module example.com/nested\n")
+	write("nested/n_test.go", "package n\nimport \"github.com/waitsim/waitsim\"\nfunc TestN(t *testing.T) { waitsim.Run(t, waitsim.Params{}) }\n")
+	s, err := findSuite(root, "", "")
+	if err != nil || s.Pkg != "./tool/" || s.Test != "TestMine" {
+		t.Errorf("findSuite: %+v, %v; want ./tool/ TestMine (a nested module is another module)", s, err)
 	}
-	intro := string(readme)
-	if i := strings.Index(intro, "## What this is"); i > 0 {
-		intro = intro[:i]
-	}
-	if !strings.Contains(intro, "waitsim: not inside the waitsim module") || !strings.Contains(intro, "works only inside this module") {
-		t.Error("README.md does not say, where the commands are introduced, that waitsim works only inside its module and what it says elsewhere")
+	empty := t.TempDir()
+	t.Chdir(empty)
+	t.Setenv("GOFLAGS", "")
+	t.Setenv("GO111MODULE", "on")
+	if _, err := moduleRoot(); err == nil || !strings.Contains(err.Error(), "not inside a Go module") {
+		t.Errorf("outside any module: %v", err)
 	}
 }

@@ -3,21 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
+
 	"github.com/waitsim/waitsim/mutants"
-	"github.com/waitsim/waitsim/scenarios"
 	"github.com/waitsim/waitsim/suitebin"
 )
 
@@ -26,58 +26,25 @@ import (
 // directory's waitsim/suitebin).
 const suiteBinDirEnv = "WAITSIM_SUITEBIN_DIR"
 
-// modulePath is waitsim's own module: the commands drive `go test` on its
-// packages, so they work only inside it.
-const modulePath = "github.com/waitsim/waitsim"
-
-// moduleLine finds a go.mod's module path.
-var moduleLine = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)"?\s*$`)
-
-// moduleRoot returns the directory of the main module's go.mod, which must
-// be waitsim's own.
-// scenarioPaths resolves the paths given to run or conformance: it finds the
-// module's root, uses def (relative to it) when no path is given, and makes
-// every path absolute, refusing one that does not exist. Problems are
-// printed; ok false means exit 2.
-func scenarioPaths(paths []string, def string) (root string, abs []string, ok bool) {
-	root, err := moduleRoot()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "waitsim:", err)
-		return "", nil, false
-	}
-	if len(paths) == 0 {
+// scenarioPaths makes every path given to run or conformance absolute,
+// refusing one that does not exist (printed); with none, def relative to
+// root when def is not "". ok false means exit 2.
+func scenarioPaths(root string, paths []string, def string) (abs []string, ok bool) {
+	if len(paths) == 0 && def != "" {
 		paths = []string{filepath.Join(root, def)}
 	}
 	abs = make([]string, len(paths))
 	for i, p := range paths {
+		var err error
 		if abs[i], err = filepath.Abs(p); err == nil {
 			_, err = os.Stat(abs[i])
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "waitsim:", err)
-			return "", nil, false
+			return nil, false
 		}
 	}
-	return root, abs, true
-}
-
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", fmt.Errorf("not inside the waitsim module (no go.mod found): waitsim runs `go test` on its own packages, so run it inside a clone of %s", modulePath)
-	}
-	b, err := os.ReadFile(gomod)
-	if err != nil {
-		return "", err
-	}
-	if m := moduleLine.FindSubmatch(b); m == nil || string(m[1]) != modulePath {
-		return "", fmt.Errorf("not inside the waitsim module (%s is another module's): waitsim runs `go test` on its own packages, so run it inside a clone of %s", gomod, modulePath)
-	}
-	return filepath.Dir(gomod), nil
+	return abs, true
 }
 
 // runScenarios implements `waitsim run`. Exit codes: 0 every case passed,
@@ -86,9 +53,14 @@ func runScenarios(args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "also write the results to out/scenarios.json")
 	repeat := fs.Int("check-determinism", 0, "re-run every case N times, at GOMAXPROCS 1, 2 and 4, and fail on any trace difference")
+	pkg := fs.String("pkg", "", "the package of the test that calls waitsim.Run (default: the only one)")
+	test := fs.String("test", "", "the test function that calls waitsim.Run (default: the only one)")
+	var only []string
+	fs.Func("case", "run only the case with this `ID` (repeatable)", func(v string) error { only = append(only, v); return nil })
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: waitsim run [--json] [--check-determinism N] [paths…]")
+		fmt.Fprintln(fs.Output(), "usage: waitsim run [--json] [--check-determinism N] [--case ID]… [--pkg DIR --test NAME] [paths…]")
 		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "With no paths, the test's own scenario files (waitsim.Params.Dir).")
 		fmt.Fprintln(fs.Output(), "exit codes: 0 every case passed, 1 a case failed or could not run, 2 usage or file errors (nothing ran)")
 	}
 	// Flags may come before or after the paths.
@@ -100,13 +72,25 @@ func runScenarios(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim: --check-determinism wants a number of runs ≥ 1 (0: no check)")
 		return 2
 	}
-	root, paths, ok := scenarioPaths(paths, filepath.Join("scenarios", "table"))
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return 2
+	}
+	st, err := findSuite(root, *pkg, *test)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return 2
+	}
+	paths, ok = scenarioPaths(root, paths, "")
 	if !ok {
 		return 2
 	}
-	if files, err := scenarios.Expand(paths); err != nil || len(files) == 0 {
-		fmt.Fprintf(os.Stderr, "waitsim: no scenario files (*.yaml, *.yml) under %s\n", strings.Join(paths, ", "))
-		return 2
+	if len(paths) > 0 {
+		if files, err := scenario.Expand(paths); err != nil || len(files) == 0 {
+			fmt.Fprintf(os.Stderr, "waitsim: no scenario files (*.yaml, *.yml) under %s\n", strings.Join(paths, ", "))
+			return 2
+		}
 	}
 	outFile := filepath.Join(root, "out", "scenarios.json")
 	if !*asJSON {
@@ -124,7 +108,7 @@ func runScenarios(args []string) int {
 		return 2
 	}
 	commit, tree, _ := mutants.TreeState(context.Background(), root)
-	res, runErr, ok := simulate(root, paths, outFile, *repeat)
+	res, runErr, ok := simulate(st, results.Params{Paths: paths, Cases: only, Results: outFile, Repeat: *repeat}, *repeat > 0)
 	if !ok {
 		return 2
 	}
@@ -138,16 +122,12 @@ func runScenarios(args []string) int {
 	}
 	res.Commit, res.Tree = commit, tree
 	if *asJSON {
-		out, err := json.MarshalIndent(res, "", "  ")
-		if err == nil {
-			err = os.WriteFile(outFile, append(out, '\n'), 0o644)
-		}
-		if err != nil {
+		if err := results.WriteRun(outFile, res); err != nil {
 			fmt.Fprintln(os.Stderr, "waitsim:", err)
 			return 2
 		}
 	}
-	scenarios.PrintTable(os.Stdout, res)
+	results.PrintTable(os.Stdout, res)
 	if *repeat > 0 && res.Failed+res.Errors == 0 {
 		fmt.Printf("determinism: every trace identical over %d run(s) at each of GOMAXPROCS 1, 2 and 4\n", max(*repeat, 1))
 	}
@@ -160,65 +140,56 @@ func runScenarios(args []string) int {
 	return 0
 }
 
-// simulate runs the scenario table over paths in the scenarios package's
-// test binary (synctest exists only in tests), writing its results to
-// outFile, and reads them back. The binary is built once and reused while
-// the module's sources are unchanged (suitebin). ok is false when the table
-// did not run (file errors or a build failure, already printed); runErr is
-// the test binary's own error.
-func simulate(root string, paths []string, outFile string, repeat int) (res scenarios.RunResult, runErr error, ok bool) {
-	_ = os.Remove(outFile)
+// simulate runs the scenario table of suite st in its test binary (synctest
+// exists only in tests), handing it params (its Results file set), and
+// reads its results back. The binary is built once and reused while the
+// module's sources are unchanged (suitebin). With cpus, the table runs at
+// GOMAXPROCS 1, 2 and 4 in one process. ok is false when the table did not
+// run (file problems or a build failure, already printed); runErr is the
+// test binary's own error.
+func simulate(st suite, params results.Params, cpus bool) (res results.RunResult, runErr error, ok bool) {
+	_ = os.Remove(params.Results)
 	// For a binary that cannot be kept (no cache directory, or the sources
-	// changed while it was built).
+	// changed while it was built), and the params file.
 	scratch, err := mutants.MakeRunDir("waitsim-run-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return res, nil, false
 	}
 	defer os.RemoveAll(scratch)
-	bin, err := suitebin.Binary(context.Background(), suitebin.Options{Root: root, Pkg: "./scenarios/", Dir: os.Getenv(suiteBinDirEnv), Scratch: scratch})
+	bin, err := suitebin.Binary(context.Background(), suitebin.Options{Root: st.Root, Pkg: st.Pkg, Dir: os.Getenv(suiteBinDirEnv), Scratch: scratch})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		fmt.Fprintln(os.Stderr, "waitsim: the scenario table did not run")
 		return res, nil, false
 	}
-	// What `go test ./scenarios/ -count=1 -run '^TestTable$'` passes, run
-	// where it runs the binary: in the package's directory.
-	testArgs := []string{"-test.paniconexit0", "-test.timeout=10m0s", "-test.count=1", "-test.run", "^TestTable$"}
-	if repeat > 0 {
+	pf := filepath.Join(scratch, "params.json")
+	if err := results.WriteParams(pf, params); err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return res, nil, false
+	}
+	// What `go test <pkg> -count=1 -run '^Test$'` passes, run where it runs
+	// the binary: in the package's directory.
+	testArgs := []string{"-test.paniconexit0", "-test.timeout=10m0s", "-test.count=1", "-test.run", st.RunPattern()}
+	if cpus {
 		testArgs = append(testArgs, "-test.cpu", "1,2,4")
 	}
-	testArgs = append(testArgs, "-waitsim.paths="+strings.Join(paths, ","), "-waitsim.out="+outFile)
-	if repeat > 1 {
-		testArgs = append(testArgs, fmt.Sprintf("-waitsim.repeat=%d", repeat))
-	}
 	cmd := exec.Command(bin.Path, testArgs...)
-	cmd.Dir = filepath.Join(root, "scenarios")
+	cmd.Dir = st.Dir()
+	cmd.Env = append(os.Environ(), results.ParamsEnv+"="+pf)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	runErr = cmd.Run()
-	b, err := os.ReadFile(outFile)
+	res, err = results.ReadRun(params.Results)
 	if err != nil {
-		// The table did not run: file errors or a build failure. Show why:
-		// the problems alone when the files are at fault, else all of it.
-		out := buf.String()
-		if i := strings.Index(out, "problem(s) in the scenario files:"); i >= 0 {
-			var lines []string
-			for _, l := range strings.Split(out[i:], "\n")[1:] {
-				if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "---") {
-					break
-				}
-				lines = append(lines, l)
-			}
-			printProblems(lines)
-		} else {
-			io.Copy(os.Stderr, &buf)
-			fmt.Fprintln(os.Stderr, "waitsim: the scenario table did not run")
-		}
+		// The table did not run: a build of the test failed, or the test
+		// ended before its results were written.
+		io.Copy(os.Stderr, &buf)
+		fmt.Fprintf(os.Stderr, "waitsim: the scenario table did not run (%s %s wrote no results: %v)\n", st.Pkg, st.Test, err)
 		return res, nil, false
 	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		fmt.Fprintf(os.Stderr, "waitsim: %s: %v\n", outFile, err)
+	if len(res.Problems) > 0 {
+		printProblems(res.Problems)
 		return res, nil, false
 	}
 	return res, runErr, true
@@ -226,10 +197,10 @@ func simulate(root string, paths []string, outFile string, repeat int) (res scen
 
 // printProblems prints the problems of the scenario files, one
 // "file:line:column: field: message" a line (`waitsim run` and `waitsim serve`).
-func printProblems(problems []string) {
+func printProblems(problems []results.Problem) {
 	lines := make([]string, len(problems))
 	for i, p := range problems {
-		lines[i] = "  " + printable(p)
+		lines[i] = "  " + printable(p.String())
 	}
 	fmt.Fprintf(os.Stderr, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
 }

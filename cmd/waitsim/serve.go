@@ -5,13 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/waitsim/waitsim/results"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
 
-	"github.com/waitsim/waitsim/scenarios"
 	"github.com/waitsim/waitsim/serve"
 )
 
@@ -84,7 +84,7 @@ func runServe(args []string) int {
 	defer logw.Close(time.Second)
 	err = serve.Run(ctx, serve.Options{File: file, Case: *id, HTTP: *addr, JSONResponse: *jsonResp, Stateless: *stateless, Probe: *probe,
 		AllowOrigins: origins, SessionIdle: *idle, MaxSessions: *maxSessions, Log: logw})
-	var fe *scenarios.FileError
+	var fe *results.FileError
 	switch {
 	case err == nil:
 		fmt.Fprintln(logw, "waitsim serve: stopped")

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// doorPath is the import path of the door every table runs through.
+const doorPath = "github.com/waitsim/waitsim"
+
+// suite is the test that runs a module's scenario table: a test function
+// that calls waitsim.Run, in a package of the module.
+type suite struct {
+	Root string // the module root (the directory of go.mod)
+	Pkg  string // the package, "./dir/" relative to Root ("./" for the root)
+	Test string // the test function, e.g. TestTable
+}
+
+// Dir is the suite package's directory (where go test runs its binary).
+func (s suite) Dir() string { return filepath.Join(s.Root, filepath.FromSlash(strings.TrimPrefix(s.Pkg, "./"))) }
+
+// RunPattern is the -test.run pattern that selects the suite's test.
+func (s suite) RunPattern() string { return "^" + s.Test + "$" }
+
+// moduleRoot returns the directory of the main module's go.mod.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside a Go module (no go.mod found): run waitsim inside the module whose tool it tests (waitsim init sets one up)")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// findSuite finds the module's table test: the test functions that call
+// waitsim.Run (found by reading the module's _test.go files, nested modules
+// left out). pkg and test, when not "", pick among them; with neither, there
+// must be exactly one.
+func findSuite(root, pkg, test string) (suite, error) {
+	var found []suite
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable directory holds no suite we can run
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" || name == "node_modules" || name == "out") {
+				return filepath.SkipDir
+			}
+			if path != root {
+				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+					return filepath.SkipDir // another module
+				}
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		for _, fn := range doorTests(path) {
+			rel, _ := filepath.Rel(root, filepath.Dir(path))
+			p := "./"
+			if rel != "." {
+				p = "./" + filepath.ToSlash(rel) + "/"
+			}
+			found = append(found, suite{Root: root, Pkg: p, Test: fn})
+		}
+		return nil
+	})
+	if err != nil {
+		return suite{}, err
+	}
+	sort.Slice(found, func(i, j int) bool {
+		if found[i].Pkg != found[j].Pkg {
+			return found[i].Pkg < found[j].Pkg
+		}
+		return found[i].Test < found[j].Test
+	})
+	var picked []suite
+	for _, s := range found {
+		if (pkg == "" || samePkg(s.Pkg, pkg)) && (test == "" || s.Test == test) {
+			picked = append(picked, s)
+		}
+	}
+	switch {
+	case len(picked) == 1:
+		return picked[0], nil
+	case len(found) == 0:
+		return suite{}, fmt.Errorf("no test of this module calls waitsim.Run (%s): `waitsim init` writes one", root)
+	case len(picked) == 0:
+		return suite{}, fmt.Errorf("no test calls waitsim.Run in package %q with name %q; the tests that do: %s", pkg, test, listSuites(found))
+	}
+	return suite{}, fmt.Errorf("several tests call waitsim.Run (%s): choose one with --pkg and --test", listSuites(picked))
+}
+
+func samePkg(a, b string) bool {
+	norm := func(p string) string { return strings.Trim(filepath.ToSlash(filepath.Clean(p)), "/") }
+	return norm(a) == norm(b)
+}
+
+func listSuites(ss []suite) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.Pkg + " " + s.Test
+	}
+	return strings.Join(out, ", ")
+}
+
+// doorTests lists the test functions of a _test.go file that call
+// waitsim.Run (or a function of a package imported from waitsim's module
+// path under another name: only the door's own Run counts).
+func doorTests(file string) []string {
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return nil
+	}
+	name := ""
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == doorPath {
+			name = "waitsim"
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+		}
+	}
+	if name == "" || name == "_" {
+		return nil
+	}
+	var tests []string
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Recv != nil || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "Test") {
+			continue
+		}
+		calls := false
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := c.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Run" {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == name {
+						calls = true
+					}
+				}
+			}
+			return !calls
+		})
+		if calls {
+			tests = append(tests, fn.Name.Name)
+		}
+	}
+	return tests
+}

@@ -1,0 +1,82 @@
+package results
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/waitsim/waitsim/sim"
+)
+
+// maxNameLen bounds the readable part of a SafeFileName.
+const maxNameLen = 96
+
+// SafeFileName is a file name for case id that shells, globs and every
+// common file system take as it is (issue 11 item 16): the id's letters,
+// digits and . _ - = kept, every run of other characters ([ ] { } " , : /
+// spaces …) written as one _, cut to 96 bytes; when anything was replaced
+// or cut, "-" and the first 8 hex digits of the id's sha256 follow, so two
+// ids never share a name. Stable: it depends on the id alone. An id that is
+// already safe is its own name.
+func SafeFileName(id string) string {
+	var b strings.Builder
+	changed := false
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-', r == '=':
+			b.WriteRune(r)
+		default:
+			changed = true
+			if !strings.HasSuffix(b.String(), "_") {
+				b.WriteByte('_')
+			}
+		}
+	}
+	name := strings.TrimRight(b.String(), "_")
+	if len(name) > maxNameLen {
+		name, changed = name[:maxNameLen], true
+	}
+	if name == "" || name[0] == '.' || name[0] == '-' {
+		name, changed = "case"+name, true
+	}
+	if changed {
+		h := sha256.Sum256([]byte(id))
+		name += "-" + hex.EncodeToString(h[:4])
+	}
+	return name
+}
+
+// FailureReport renders a failed case for people: what differed, which
+// invariants broke, the timeline, and the one line that re-runs it.
+func FailureReport(r CaseResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "case %s (%s:%d) — protects: %s\n", r.ID, r.File, r.Line, r.Protects)
+	if r.Error != "" {
+		fmt.Fprintf(&b, "error: %s\n", r.Error)
+	}
+	for _, f := range r.Failures {
+		fmt.Fprintf(&b, "expectation: %s\n", f)
+	}
+	for _, v := range r.Violation {
+		fmt.Fprintf(&b, "invariant %s: %s\n", v.Invariant, v.Message)
+	}
+	fmt.Fprintf(&b, "timeline (virtual ms):\n%s", r.Timeline)
+	fmt.Fprintf(&b, "re-run: %s\n", r.Repro)
+	return b.String()
+}
+
+// FirstDivergence describes the first entry where two traces differ.
+func FirstDivergence(a, b []sim.Entry) string {
+	for i := 0; i < max(len(a), len(b)); i++ {
+		switch {
+		case i >= len(a):
+			return fmt.Sprintf("entry %d only in the second: %s", i+1, sim.FormatEntries(b[i:i+1]))
+		case i >= len(b):
+			return fmt.Sprintf("entry %d only in the first: %s", i+1, sim.FormatEntries(a[i:i+1]))
+		case a[i] != b[i]:
+			return fmt.Sprintf("entry %d:\n  first:  %s  second: %s", i+1, sim.FormatEntries(a[i:i+1]), sim.FormatEntries(b[i:i+1]))
+		}
+	}
+	return "(identical)"
+}

@@ -1,0 +1,89 @@
+package results_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/waitsim/waitsim/packs/waitagents"
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
+)
+
+// TestSafeFileName (issue 11 item 16): golden trace names hold no
+// character that breaks a shell, a glob or a file system, stay stable, and
+// never collide.
+func TestSafeFileName(t *testing.T) {
+	for id, want := range map[string]string{
+		"oracle-read-20000":                               "oracle-read-20000",
+		"boundary[timeoutMs=30500]":                       "boundary_timeoutMs=30500-",
+		`congestion[holds=[{"atMs":4500,"holdMs":3000}]]`: "congestion_holds=_atMs_4500_holdMs_3000-",
+		"agent-state[state=other:archived]":               "agent-state_state=other_archived-",
+		"../x":                                            "case.._x-",
+	} {
+		got := results.SafeFileName(id)
+		if !strings.HasPrefix(got, want) || (strings.HasSuffix(want, "-") && len(got) != len(want)+8) {
+			t.Errorf("%q → %q, want %s…", id, got, want)
+		}
+		if results.SafeFileName(id) != got {
+			t.Errorf("%q: not stable", id)
+		}
+	}
+	safe := regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._=-]*$`)
+	seen := map[string]string{}
+	cases, err := loadRef()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range append(cases, scenario.Case{ID: "a[b]"}, scenario.Case{ID: "a_b"}, scenario.Case{ID: "a{b}"}) {
+		n := results.SafeFileName(c.ID)
+		if !safe.MatchString(n) || len(n) > 96+9 {
+			t.Errorf("%q → %q is not a safe file name", c.ID, n)
+		}
+		if other, dup := seen[strings.ToLower(n)]; dup {
+			t.Errorf("%q and %q share the file name %q", c.ID, other, n)
+		}
+		seen[strings.ToLower(n)] = c.ID
+	}
+}
+func loadRef() ([]scenario.Case, error) {
+	opts, err := waitagents.Reference().LoadOptions()
+	if err != nil {
+		return nil, err
+	}
+	return scenario.Load([]string{"../scenarios/table"}, opts)
+}
+
+// A word with anything a shell reads is quoted, and a quote inside cannot
+// end the quoting.
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain-word_1.2":          "plain-word_1.2",
+		"":                        "''",
+		"a b":                     "'a b'",
+		"x'; touch pwned; echo '": `'x'\''; touch pwned; echo '\'''`,
+		"$(id)":                   "'$(id)'",
+		"a\nb":                    "'a\nb'",
+	} {
+		if got := results.ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+	if got := results.Command("go", "test", "-run", "^a b$"); got != "go test -run '^a b$'" {
+		t.Errorf("Command: %s", got)
+	}
+}
+
+// go test's own rewriting of subtest names: white space becomes _, a
+// character that does not print its escape.
+func TestTestName(t *testing.T) {
+	for in, want := range map[string]string{"p=a b": "p=a_b", "z\u200bw": `z\u200bw`, "tab\tx": "tab_x", "é": "é"} {
+		if got := results.TestName(in); got != want {
+			t.Errorf("TestName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	re := regexp.MustCompile(results.RunPattern("z\u200bw"))
+	if !re.MatchString(`z\u200bw`) {
+		t.Error("RunPattern does not match the rewritten name")
+	}
+}

@@ -1,0 +1,111 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// ParamsEnv names the environment variable that holds the path of a Params
+// file: a command (`waitsim run`, the mutation runner) writes one and runs
+// the test binary with it; the door (waitsim.Run) reads it. Unset, the test
+// runs as `go test` runs it: its own scenario files, no results file.
+const ParamsEnv = "WAITSIM_PARAMS"
+
+// ParamsVersion is the version of the Params file.
+const ParamsVersion = 1
+
+// Params is how a command asks a test binary to run its table this time.
+// The test's own waitsim.Params say what is tested; these only how. Paths
+// are absolute.
+type Params struct {
+	Version int `json:"version"`
+	// Paths are scenario files or directories to run instead of the test's
+	// own.
+	Paths []string `json:"paths,omitempty"`
+	// Cases, when not empty, runs only the cases with these ids.
+	Cases []string `json:"cases,omitempty"`
+	// Results is the file the run writes its RunResult to.
+	Results string `json:"results,omitempty"`
+	// Repeat runs every case this many times and fails a case whose traces
+	// differ (0 and 1: once).
+	Repeat int `json:"repeat,omitempty"`
+	// Order lists cases to run first, in this order (the mutation runner's
+	// kill first); the rest follow in the table's order. An entry that
+	// names no case is ignored. With -test.failfast and a File on the first
+	// entry, files are loaded one at a time as the order reaches them, so a
+	// run that stops at its first failure reads only those.
+	Order []CaseRef `json:"order,omitempty"`
+	// KillSuite: the run is a mutant's kill suite: the scenario generator
+	// stops at its first counterexample instead of shrinking it.
+	KillSuite bool `json:"killSuite,omitempty"`
+	// GenWorlds, when > 0, is how many worlds the scenario generator draws.
+	GenWorlds int `json:"genWorlds,omitempty"`
+}
+
+// CaseRef names a case and the file that defines it ("" when unknown).
+type CaseRef struct {
+	ID   string `json:"id"`
+	File string `json:"file,omitempty"`
+}
+
+// WriteParams writes p (its Version set) to file.
+func WriteParams(file string, p Params) error {
+	p.Version = ParamsVersion
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append(b, '\n'), 0o644)
+}
+
+// ReadParams reads the Params file named by ParamsEnv; ok is false when the
+// variable is unset. A file that cannot be read, is not a Params file of
+// this version, or holds unknown fields is an error naming it.
+func ReadParams() (p Params, ok bool, err error) {
+	file := os.Getenv(ParamsEnv)
+	if file == "" {
+		return p, false, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return p, true, fmt.Errorf("%s=%s: %w", ParamsEnv, file, err)
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, true, fmt.Errorf("%s: not a waitsim params file: %w", file, err)
+	}
+	if p.Version != ParamsVersion {
+		return p, true, fmt.Errorf("%s: params version %d, want %d (a waitsim command of another version wrote it)", file, p.Version, ParamsVersion)
+	}
+	return p, true, nil
+}
+
+// WriteRun writes r (its Version set) to file as indented JSON.
+func WriteRun(file string, r RunResult) error {
+	r.Version = ResultVersion
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append(b, '\n'), 0o644)
+}
+
+// ReadRun reads a results file written by WriteRun; another version is an
+// error naming the file.
+func ReadRun(file string) (RunResult, error) {
+	var r RunResult
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", file, err)
+	}
+	if r.Version != ResultVersion {
+		return r, fmt.Errorf("%s: results version %d, want %d", file, r.Version, ResultVersion)
+	}
+	return r, nil
+}

@@ -1,0 +1,280 @@
+package scenario
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/waitsim/waitsim/sim"
+)
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// Validate checks a scenario built in code (not read from a file) as the
+// loader checks one it read: every problem, without a place in a file.
+func Validate(sc *Scenario, opts Options) []error { return validate(sc, nil, &opts) }
+
+// validate checks what the types cannot: required fields, ranges, names,
+// references, and callers' args against the tool's input schema (contract §2).
+func validate(sc *Scenario, n ast.Node, opts *Options) []error {
+	var errs []error
+	bad := func(field string, path []any, format string, args ...any) {
+		errs = append(errs, nodeErr(locate(n, path...), field, format, args...))
+	}
+	if opts.Pack == PackGeneric {
+		errs = append(errs, packKeys(sc, n)...)
+	}
+	if !nameRE.MatchString(sc.Name) {
+		bad("name", []any{"name"}, "want letters, digits, '-', '_' or '.', starting with a letter or digit; got %q", sc.Name)
+	}
+	if sc.HorizonMs < 0 {
+		bad("horizonMs", []any{"horizonMs"}, "must be ≥ 0 ms")
+	}
+	if b := sc.Bridge; b != nil {
+		if b.CacheMs != nil && *b.CacheMs < 0 {
+			bad("bridge.cacheMs", []any{"bridge", "cacheMs"}, "must be ≥ 0 ms")
+		}
+		for i, h := range b.Congestion {
+			if h.AtMs < 0 || h.HoldMs < 0 {
+				bad(fmt.Sprintf("bridge.congestion[%d]", i), []any{"bridge", "congestion", i}, "atMs and holdMs must be ≥ 0")
+			}
+		}
+		if sc.NoBridge {
+			bad("noBridge", []any{"noBridge"}, "noBridge with a bridge script")
+		}
+		for i, st := range b.List {
+			if st.Outputs != nil {
+				bad(fmt.Sprintf("bridge.list[%d].outputs", i), []any{"bridge", "list", i}, "only an output read (bridge.read) returns outputs")
+			}
+		}
+	}
+	ids := map[string]bool{}
+	for i, a := range sc.Agents {
+		if a.ID == "" {
+			bad(fmt.Sprintf("agents[%d].id", i), []any{"agents", i}, "required")
+		}
+		if ids[a.ID] {
+			bad(fmt.Sprintf("agents[%d].id", i), []any{"agents", i, "id"}, "duplicate agent %q", a.ID)
+		}
+		ids[a.ID] = true
+		if g := a.Generate; g != nil && (g.Count < 1 || g.Chars < 1) {
+			bad(fmt.Sprintf("agents[%d].generate", i), []any{"agents", i, "generate"}, "count and chars must be ≥ 1")
+		}
+	}
+	order := make([]int, len(sc.Changes))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sc.Changes[order[a]].AtMs < sc.Changes[order[b]].AtMs })
+	for _, i := range order {
+		c := sc.Changes[i]
+		f := fmt.Sprintf("changes[%d]", i)
+		if c.AtMs < 0 {
+			bad(f+".atMs", []any{"changes", i, "atMs"}, "must be ≥ 0 ms")
+		}
+		switch c.Op {
+		case "join":
+			if ids[c.ID] {
+				bad(f+".id", []any{"changes", i, "id"}, "%q joins but is already in the run", c.ID)
+			}
+			ids[c.ID] = true
+		case "leave":
+			if !ids[c.ID] {
+				bad(f+".id", []any{"changes", i, "id"}, "%q leaves but is not in the run", c.ID)
+			}
+			delete(ids, c.ID)
+		case "state":
+			if child(locate(n, "changes", i), "state") == nil && n != nil {
+				bad(f+".state", []any{"changes", i}, "op state needs the new state")
+			}
+			if !ids[c.ID] {
+				bad(f+".id", []any{"changes", i, "id"}, "%q is not in the run at %d ms", c.ID, c.AtMs)
+			}
+		default:
+			bad(f+".op", []any{"changes", i, "op"}, "want state, join or leave; got %q", c.Op)
+		}
+	}
+	if len(sc.Callers) == 0 {
+		bad("callers", []any{"callers"}, "at least one caller is required")
+	}
+	names := map[string]bool{}
+	for i, c := range sc.Callers {
+		f := fmt.Sprintf("callers[%d]", i)
+		if c.Name == "" {
+			bad(f+".name", []any{"callers", i}, "required")
+		}
+		if names[c.Name] {
+			bad(f+".name", []any{"callers", i, "name"}, "duplicate caller %q", c.Name)
+		}
+		names[c.Name] = true
+		if c.StartMs < 0 {
+			bad(f+".startMs", []any{"callers", i, "startMs"}, "must be ≥ 0 ms")
+		}
+		if c.MaxCalls < 0 {
+			bad(f+".maxCalls", []any{"callers", i, "maxCalls"}, "must be ≥ 0")
+		}
+		tool := c.Tool
+		if tool == "" {
+			tool = opts.defaultTool()
+		}
+		schema, known := opts.Tools[tool]
+		switch {
+		case c.Tool != "" && opts.Tools != nil && !known:
+			bad(f+".tool", []any{"callers", i, "tool"}, "no tool %q: the server lists %s", c.Tool, toolNames(opts.Tools))
+			continue
+		case c.Tool == "" && tool == "" && len(opts.Tools) > 1:
+			bad(f+".tool", []any{"callers", i}, "the server lists several tools (%s): name the one this caller calls", toolNames(opts.Tools))
+			continue
+		case !known:
+			continue // nothing to check the args against
+		}
+		args := c.Args
+		if args == nil {
+			args = map[string]any{}
+		}
+		aps := argsProblems(resolveInput(schema), args, argNumbers(child(locate(n, "callers", i), "args")))
+		switch {
+		case len(aps) > 0 && !c.InvalidArgs:
+			for _, ap := range aps {
+				field := ap.field
+				path := []any{"callers", i, "args"}
+				if field != "" {
+					path = append(path, field)
+					field = "." + field
+				}
+				bad(f+".args"+field, path, "%s — breaks the tool's input schema (contract §2); set invalidArgs: true if that is the point", ap.msg)
+			}
+		case len(aps) == 0 && c.InvalidArgs:
+			bad(f+".invalidArgs", []any{"callers", i, "invalidArgs"}, "invalidArgs is set but the args are valid")
+		}
+	}
+	errs = append(errs, validateTransport(sc, n)...)
+	for i, e := range sc.Expect {
+		f := fmt.Sprintf("expect[%d]", i)
+		if e.Caller == "" && len(sc.Callers) != 1 {
+			bad(f+".caller", []any{"expect", i}, "required when there is more than one caller")
+		} else if e.Caller != "" && !names[e.Caller] {
+			bad(f+".caller", []any{"expect", i, "caller"}, "no caller named %q", e.Caller)
+		}
+		if e.Call < 0 {
+			bad(f+".call", []any{"expect", i, "call"}, "must be ≥ 1")
+		}
+		for _, p := range []struct {
+			name string
+			v    *int64
+		}{{"resolvesAtMs", e.ResolvesAtMs}, {"resolvesByMs", e.ResolvesByMs}, {"startsAtMs", e.StartsAtMs}} {
+			if p.v != nil && *p.v < 0 {
+				bad(f+"."+p.name, []any{"expect", i, p.name}, "must be ≥ 0 ms")
+			}
+		}
+	}
+	return errs
+}
+
+// toolNames lists the names of tools, sorted, for a message.
+func toolNames(tools map[string]*jsonschema.Schema) string {
+	return strings.Join(slices.Sorted(maps.Keys(tools)), ", ")
+}
+
+// packKeys refuses the keys of the wait_agents pack in a scenario loaded
+// for the generic layer (Options.Pack PackGeneric), each by name.
+func packKeys(sc *Scenario, n ast.Node) []error {
+	var errs []error
+	bad := func(path ...any) {
+		errs = append(errs, nodeErr(locate(n, path...), fieldPath(path),
+			"a key of the wait_agents pack: it means nothing to a tool of your own (waitsim.Params.Tool)"))
+	}
+	for _, k := range []struct {
+		key string
+		set bool
+	}{{"noBridge", sc.NoBridge}, {"bridge", sc.Bridge != nil}, {"agents", sc.Agents != nil}, {"changes", sc.Changes != nil},
+		{"capMs", sc.CapMs != 0}, {"timers", sc.Timers != nil}} {
+		if k.set {
+			bad(k.key)
+		}
+	}
+	for i, c := range sc.Callers {
+		if c.Follow {
+			bad("callers", i, "follow")
+		}
+		if c.MaxCalls != 0 {
+			bad("callers", i, "maxCalls")
+		}
+	}
+	for i, e := range sc.Expect {
+		for _, k := range []struct {
+			key string
+			set bool
+		}{{"reply", e.Reply != nil}, {"lists", e.Lists != nil}, {"reads", e.Reads != nil}, {"stranded", e.Stranded != nil}} {
+			if k.set {
+				bad("expect", i, k.key)
+			}
+		}
+	}
+	return errs
+}
+
+// validateTransport checks the transports of sc (the scenario's and each
+// caller's) beyond their types: a knob that needs an HTTP mode.
+func validateTransport(sc *Scenario, n ast.Node) []error {
+	var errs []error
+	check := func(t *TransportSpec, path ...any) {
+		if err := t.Sim().Validate(); err != nil {
+			errs = append(errs, nodeErr(locate(n, path...), fieldPath(path), "%v", err))
+		}
+	}
+	check(sc.Transport, "transport")
+	for i, c := range sc.Callers {
+		check(c.Transport, "callers", i, "transport")
+	}
+	if sc.CapMs != 0 && sc.CapMs < 1000 {
+		errs = append(errs, nodeErr(locate(n, "capMs"), "capMs", "want at least 1000 ms (or leave it out: 30000)"))
+	}
+	return errs
+}
+
+func fieldPath(path []any) string {
+	s := ""
+	for _, p := range path {
+		switch v := p.(type) {
+		case string:
+			if s != "" {
+				s += "."
+			}
+			s += v
+		case int:
+			s += fmt.Sprintf("[%d]", v)
+		}
+	}
+	return s
+}
+
+// Transport modes, protocol versions, client profiles and failure actions a
+// scenario may name (enums of the loader and of scenarios/schema.json).
+var (
+	transportModes     = modeNames()
+	protocolVersions   = []string{sim.Protocol20251125, sim.Protocol20260728}
+	profileNames       = sim.ProfileNames()
+	onTransportFailure = []string{string(sim.FailThrow), string(sim.FailRetry)}
+)
+
+func modeNames() []string {
+	var out []string
+	for _, m := range sim.Modes {
+		out = append(out, string(m))
+	}
+	return out
+}
+
+// enumFields maps a field name to the values it may take.
+var enumFields = map[string][]string{
+	"mode":               transportModes,
+	"protocol":           protocolVersions,
+	"profile":            profileNames,
+	"onTransportFailure": onTransportFailure,
+}

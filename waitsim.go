@@ -1,0 +1,501 @@
+// Package waitsim is the door to waitsim from a Go test: a maintainer of a
+// deadline-bounded MCP tool adds one test file to their own module,
+//
+//	func TestWaitsim(t *testing.T) {
+//		waitsim.Run(t, waitsim.Params{Tool: func(s *mcp.Server) { mytool.Register(s) }})
+//	}
+//
+// and `go test` runs every scenario file under testdata/waitsim: each file a
+// subtest, each case of it a subtest of that, with the invariants and
+// expectations checked and, with Params.Golden, every trace compared with
+// its golden file. Their own -race, coverage and -run work as always. The
+// tool runs as it is, in virtual time: its time.Sleep and timers are those
+// of a testing/synctest bubble.
+//
+// A contract pack checks more than the generic layer: Params.Pack (e.g.
+// packs/waitagents for the orchestration_wait_agents contract) instead of
+// Tool.
+//
+// Every command of waitsim runs a table through this same door: `waitsim
+// run` and the mutation runner build the test binary of the package that
+// calls Run and hand it a params file (results.Params, named by
+// results.ParamsEnv); Run then writes a results file (results.RunResult).
+//
+// Rules:
+//   - Run fails t for a case whose verdict is not pass, for a problem in a
+//     scenario file (every problem at once), and for a trace that differs
+//     from its golden one; it skips a case that does not apply to the tool.
+//   - It reads the scenario files and the params file; it writes only the
+//     results file the params name and, with -waitsim.update, golden files.
+//   - The same scenario gives the byte-identical trace on every run: with
+//     Repeat, or -count/-cpu runs in one process, a difference fails the
+//     case.
+package waitsim
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/waitsim/waitsim/check"
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
+)
+
+// DefaultDir is where Run looks for scenario files when Params.Dir is "":
+// relative to the test's package directory.
+const DefaultDir = "testdata/waitsim"
+
+var update = flag.Bool("waitsim.update", false, "rewrite the golden traces (waitsim.Params.Golden) instead of comparing them")
+
+// Params say what Run tests.
+type Params struct {
+	// Dir is the directory of scenario files (*.yaml, *.yml, walked),
+	// relative to the test's package directory; "" is DefaultDir.
+	Dir string
+	// Tool registers the tools under test on a server: any Go MCP tool
+	// (check.Generic). It runs once per world, inside the world's bubble.
+	Tool func(s *mcp.Server)
+	// Pack, instead of Tool, is a contract pack: the tool and the checks of
+	// its contract (e.g. waitagents.Reference()).
+	Pack check.Pack
+	// Golden, when not "", is a directory of golden traces, relative to the
+	// package directory: each case's trace must equal
+	// Golden/<results.SafeFileName(id)>.trace; -waitsim.update rewrites them,
+	// and a golden file no case has is stale. Checked under plain go test
+	// (not when a waitsim command runs the table).
+	Golden string
+	// Name names the tool under test in the results (CaseResult.Pack is the
+	// pack's name); optional.
+	Name string
+}
+
+// pack is the pack p asks for.
+func (p Params) pack() (check.Pack, error) {
+	switch {
+	case p.Pack != nil && p.Tool != nil:
+		return nil, fmt.Errorf("waitsim.Params: set Tool or Pack, not both")
+	case p.Pack != nil:
+		return p.Pack, nil
+	case p.Tool != nil:
+		return check.Generic{Register: p.Tool}, nil
+	}
+	return nil, fmt.Errorf("waitsim.Params: set Tool (your tool's registration) or Pack (a contract pack)")
+}
+
+// firstTrace keeps each case's first trace across runs of one process
+// (go test -count 2 or -cpu 1,2,4 runs the test again), keyed by test and
+// case: a later run must give the same one.
+var firstTrace = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// Run runs the scenario table of p under t: each file a subtest, each case
+// a subtest of it (see the package doc).
+func Run(t *testing.T, p Params) {
+	t.Helper()
+	params, viaCommand, err := results.ReadParams()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack, err := p.pack()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{t: t, p: p, params: params, viaCommand: viaCommand, pack: pack, run: results.RunResult{Version: results.ResultVersion}}
+	r.root, r.pkgDir = moduleRoot()
+	dir := p.Dir
+	if dir == "" {
+		dir = DefaultDir
+	}
+	paths := params.Paths
+	if len(paths) == 0 {
+		paths = []string{dir}
+	}
+	if params.Results != "" {
+		t.Cleanup(r.writeResults)
+	}
+	opts, err := pack.LoadOptions()
+	if err != nil {
+		t.Fatalf("%s: the tools under test: %v", pack.Name(), err)
+	}
+	r.opts = opts
+	if failFast() && len(params.Order) > 0 && params.Order[0].File != "" {
+		if stopped := r.runLazily(); stopped {
+			return
+		}
+	}
+	cases, err := scenario.Load(paths, opts)
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	r.index(cases)
+	if len(params.Cases) > 0 {
+		cases = r.only(cases)
+	}
+	for _, g := range r.byFile(cases) {
+		if r.ranFile[g.file] {
+			continue
+		}
+		r.runFile(g.name, g.cases)
+	}
+	if p.Golden != "" && !viaCommand && len(params.Paths) == 0 {
+		r.staleGoldens(cases)
+	}
+}
+
+// runner is one Run.
+type runner struct {
+	t          *testing.T
+	p          Params
+	params     results.Params
+	viaCommand bool
+	pack       check.Pack
+	opts       scenario.Options
+	root       string // the module root ("" when not found)
+	pkgDir     string // the test's package directory, relative to root
+
+	mu      sync.Mutex
+	run     results.RunResult
+	ranFile map[string]bool
+}
+
+// fail reports file problems (or another load error): on t, and in the
+// results file as records.
+func (r *runner) fail(err error) {
+	var fe *results.FileError
+	if e, ok := err.(*results.FileError); ok {
+		fe = e
+	}
+	if fe == nil {
+		r.t.Fatalf("waitsim: %v", err)
+		return
+	}
+	r.mu.Lock()
+	for _, p := range fe.Problems {
+		p.File = r.rel(p.File)
+		r.run.Problems = append(r.run.Problems, p)
+	}
+	r.mu.Unlock()
+	r.t.Fatal(fe.Error())
+}
+
+// fileGroup is the cases of one file, in the table's order.
+type fileGroup struct {
+	file, name string
+	cases      []scenario.Case
+}
+
+// byFile groups cases by file, in the order their files first appear; the
+// order of the params (kill first) moves files and cases forward.
+func (r *runner) byFile(cases []scenario.Case) []fileGroup {
+	cases = orderCases(cases, r.params.Order)
+	var groups []fileGroup
+	at := map[string]int{}
+	for _, c := range cases {
+		i, ok := at[c.File]
+		if !ok {
+			i = len(groups)
+			at[c.File] = i
+			groups = append(groups, fileGroup{file: c.File, name: r.fileName(c.File)})
+		}
+		groups[i].cases = append(groups[i].cases, c)
+	}
+	return groups
+}
+
+// orderCases moves the cases order names to the front, in its order
+// (results.Params.Order); an entry that names no case is ignored.
+func orderCases(cases []scenario.Case, order []results.CaseRef) []scenario.Case {
+	if len(order) == 0 {
+		return cases
+	}
+	at := make(map[string]int, len(cases))
+	for i, c := range cases {
+		at[c.ID] = i
+	}
+	out := make([]scenario.Case, 0, len(cases))
+	taken := make([]bool, len(cases))
+	for _, o := range order {
+		if i, ok := at[o.ID]; ok && !taken[i] {
+			taken[i] = true
+			out = append(out, cases[i])
+		}
+	}
+	for i, c := range cases {
+		if !taken[i] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// fileName is the subtest name of a scenario file: its path relative to the
+// table's directory, or its base name when it lies elsewhere.
+func (r *runner) fileName(file string) string {
+	dir := r.p.Dir
+	if dir == "" {
+		dir = DefaultDir
+	}
+	if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.Base(file)
+}
+
+// runFile runs the cases of one file as the subtest name.
+func (r *runner) runFile(name string, cases []scenario.Case) bool {
+	if len(cases) > 0 {
+		r.mu.Lock()
+		if r.ranFile == nil {
+			r.ranFile = map[string]bool{}
+		}
+		r.ranFile[cases[0].File] = true
+		r.mu.Unlock()
+	}
+	return r.t.Run(name, func(t *testing.T) {
+		for _, c := range cases {
+			r.runCase(t, c)
+		}
+	})
+}
+
+// runCase runs case c as a subtest of t and records its result.
+func (r *runner) runCase(t *testing.T, c scenario.Case) bool {
+	return t.Run(c.ID, func(t *testing.T) {
+		res := r.pack.Run(t, &c)
+		res.File = r.rel(c.File)
+		res.Repro = r.repro(t.Name(), c)
+		if res.Verdict != results.VerdictError && res.Verdict != results.VerdictSkip {
+			r.checkRepeat(t, &c, &res)
+			r.checkGolden(t, &res)
+		}
+		r.mu.Lock()
+		r.run.Cases = append(r.run.Cases, res)
+		r.mu.Unlock()
+		switch res.Verdict {
+		case results.VerdictPass:
+		case results.VerdictSkip:
+			t.Skip(res.Error)
+		default:
+			t.Error(results.FailureReport(res))
+		}
+	})
+}
+
+// checkRepeat runs c again as the params ask (Repeat), and compares its
+// trace with the first run of it in this process (-count, -cpu).
+func (r *runner) checkRepeat(t *testing.T, c *scenario.Case, res *results.CaseResult) {
+	for i := 2; i <= r.params.Repeat; i++ {
+		again := r.pack.Run(t, c)
+		if again.TraceHash != res.TraceHash {
+			res.Verdict = results.VerdictFail
+			res.Failures = append(res.Failures, fmt.Sprintf("not deterministic: run %d differs from run 1: %s", i, results.FirstDivergence(res.Trace, again.Trace)))
+			return
+		}
+	}
+	key := r.t.Name() + "\x00" + c.ID
+	firstTrace.Lock()
+	defer firstTrace.Unlock()
+	prev, ok := firstTrace.m[key]
+	if !ok {
+		firstTrace.m[key] = res.Timeline
+		return
+	}
+	if prev != res.Timeline {
+		res.Verdict = results.VerdictFail
+		res.Failures = append(res.Failures, "not deterministic across runs of this process (e.g. -cpu 1,2,4): "+firstLineDiff(prev, res.Timeline))
+	}
+}
+
+// checkGolden compares the case's trace with its golden file (Params.Golden)
+// under plain go test, or rewrites it with -waitsim.update.
+func (r *runner) checkGolden(t *testing.T, res *results.CaseResult) {
+	if r.p.Golden == "" || r.viaCommand {
+		return
+	}
+	file := filepath.Join(r.p.Golden, results.SafeFileName(res.ID)+".trace")
+	if *update {
+		if err := os.MkdirAll(r.p.Golden, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(res.Timeline), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		res.Verdict = results.VerdictFail
+		res.Failures = append(res.Failures, fmt.Sprintf("no golden trace %s (%v): run go test with -waitsim.update", file, err))
+		return
+	}
+	if string(want) != res.Timeline {
+		res.Verdict = results.VerdictFail
+		res.Failures = append(res.Failures, fmt.Sprintf("the trace differs from %s at %s (go test -run '%s' -args -waitsim.update rewrites it; then review the diff)",
+			file, firstLineDiff(string(want), res.Timeline), results.RunPattern(strings.Split(t.Name(), "/")...)))
+	}
+}
+
+// staleGoldens fails the test for golden files that no case has (or
+// removes them with -waitsim.update).
+func (r *runner) staleGoldens(cases []scenario.Case) {
+	known := map[string]bool{}
+	for _, c := range cases {
+		known[results.SafeFileName(c.ID)+".trace"] = true
+	}
+	files, _ := filepath.Glob(filepath.Join(r.p.Golden, "*.trace"))
+	for _, f := range files {
+		if known[filepath.Base(f)] {
+			continue
+		}
+		if *update {
+			_ = os.Remove(f)
+			continue
+		}
+		r.t.Errorf("stale golden trace %s: no case has this id (go test -args -waitsim.update removes it)", f)
+	}
+}
+
+// runLazily runs the files of the params' order first, loading each when
+// the order reaches it, and stops at the first case that fails (stopped:
+// -test.failfast would skip every later case anyway), so that a mutant's run
+// reads only the files it needs; a file that does not load is left to the
+// full load that follows.
+func (r *runner) runLazily() (stopped bool) {
+	seen := map[string]bool{}
+	for _, o := range r.params.Order {
+		if o.File == "" || seen[o.File] {
+			continue
+		}
+		seen[o.File] = true
+		cases, problems := scenario.LoadFile(o.File, r.opts)
+		if len(problems) > 0 {
+			return false
+		}
+		cases = orderCases(cases, r.params.Order)
+		if !r.runFile(r.fileName(o.File), cases) {
+			return true
+		}
+	}
+	return false
+}
+
+// only keeps the cases the params name (results.Params.Cases).
+func (r *runner) only(cases []scenario.Case) []scenario.Case {
+	want := map[string]bool{}
+	for _, id := range r.params.Cases {
+		want[id] = true
+	}
+	var out []scenario.Case
+	for _, c := range cases {
+		if want[c.ID] {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		r.t.Fatalf("no case of the table has the id %s", strings.Join(r.params.Cases, ", "))
+	}
+	return out
+}
+
+// index records every case the run loaded (results.RunResult.Index).
+func (r *runner) index(cases []scenario.Case) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range cases {
+		r.run.Index = append(r.run.Index, results.IndexEntry{ID: c.ID, File: c.File,
+			Test: r.t.Name() + "/" + results.TestName(r.fileName(c.File)) + "/" + results.TestName(c.ID)})
+	}
+}
+
+// writeResults writes the results file the params name.
+func (r *runner) writeResults() {
+	r.mu.Lock()
+	run := r.run
+	r.mu.Unlock()
+	run.Count()
+	if err := results.WriteRun(r.params.Results, run); err != nil {
+		r.t.Errorf("waitsim: writing the results: %v", err)
+	}
+}
+
+// rel is file relative to the module root, or absolute outside it.
+func (r *runner) rel(file string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil || r.root == "" {
+		return file
+	}
+	rel, err := filepath.Rel(r.root, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+// repro is the one command, run from the module root, that re-runs just
+// case c, each word shell-quoted: go test of this package when the case is
+// in the test's own files, else `waitsim run` of its file.
+func (r *runner) repro(test string, c scenario.Case) string {
+	if len(r.params.Paths) > 0 {
+		return results.Command("go", "tool", "waitsim", "run", r.rel(c.File), "--case", c.ID)
+	}
+	pkg := "./" + r.pkgDir
+	if r.pkgDir == "" || r.pkgDir == "." {
+		pkg = "."
+	}
+	if !strings.HasSuffix(pkg, "/") && pkg != "." {
+		pkg += "/"
+	}
+	return results.Command("go", "test", pkg, "-count=1", "-run", results.RunPattern(strings.Split(test, "/")...))
+}
+
+// moduleRoot finds the module root above the working directory (go test
+// runs a test in its package's directory) and the package directory
+// relative to it.
+func moduleRoot() (root, pkgDir string) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", ""
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if st, err := os.Stat(filepath.Join(d, "go.mod")); err == nil && st.Mode().IsRegular() {
+			rel, _ := filepath.Rel(d, wd)
+			return d, filepath.ToSlash(rel)
+		}
+		if filepath.Dir(d) == d {
+			return "", ""
+		}
+	}
+}
+
+// failFast reports whether the binary runs with -test.failfast.
+func failFast() bool {
+	f := flag.Lookup("test.failfast")
+	return f != nil && f.Value.String() == "true"
+}
+
+// firstLineDiff names the first line where two timelines differ.
+func firstLineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n  golden: %s\n  now:    %s", i+1, a, b)
+		}
+	}
+	return "(no line differs)"
+}

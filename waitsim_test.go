@@ -1,0 +1,272 @@
+package waitsim
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
+)
+
+// fakePack runs no world: a case passes unless its id is in fail. It
+// records the order in which cases ran.
+type fakePack struct {
+	fail map[string]bool
+	mu   sync.Mutex
+	ran  []string
+}
+
+func (*fakePack) Name() string { return "fake" }
+func (*fakePack) LoadOptions() (scenario.Options, error) {
+	return scenario.Options{Pack: scenario.PackGeneric}, nil
+}
+func (p *fakePack) Run(t *testing.T, c *scenario.Case) results.CaseResult {
+	p.mu.Lock()
+	p.ran = append(p.ran, c.ID)
+	p.mu.Unlock()
+	r := results.CaseResult{ID: c.ID, Verdict: results.VerdictPass, Timeline: "0 ms  x  y\n"}
+	if p.fail[c.ID] {
+		r.Verdict, r.Failures = results.VerdictFail, []string{"broken on purpose"}
+	}
+	return r
+}
+
+// one is a scenario file of minimal cases named ids.
+func one(ids ...string) string {
+	s := "# protects: nothing\n"
+	for _, id := range ids {
+		s += "- name: " + id + "\n  callers:\n    - name: A\n"
+	}
+	return s
+}
+
+func writeFile(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// nested runs f as a test of its own (its failures do not fail t) with the
+// given flags set for its run, and reports whether it passed.
+func nested(t *testing.T, flags map[string]string, f func(t *testing.T)) bool {
+	t.Helper()
+	restore := map[string]string{}
+	for name, v := range flags {
+		fl := flag.Lookup(name)
+		restore[name] = fl.Value.String()
+		_ = fl.Value.Set(v)
+	}
+	count := flag.Lookup("test.count")
+	oldCount := count.Value.String()
+	_ = count.Value.Set("1")
+	defer func() {
+		_ = count.Value.Set(oldCount)
+		for name, v := range restore {
+			_ = flag.Lookup(name).Value.Set(v)
+		}
+	}()
+	// The nested test's output would read as a failure of this one.
+	devnull, _ := os.Open(os.DevNull)
+	stdout := os.Stdout
+	os.Stdout = devnull
+	defer func() { os.Stdout = stdout; devnull.Close() }()
+	return testing.RunTests(func(string, string) (bool, error) { return true, nil }, []testing.InternalTest{{Name: "Nested", F: f}})
+}
+
+// withParams makes the door read p as a command's params file.
+func withParams(t *testing.T, p results.Params) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "params.json")
+	if err := results.WriteParams(f, p); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(results.ParamsEnv, f)
+}
+
+// A command's params: the paths it gives (one with a comma and a space in
+// its name) replace the test's own files; every case is a subtest of its
+// file's subtest; the results file holds every case, its verdict and the
+// index of the table.
+func TestParamsPathsAndResults(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a, b")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f1 := writeFile(t, dir, "x y.yaml", one("x1", "x2"))
+	f2 := writeFile(t, dir, "z.yaml", one("z1"))
+	out := filepath.Join(t.TempDir(), "results.json")
+	withParams(t, results.Params{Paths: []string{dir}, Results: out})
+	p := &fakePack{fail: map[string]bool{"x2": true}}
+	if nested(t, nil, func(t *testing.T) { Run(t, Params{Pack: p}) }) {
+		t.Error("a failing case passed the test")
+	}
+	run, err := results.ReadRun(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Passed != 2 || run.Failed != 1 || len(run.Cases) != 3 {
+		t.Errorf("results: %d passed, %d failed, %d cases; want 2, 1, 3", run.Passed, run.Failed, len(run.Cases))
+	}
+	var tests []string
+	for _, e := range run.Index {
+		tests = append(tests, e.Test)
+	}
+	want := []string{"Nested/x_y.yaml/x1", "Nested/x_y.yaml/x2", "Nested/z.yaml/z1"}
+	if !slices.Equal(tests, want) || run.Index[0].File != f1 || run.Index[2].File != f2 {
+		t.Errorf("index %+v, want tests %q in files %s, %s", run.Index, want, f1, f2)
+	}
+	for _, c := range run.Cases {
+		if !strings.Contains(c.Repro, "--case") || !strings.Contains(c.Repro, "'") {
+			t.Errorf("%s: repro %q: want `waitsim run` of its quoted file and case", c.ID, c.Repro)
+		}
+	}
+}
+
+// A file with problems: nothing runs, and the results file holds every
+// problem as a record (file, line, column, field, message).
+func TestParamsProblems(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "bad.yaml", "# protects: nothing\nname: bad\ncallers:\n  - name: A\n    startMs: -1\n")
+	out := filepath.Join(t.TempDir(), "results.json")
+	withParams(t, results.Params{Paths: []string{bad}, Results: out})
+	p := &fakePack{}
+	if nested(t, nil, func(t *testing.T) { Run(t, Params{Pack: p}) }) {
+		t.Error("a file with problems passed")
+	}
+	run, err := results.ReadRun(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Problems) != 1 || len(p.ran) != 0 {
+		t.Fatalf("problems %+v, ran %q: want one problem and nothing run", run.Problems, p.ran)
+	}
+	if got := run.Problems[0]; got.Line != 5 || got.Column != 14 || got.Field != "callers[0].startMs" || !strings.Contains(got.Message, "from 0") {
+		t.Errorf("problem %+v: want line 5, column 14, field callers[0].startMs", got)
+	}
+}
+
+// Kill first: the params' order runs first, its file loaded alone; with
+// -test.failfast the run stops at the first failing case, before a later
+// file (here, one that does not even load) is read; without it every case
+// runs, ordered ones first. The failfast run is a child process (go test's
+// count of failures is the process's: a failure of another test would stop
+// it before it starts).
+func TestOrderAndLazyLoad(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.yaml", one("a1", "a2", "a3"))
+	b := writeFile(t, dir, "b.yaml", "not: [a scenario\n")
+	order := []results.CaseRef{{ID: "a2", File: a}, {ID: "nope", File: a}, {ID: "a1", File: a}, {ID: "b1", File: b}}
+	if os.Getenv("WAITSIM_TEST_LAZY_CHILD") == "1" {
+		p := &fakePack{fail: map[string]bool{"a1": true}}
+		defer func() { os.WriteFile(os.Getenv("WAITSIM_TEST_LAZY_OUT"), []byte(strings.Join(p.ran, ",")), 0o644) }()
+		Run(t, Params{Pack: p, Dir: dir})
+		return
+	}
+	f := filepath.Join(t.TempDir(), "params.json")
+	if err := results.WriteParams(f, results.Params{Order: order}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "ran")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOrderAndLazyLoad$", "-test.failfast", "-test.count=1")
+	cmd.Env = append(os.Environ(), "WAITSIM_TEST_LAZY_CHILD=1", "WAITSIM_TEST_LAZY_OUT="+out, results.ParamsEnv+"="+f)
+	if b, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("the child passed with a failing case:\n%s", b)
+	}
+	if ran, _ := os.ReadFile(out); string(ran) != "a2,a1" {
+		t.Errorf("failfast: ran %q, want a2 then a1 and a stop (b.yaml never read)", ran)
+	}
+	p := &fakePack{}
+	withParams(t, results.Params{Paths: []string{a}, Order: order})
+	if !nested(t, nil, func(t *testing.T) { Run(t, Params{Pack: p, Dir: dir}) }) || !slices.Equal(p.ran, []string{"a2", "a1", "a3"}) {
+		t.Errorf("no failfast: ran %q, want a2, a1, a3", p.ran)
+	}
+}
+
+// The re-run line of a case selects that case alone, however odd its id,
+// and pastes safely into a shell.
+func TestRepro(t *testing.T) {
+	r := &runner{pkgDir: "scenarios"}
+	for _, id := range []string{"boundary[timeoutMs=30500]", "x'; touch pwned; echo '", "p=a b", "zero\u200bwidth", `back\slash`} {
+		c := scenario.Case{ID: id, File: "scenarios/table/x.yaml"}
+		test := "TestTable/x.yaml/" + id
+		line := r.repro(test, c)
+		if !strings.HasPrefix(line, "go test ./scenarios/ -count=1 -run ") {
+			t.Errorf("%q: %s", id, line)
+		}
+		// The shell's view of the last word: the quoted pattern, unquoted.
+		pat := unquote(t, strings.TrimPrefix(line, "go test ./scenarios/ -count=1 -run "))
+		elems := splitPattern(pat)
+		names := []string{"TestTable", "x.yaml", results.TestName(id)}
+		if len(elems) != 3 {
+			t.Errorf("%q: pattern %q has %d levels, want 3", id, pat, len(elems))
+			continue
+		}
+		for i, e := range elems {
+			re, err := regexp.Compile(e)
+			if err != nil || !re.MatchString(names[i]) {
+				t.Errorf("%q: level %d pattern %q (%v) does not match %q", id, i, e, err, names[i])
+			}
+		}
+	}
+}
+
+// unquote undoes ShellQuote of one word.
+func unquote(t *testing.T, w string) string {
+	if !strings.HasPrefix(w, "'") {
+		return w
+	}
+	if !strings.HasSuffix(w, "'") {
+		t.Fatalf("not one quoted word: %s", w)
+	}
+	inner := w[1 : len(w)-1]
+	if strings.Contains(strings.ReplaceAll(inner, `'\''`, ""), "'") {
+		t.Fatalf("a quote escapes the word: %s", w)
+	}
+	return strings.ReplaceAll(inner, `'\''`, "'")
+}
+
+// splitPattern splits a -run pattern into its levels as go test does: at a
+// / outside brackets and not escaped.
+func splitPattern(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '[':
+			depth++
+		case ']':
+			depth = max(0, depth-1)
+		case '/':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+// orderCases: named cases first, in the order's order; unknown ids and
+// repeats are ignored; the rest keep the table's order.
+func TestOrderCases(t *testing.T) {
+	cases := []scenario.Case{{ID: "a"}, {ID: "b[x=1]"}, {ID: "c d"}, {ID: "e"}}
+	var ids []string
+	for _, c := range orderCases(cases, []results.CaseRef{{ID: "e"}, {ID: "c d"}, {ID: "nope"}, {ID: "e"}, {ID: "b[x=1]"}}) {
+		ids = append(ids, c.ID)
+	}
+	if want := []string{"e", "c d", "b[x=1]", "a"}; !slices.Equal(ids, want) {
+		t.Fatalf("order %q, want %q", ids, want)
+	}
+}
