@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
+	"syscall"
 )
 
 // A verdict is a property of a mutant. A build, vet or run of the suite can
@@ -175,6 +177,22 @@ func shortLine(l string) string {
 		return l[:300] + "…"
 	}
 	return l
+}
+
+// machineErrnos are the OS errors that say a resource of the machine
+// failed (see machineErrors).
+var machineErrnos = []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS, syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.EIO}
+
+// asEnvError is err, or an *EnvError when err is an OS error of the
+// machine's (machineErrnos) that no step judged yet: the runner's own
+// files (an overlay, a params file, the case order) that could not be
+// written on a full disk.
+func asEnvError(err error) error {
+	var errno syscall.Errno
+	if err == nil || errors.Is(err, ErrEnvironment) || !errors.As(err, &errno) || !slices.Contains(machineErrnos, errno) {
+		return err
+	}
+	return &EnvError{Step: "the runner's own file work", Cause: err.Error()}
 }
 
 // withMutant names mutant id in err when it is an *EnvError that names none.

@@ -226,4 +226,12 @@ func TestBuildFailureBlames(t *testing.T) {
 	if runMachineCause(0, "x: no space left on device") != "" {
 		t.Error("a run that passed blamed on the machine")
 	}
+	// The runner's own files (an overlay, a params file) on a full disk.
+	full := fmt.Errorf("overlay: %w", &os.PathError{Op: "write", Path: "/tmp/waitsim-mutate-1/w0/overlay.json", Err: syscall.ENOSPC})
+	if err := asEnvError(full); !errors.Is(err, ErrEnvironment) || !strings.Contains(err.Error(), "no space left on device") {
+		t.Errorf("a write of the runner's own on a full disk: %v", err)
+	}
+	if err := asEnvError(os.ErrNotExist); errors.Is(err, ErrEnvironment) {
+		t.Errorf("a missing file blamed on the machine: %v", err)
+	}
 }

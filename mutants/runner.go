@@ -239,7 +239,15 @@ var ErrUsage = errors.New("usage")
 // is removed on return, also when ctx is cancelled (an interrupt). The
 // Result carries the gate's verdict and exit code (see Evaluate); the error
 // is for failures of the runner itself (ctx's error on interrupt).
+// An error of the machine's that no step judged (the runner's own files on
+// a full disk) is an *EnvError too (asEnvError).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	res, err := run(ctx, cfg)
+	return res, asEnvError(err)
+}
+
+// run is Run.
+func run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
