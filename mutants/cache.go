@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -31,7 +32,9 @@ type Verdict struct {
 // and its -run pattern, every input file of the suite's test binary except
 // the mutated ones, and the mutated bytes), so a mutant whose inputs are
 // unchanged since its last verdict is not run again. Timed-out verdicts are
-// never cached (they depend on load). Safe for concurrent use.
+// never cached (they depend on load), nor is anything the machine decided
+// (an EnvError stops the campaign before any cache is saved). Safe for
+// concurrent use.
 type Cache struct {
 	mu      sync.Mutex
 	path    string
@@ -75,14 +78,21 @@ func (c *Cache) Get(key string) (Verdict, bool) {
 	return *v, true
 }
 
-// Put stores r's verdict under key (timed-out verdicts are ignored).
+// Put stores r's verdict under key (only cachedStatuses: a timed-out
+// verdict is ignored).
 func (c *Cache) Put(key string, r MutantResult) { c.PutRun(key, r, false) }
+
+// cachedStatuses are the statuses a cache keeps: the verdicts that are
+// properties of the mutated bytes alone. A time-out depends on load; a
+// failure of the machine (EnvError) is no status at all and never gets
+// here.
+var cachedStatuses = []string{StatusKilled, StatusSurvived, StatusNotViable}
 
 // PutRun is Put for a verdict whose KilledBy lists every failing case
 // (allKillers) or the first one met; a kill also records r's first killer
-// under r.ID (LastKiller).
+// under r.ID (LastKiller). Only cachedStatuses are stored.
 func (c *Cache) PutRun(key string, r MutantResult, allKillers bool) {
-	if r.Status == StatusTimedOut || r.Status == "" || key == "" {
+	if !slices.Contains(cachedStatuses, r.Status) || key == "" {
 		return
 	}
 	c.mu.Lock()

@@ -175,18 +175,68 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waitsim mutate: --mode %q: want schemata or overlay\n", cfg.Mode)
 		return ExitUsage
 	}
+	// Every place the campaign writes is checked before it starts.
+	if err := checkOutputs(&cfg, out); err != nil {
+		fmt.Fprintf(stderr, "waitsim mutate: %v; nothing ran\n", err)
+		return ExitUsage
+	}
+	// One campaign per tree at a time.
+	lock, err := LockTree(cfg.Root)
+	if err != nil {
+		fmt.Fprintf(stderr, "waitsim mutate: %v; nothing ran\n", err)
+		if errors.Is(err, ErrEnvironment) {
+			return ExitEnvironment
+		}
+		return ExitUsage
+	}
+	defer lock.Release()
 	res, err := Run(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ExitInterrupted
 		}
 		fmt.Fprintln(stderr, "waitsim mutate:", err)
-		if errors.Is(err, ErrUsage) {
+		switch {
+		case errors.Is(err, ErrUsage):
 			return ExitUsage
+		case errors.Is(err, ErrEnvironment):
+			return ExitEnvironment
 		}
 		return ExitError
 	}
 	return finishCommand(res, cfg.Root, out, stdout, stderr)
+}
+
+// checkOutputs checks that the campaign of cfg can write its result out
+// (relative to cfg.Root), its cache and, with --suggest, its suggested
+// cases (CheckOutputFile, CheckOutputDir).
+func checkOutputs(cfg *Config, out string) error {
+	if err := CheckOutputFile("--out", outPath(cfg.Root, out)); err != nil {
+		return err
+	}
+	if cfg.CacheFile != "" {
+		if err := CheckOutputFile("--cache", cfg.abs(cfg.CacheFile)); err != nil {
+			return err
+		}
+	}
+	if cfg.Suggest {
+		dir := cfg.SuggestDir
+		if dir == "" {
+			dir = "out/suggested"
+		}
+		if err := CheckOutputDir("--suggest-dir", cfg.abs(dir)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outPath is the result file out, relative to root unless absolute.
+func outPath(root, out string) string {
+	if !filepath.IsAbs(out) {
+		return filepath.Join(root, out)
+	}
+	return out
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {
@@ -202,7 +252,9 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 const exitCodesHelp = `
 exit codes: 0 pass, 1 gate failed, 2 usage or configuration error (also: merge of an
 incomplete or inconsistent set of shards), 3 baseline failed or sanity mutant not killed
-(in any shard), 4 zero mutants tested, 5 runner error, 130/143 interrupted (SIGINT/SIGTERM)
+(in any shard), 4 zero mutants tested, 5 runner error, 6 environment error (the machine, not
+a mutant: no space left, a process killed by a signal, a missing toolchain; or another campaign
+holds the tree's out/mutate.lock; nothing cached or written), 130/143 interrupted (SIGINT/SIGTERM)
 `
 
 func mergeCommand(args []string, stdout, stderr io.Writer) int {
@@ -227,6 +279,11 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return ExitUsage
 	}
+	root, _ := os.Getwd()
+	if err := CheckOutputFile("-o", outPath(root, *out)); err != nil {
+		fmt.Fprintf(stderr, "waitsim mutate merge: %v; nothing merged\n", err)
+		return ExitUsage
+	}
 	var shards []*Result
 	for _, p := range fs.Args() {
 		b, err := os.ReadFile(p)
@@ -246,15 +303,12 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "waitsim mutate merge:", err)
 		return ExitUsage
 	}
-	root, _ := os.Getwd()
 	return finishCommand(res, root, *out, stdout, stderr)
 }
 
 // finishCommand writes res to out (relative to root) and prints the summary.
 func finishCommand(res *Result, root, out string, stdout, stderr io.Writer) int {
-	if !filepath.IsAbs(out) {
-		out = filepath.Join(root, out)
-	}
+	out = outPath(root, out)
 	if err := WriteResult(out, res); err != nil {
 		fmt.Fprintln(stderr, "waitsim mutate:", err)
 		return ExitError

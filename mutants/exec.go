@@ -30,8 +30,11 @@ func (r *runner) command(ctx context.Context, dir, name string, args ...string) 
 // GroupCommand is exec.CommandContext in a process group of its own (where
 // the OS has them): ctx's cancellation kills the whole group — a shell, the go
 // command, the compilers and test binaries it started — and Wait gives up 5 s
-// after that.
+// after that. The first call starts the process's reaper (startReaper), so
+// that nothing the command starts outlives the process, even when the
+// process is killed with SIGKILL.
 func GroupCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
+	_ = startReaper()
 	cmd := exec.CommandContext(ctx, name, args...)
 	setGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd) }
@@ -66,7 +69,8 @@ func (r *runner) overlayFile(dir string, files map[string][]byte) (string, error
 
 // build compiles the suite's test binary to bin, through overlay when not
 // "". A compile error (or one of the vet checks `go test` runs) is returned
-// as errNotViable with the compiler's output.
+// as *notViable with the compiler's output; a build that failed because of
+// the machine (buildFailure) as *EnvError.
 func (r *runner) build(ctx context.Context, overlay, bin string) error {
 	args := []string{"test", "-c", "-o", bin}
 	if overlay != "" {
@@ -78,13 +82,14 @@ func (r *runner) build(ctx context.Context, overlay, bin string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &notViable{what: "does not compile", out: r.cleanOutput(string(out))}
+		return buildFailure("building the test binary (go test -c)", "does not compile", err, r.cleanOutput(string(out)))
 	}
 	return nil
 }
 
 // vet runs `go vet` (its default analyzers, as `make vet` does) on the
-// packages of the overlaid files.
+// packages of the overlaid files: *notViable when vet finds fault with the
+// code, *EnvError when the machine failed it (buildFailure).
 func (r *runner) vet(ctx context.Context, overlay string, files map[string][]byte) error {
 	dirs := map[string]bool{}
 	for rel := range files {
@@ -100,7 +105,7 @@ func (r *runner) vet(ctx context.Context, overlay string, files map[string][]byt
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &notViable{what: "fails vet", out: r.cleanOutput(string(out))}
+		return buildFailure("go vet", "fails vet", err, r.cleanOutput(string(out)))
 	}
 	return nil
 }
@@ -137,7 +142,9 @@ func (r *runner) runSuite(ctx context.Context, bin string, timeout time.Duration
 // it params (results.Params, through a params file named by
 // results.ParamsEnv; KillSuite always set: the scenario generator then stops
 // at its first counterexample instead of shrinking it, so that a kill never
-// times out).
+// times out). A run that failed because of the machine (ended by a signal
+// that was not ours, or an error of the machine in its output) is an
+// *EnvError, never a report to judge.
 func (r *runner) runWith(ctx context.Context, bin, run string, timeout time.Duration, flags []string, params results.Params, env ...string) (runReport, error) {
 	params.KillSuite = true
 	pf := filepath.Join(r.tmp, fmt.Sprintf("params-%d.json", r.paramsN.Add(1)))
@@ -206,7 +213,12 @@ func (r *runner) runWith(ctx context.Context, bin, run string, timeout time.Dura
 	}
 	rep.exit = exitCode(err)
 	if err != nil && rep.exit < 0 {
-		return rep, fmt.Errorf("test binary: %v: %s", err, stderr.String())
+		// Ended by a signal that was not ours (the OOM killer, a kill by
+		// hand): the machine's doing, not a verdict.
+		return rep, &EnvError{Step: "running the test binary", Cause: machineCause(err, ""), Output: stderr.String()}
+	}
+	if cause := runMachineCause(rep.exit, rep.output+"\n"+rep.panic+"\n"+stderr.String()); cause != "" {
+		return rep, &EnvError{Step: "running the test binary", Cause: cause, Output: rep.output}
 	}
 	// The binary's own -test.timeout, or the sim's wall-clock watchdog
 	// (a world that hangs on the wall clock), is a timeout too.

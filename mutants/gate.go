@@ -18,6 +18,7 @@ const (
 	ExitUntrusted     = 3 // the baseline failed, or the sanity mutant was not killed: no verdict can be trusted
 	ExitNothingTested = 4 // zero mutants were tested
 	ExitError         = 5 // the runner itself failed (go, git or gremlins could not run)
+	ExitEnvironment   = 6 // the machine failed the campaign (ErrEnvironment: no space left, a process killed by a signal, a missing toolchain), or another campaign holds the tree: no verdict, nothing cached or written
 	ExitInterrupted   = 130
 	ExitTerminated    = 143
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -58,6 +59,9 @@ type genState struct {
 	timeout  time.Duration
 	note     string
 	ran      bool // the campaign was asked for (GenWorlds > 0)
+	// err is the baseline run's failure when the machine is to blame
+	// (ErrEnvironment): it stops the whole campaign.
+	err error
 	// done is closed when the baseline run is over (startGenBaseline);
 	// nil when it was never started.
 	done chan struct{}
@@ -84,6 +88,10 @@ func (r *runner) genBaseline(ctx context.Context) {
 	r.gen.ran = true
 	bin := r.baseBin
 	rep, err := r.runWith(ctx, bin, r.cfg.GenRun, 0, nil, r.genParams())
+	if errors.Is(err, ErrEnvironment) {
+		r.gen.err = err // the campaign stops: runAll returns it
+		return
+	}
 	if err != nil {
 		r.gen.note = "the generator's baseline run failed to run: " + err.Error()
 		return

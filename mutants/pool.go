@@ -59,6 +59,9 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 	if err != nil {
 		return err
 	}
+	if r.gen.err != nil {
+		return r.gen.err
+	}
 	for _, m := range cached {
 		if !r.gen.on {
 			// The generator's baseline turned the campaign off: no
@@ -81,7 +84,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 			defer wg.Done()
 			dir := filepath.Join(r.tmp, fmt.Sprintf("w%d", w))
 			for m := range jobs {
-				err := r.runOne(ctx, dir, m)
+				err := withMutant(r.runOne(ctx, dir, m), m.res.ID)
 				mu.Lock()
 				if err != nil {
 					if firstErr == nil {
@@ -141,6 +144,10 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 		if tc.covers(m.files) {
 			start := time.Now()
 			if err := tc.check(r.cfg.Root, m.files); err != nil {
+				var ee *EnvError
+				if errors.As(err, &ee) {
+					return nil, withMutant(err, m.res.ID)
+				}
 				m.res.Status = StatusNotViable
 				m.res.Detail = "does not type-check:\n" + err.Error()
 				m.res.DurationMs = time.Since(start).Milliseconds()
@@ -208,6 +215,11 @@ func (r *runner) buildSchemata(ctx context.Context, rest []*mutant, values bool)
 	}
 	bin = filepath.Join(dir, "suite.test")
 	err = r.build(ctx, ov, bin)
+	var ee *EnvError
+	if errors.As(err, &ee) {
+		ee.Step = fmt.Sprintf("building the schemata binary shared by %d mutants (go test -c)", len(nums))
+		return "", nil, "", err
+	}
 	var nv *notViable
 	if errors.As(err, &nv) {
 		if tookValues {

@@ -239,7 +239,15 @@ var ErrUsage = errors.New("usage")
 // is removed on return, also when ctx is cancelled (an interrupt). The
 // Result carries the gate's verdict and exit code (see Evaluate); the error
 // is for failures of the runner itself (ctx's error on interrupt).
+// An error of the machine's that no step judged (the runner's own files on
+// a full disk) is an *EnvError too (asEnvError).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	res, err := run(ctx, cfg)
+	return res, asEnvError(err)
+}
+
+// run is Run.
+func run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -414,8 +422,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// setup finds the go command's settings, test2json and the suite.
+// setup starts the reaper (before the environment every child gets is
+// made: it marks it) and finds the go command's settings, test2json and the
+// suite.
 func (r *runner) setup(ctx context.Context) error {
+	if err := startReaper(); err != nil {
+		r.notes = append(r.notes, "no reaper: if the run is killed with SIGKILL, a grandchild (the go command's linker) may outlive it: "+err.Error())
+	}
 	gotmp := filepath.Join(r.tmp, "gotmp")
 	if err := os.MkdirAll(gotmp, 0o755); err != nil {
 		return err
@@ -423,7 +436,10 @@ func (r *runner) setup(ctx context.Context) error {
 	r.env = append(os.Environ(), "GOTMPDIR="+gotmp, "GOWORK=off")
 	out, err := r.command(ctx, r.cfg.Root, "go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS").Output()
 	if err != nil {
-		return fmt.Errorf("go env: %w", err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return toolFailure("go env", err)
 	}
 	env := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	for len(env) < 4 {
@@ -432,7 +448,10 @@ func (r *runner) setup(ctx context.Context) error {
 	r.goflags = env[3]
 	out, err = r.command(ctx, r.cfg.Root, "go", "tool", "-n", "test2json").Output()
 	if err != nil {
-		return fmt.Errorf("go tool -n test2json: %w", err)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return toolFailure("go tool -n test2json", err)
 	}
 	r.test2json = strings.TrimSpace(string(out))
 	s, err := ResolveSuite(r.cfg.Root, r.cfg.SuitePkg, r.cfg.SuiteRun)
@@ -488,7 +507,10 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 		Env: r.env, Command: GroupCommand})
 	var be *suitebin.BuildError
 	if errors.As(err, &be) {
-		return runReport{}, &notViable{what: "does not compile", out: r.cleanOutput(be.Output)}
+		if ctx.Err() != nil {
+			return runReport{}, ctx.Err()
+		}
+		return runReport{}, buildFailure("building the unmutated suite (the baseline)", "does not compile", nil, r.cleanOutput(be.Output))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -525,13 +547,15 @@ func first(xs []string, n int) []string {
 	return xs
 }
 
-// repro is the command that runs the kill suite by hand.
+// repro is the command that runs the kill suite by hand, each word
+// shell-quoted (ShellCommand): pasted, it gives go the suite's package and
+// -run pattern whatever they hold.
 func (r *runner) repro() string {
-	cmd := "go test " + r.suite.Pkg
+	words := []string{"go", "test", r.suite.Pkg}
 	if r.suite.Run != "" {
-		cmd += " -run '" + r.suite.Run + "'"
+		words = append(words, "-run", r.suite.Run)
 	}
-	return cmd
+	return ShellCommand(words...)
 }
 
 // collect builds the list of mutants: the sanity mutant first, then the
@@ -815,7 +839,7 @@ func (r *runner) hashInputs(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("go list %s: %v", r.suite.Pkg, err)
+		return toolFailure("go list "+r.suite.Pkg, err)
 	}
 	r.inputs = map[string]string{}
 	add := func(p string) error {

@@ -92,18 +92,18 @@ func conformanceMarkdown(b *mdBuilder, r *Run) {
 	b.line("| client | transport | runs | calls | disagree | lost outputs | max \\|real − sim\\| ms |")
 	b.line("|---|---|---:|---:|---:|---:|---:|")
 	for _, p := range c.Profiles {
-		b.line("| %s | %s | %d | %d | %d | %d | %.1f |", p.Client, p.Transport, p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
+		b.line("| %s | %s | %d | %d | %d | %d | %.1f |", cell(p.Client), cell(p.Transport), p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
 	}
 	b.blank()
 	var lines []string
 	for _, e := range c.Results {
 		if e.Error != "" {
-			lines = append(lines, fmt.Sprintf("- %s · %s · %s run %d: %s", code(e.Case), e.Client, e.Transport, e.Run, cell(e.Error)))
+			lines = append(lines, fmt.Sprintf("- %s · %s · %s run %d: %s", code(e.Case), cell(e.Client), cell(e.Transport), e.Run, cell(e.Error)))
 		}
 		for _, cc := range e.Calls {
 			if len(cc.Mismatches) > 0 {
-				lines = append(lines, fmt.Sprintf("- %s · %s · %s run %d · %s#%d: %s", code(e.Case), e.Client, e.Transport, e.Run,
-					cc.Caller, cc.Index, cell(strings.Join(cc.Mismatches, "; "))))
+				lines = append(lines, fmt.Sprintf("- %s · %s · %s run %d · %s#%d: %s", code(e.Case), cell(e.Client), cell(e.Transport), e.Run,
+					cell(cc.Caller), cc.Index, cell(strings.Join(cc.Mismatches, "; "))))
 			}
 		}
 	}

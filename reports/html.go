@@ -101,7 +101,11 @@ func htmlCase(b *strings.Builder, i int, c *results.CaseResult) {
 		b.WriteString("</ul>\n")
 	}
 	if c.Repro != "" {
-		fmt.Fprintf(b, "<pre class=\"repro\">%s</pre>\n", esc(c.Repro))
+		if cmd, why, ok := pasteLine(c.Repro); ok {
+			fmt.Fprintf(b, "<pre class=\"repro\">%s</pre>\n", esc(cmd))
+		} else {
+			fmt.Fprintf(b, "<p class=\"note\">Re-run line not shown: the one recorded for this case is not one plain shell command (%s); pasted, it could run anything.</p>\n", esc(why))
+		}
 	}
 	b.WriteString(timelineSVG(buildTimeline(c)))
 	if c.Timeline != "" {

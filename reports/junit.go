@@ -157,7 +157,11 @@ func caseText(c results.CaseResult, msgs []string) string {
 	for _, m := range msgs {
 		fmt.Fprintf(&b, "- %s\n", m)
 	}
-	fmt.Fprintf(&b, "repro: %s\n", c.Repro)
+	if cmd, why, ok := pasteLine(c.Repro); ok {
+		fmt.Fprintf(&b, "repro: %s\n", cmd)
+	} else {
+		fmt.Fprintf(&b, "repro: not shown: the line recorded is not one plain shell command (%s)\n", why)
+	}
 	return b.String()
 }
 

@@ -129,7 +129,7 @@ func CompareMarkdown(c *Comparison, limit int) string {
 		b.line("### Survivors now killed (%d)", len(c.FixedSurvivors))
 		b.blank()
 		for _, m := range c.FixedSurvivors {
-			b.line("- %s (%s) — %s", code(m.ID), m.Status, cell(m.Intent))
+			b.line("- %s (%s) — %s", code(m.ID), cell(m.Status), cell(m.Intent))
 		}
 		b.blank()
 	}
@@ -146,7 +146,7 @@ func CompareMarkdown(c *Comparison, limit int) string {
 		b.line("|---|---|---:|---:|---:|---:|")
 		for _, ch := range c.Changes {
 			for _, cc := range ch.Calls {
-				b.line("| %s | %s#%d | %s | %s | %s | %s |", code(ch.ID), cell(cc.Caller), cc.Index,
+				b.line("| %s | %s#%d | %s | %s | %s | %s |", codeCell(ch.ID), cell(cc.Caller), cc.Index,
 					arrow(cc.Base, cc.Head, resolvesText), arrow(cc.Base, cc.Head, remainingText),
 					arrow(cc.Base, cc.Head, func(f CallFacts) string { return fmt.Sprint(f.Lists) }),
 					arrow(cc.Base, cc.Head, func(f CallFacts) string { return fmt.Sprint(f.Reads) }))
@@ -164,12 +164,23 @@ func CompareMarkdown(c *Comparison, limit int) string {
 	if fs := headFailures(c.Head); len(fs) > 0 {
 		b.line("### Repro of every failure in head")
 		b.blank()
-		b.line("```sh")
+		var lines, unshown []string
 		for _, f := range fs {
-			b.line("%s  # %s", oneLine(f.Repro), oneLine(f.ID))
+			if cmd, why, ok := pasteLine(f.Repro); ok {
+				lines = append(lines, cmd+"  # "+oneLine(f.ID))
+			} else {
+				unshown = append(unshown, fmt.Sprintf("- %s: %s", code(f.ID), reproNotShown(why)))
+			}
 		}
-		b.line("```")
-		b.blank()
+		if len(lines) > 0 {
+			b.fence("sh", strings.Join(lines, "\n"))
+		}
+		for _, l := range unshown {
+			b.line("%s", l)
+		}
+		if len(unshown) > 0 {
+			b.blank()
+		}
 	}
 	return Cut(b.String(), limit)
 }
@@ -205,7 +216,7 @@ func runHeadline(r *Run) (string, string) {
 			icon = "❌"
 		}
 		parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
-			catalogPct(m), operatorPct(m), oneLine(m.Gate)))
+			catalogPct(m), operatorPct(m), cell(m.Gate)))
 	} else {
 		parts = append(parts, "no mutation results")
 	}
@@ -286,7 +297,7 @@ func mutationTable(b *mdBuilder, m *mutants.Result) {
 	}
 	b.line("%d mutants: %s. Score = killed / (killed + survived + timed out).", counted, strings.Join(cs, " · "))
 	if g := generatorText(m); g != "" {
-		b.line("%s", g)
+		b.line("%s", cell(g))
 	}
 	if sanity := sanityStatus(m); sanity != "" {
 		b.line("The sanity mutant, which breaks every function of the target package to prove the suite sees the overlay, is not counted above: it was %s.", sanity)
@@ -318,22 +329,27 @@ func countStatus(m *mutants.Result, st string) int {
 }
 
 func failureBlock(b *mdBuilder, c results.CaseResult, detail bool) {
-	b.line("#### ❌ %s — %s", code(c.ID), c.Verdict)
+	b.line("#### ❌ %s — %s", code(c.ID), cell(c.Verdict))
 	b.line("%s · protects: %s", code(fmt.Sprintf("%s:%d", c.File, c.Line)), cell(c.Protects))
 	b.blank()
 	for _, f := range c.Failures {
-		b.line("- expectation: %s", oneLine(f))
+		b.line("- expectation: %s", cell(f))
 	}
 	for _, v := range c.Violation {
-		b.line("- invariant %s: %s", code(v.Invariant), oneLine(v.Message))
+		b.line("- invariant %s: %s", code(v.Invariant), cell(v.Message))
 	}
 	if c.Error != "" {
-		b.line("- runtime error: %s", oneLine(c.Error))
+		b.line("- runtime error: %s", cell(c.Error))
 	}
 	b.blank()
-	b.line("Repro:")
-	b.blank()
-	b.fence("sh", c.Repro)
+	if cmd, why, ok := pasteLine(c.Repro); ok {
+		b.line("Repro:")
+		b.blank()
+		b.fence("sh", cmd)
+	} else {
+		b.line("Repro: %s", reproNotShown(why))
+		b.blank()
+	}
 	if detail && c.Timeline != "" {
 		b.line("<details><summary>timeline (virtual ms)</summary>")
 		b.blank()
@@ -463,7 +479,7 @@ func timelineActor(ln string) (actor, text string) {
 }
 
 func survivorBlock(b *mdBuilder, m mutants.MutantResult) {
-	b.line("#### 🧟 %s (%s) — %s", code(m.ID), m.Source, m.Status)
+	b.line("#### 🧟 %s (%s) — %s", code(m.ID), cell(m.Source), cell(m.Status))
 	loc := m.File
 	if m.Line > 0 {
 		loc = fmt.Sprintf("%s:%d", m.File, m.Line)
@@ -558,8 +574,41 @@ func code(s string) string {
 	return fence + s + fence
 }
 
-// cell makes s safe inside a table cell or a list item: one line, pipes escaped.
-func cell(s string) string { return strings.ReplaceAll(oneLine(s), "|", `\|`) }
+// mdSpecial are the characters that can open Markdown or HTML inside a
+// line of text (CommonMark with GitHub's extensions): a backslash escape
+// (\), a code span (`), emphasis (* _) and strikethrough (~), a link or an
+// image ([ ]), raw HTML or an autolink (< >), an entity reference (&), a
+// table cell's end (|) and math ($). CommonMark lets any ASCII punctuation
+// be escaped with a backslash, which then stands for itself.
+const mdSpecial = "\\`*_~[]<>&|$"
+
+// cell makes s, a text from a scenario, a catalog entry or a result file
+// (protects, intent, a failure message, a gate), safe anywhere in a line of
+// Markdown — a table cell, a list item, a heading: one line, and every
+// character that could open HTML, a link, an image, emphasis or code, or
+// end a table cell, backslash-escaped, so that it reads as what s says and
+// does nothing else.
+func cell(s string) string {
+	s = oneLine(s)
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(mdSpecial, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// codeCell is code(s) for a table cell: a | ends a cell even inside a code
+// span, unless escaped (GitHub's tables drop the backslash).
+func codeCell(s string) string { return strings.ReplaceAll(code(s), "|", `\|`) }
+
+// reproNotShown says, in Markdown, why a case's recorded re-run line is not
+// printed (pasteLine): why it is not one plain command.
+func reproNotShown(why string) string {
+	return "_not shown: the re-run line recorded for this case is not one plain shell command (" + cell(why) + "); pasted, it could run anything._"
+}
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")

@@ -64,7 +64,7 @@ func TestRunMarkdown(t *testing.T) {
 		"commit `c0ffee`",
 		"| 3 | 1 | 1 | 1 |",
 		"#### ❌ `bad` — fail",
-		"- expectation: want <x> & got \"y\"",
+		"- expectation: want \\<x\\> \\& got \"y\"", // escaped: a message never opens HTML
 		"#### ❌ `boom` — error",
 		"- runtime error: horizon reached",
 		"```sh\nrepro boom\n```",

@@ -137,7 +137,11 @@ func survivalMarkdown(b *mdBuilder, s *results.RunResult) {
 	b.line("| %s |", strings.Join(survivalHeader, " | "))
 	b.line("|%s", strings.Repeat("---|", len(survivalHeader)))
 	for _, r := range rows {
-		b.line("| %s |", strings.Join(r.cells(), " | "))
+		cells := r.cells()
+		for i := range cells {
+			cells[i] = cell(cells[i]) // a profile, mode or loss cause comes from the results
+		}
+		b.line("| %s |", strings.Join(cells, " | "))
 	}
 	b.blank()
 	b.line("</details>")

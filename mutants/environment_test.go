@@ -1,0 +1,237 @@
+package mutants
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Faults of the machine a campaign runs on (issue 20 item 3): a verdict is
+// a property of the mutant, never of the environment. The faults are made
+// by a stand-in for the go command (fakeGo) that fails one kind of call the
+// way the real one fails on a full disk, a killed build or a missing
+// toolchain, and runs the real go for every other call.
+
+// fakeGo writes a go command to a fresh directory and returns the
+// directory, to put first on PATH: when its arguments match the sh case
+// pattern, it runs action; otherwise it runs the real go command.
+func fakeGo(t *testing.T, pattern, action string) string {
+	t.Helper()
+	real, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	real, err = filepath.Abs(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script := fmt.Sprintf("#!/bin/sh\ncase \" $* \" in\n%s)\n%s\n;;\nesac\nexec '%s' \"$@\"\n", pattern, action, real)
+	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// pathWith is PATH with dir first.
+func pathWith(dir string) string { return dir + string(os.PathListSeparator) + os.Getenv("PATH") }
+
+// fixtureArgs are the flags of a campaign on the fixture at root.
+func fixtureArgs(root string, more ...string) []string {
+	return append([]string{"--root", root, "--pkg", "./calc/", "--target", "./calc/", "--catalog", "catalog",
+		"--config", "gremlins.yaml", "--equivalents", "none.yaml", "--no-operators", "--progress", "off"}, more...)
+}
+
+// The go command's failing build of a mutant, as it reads on a full disk.
+const noSpaceBuild = `echo '# example.com/calc.test' >&2
+echo 'link: flushing $WORK/b001/calc.test: write /tmp/go-build123/b001/calc.test: no space left on device' >&2
+exit 1`
+
+// TestEnvironmentFailureNotCached: a build or vet that fails because of
+// the machine (no space left, a build killed by a signal, a toolchain that
+// cannot be had) is no verdict: the campaign stops with the environment's
+// exit code, naming the fault, and nothing is cached; the next campaign on
+// a sound machine builds and runs the mutants and gets their true
+// verdicts. (It used to record every such mutant "not viable" — the sanity
+// mutant included — and serve that from the cache ever after.)
+func TestEnvironmentFailureNotCached(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs campaigns")
+	}
+	for _, c := range []struct {
+		name, mode, only, pattern, action, want string
+	}{
+		{"no-space-build", ModeSchemata, "add-subtracts", `*" test -c "*"-overlay="*`, noSpaceBuild, "no space left on device"},
+		{"killed-build", ModeOverlay, "add-subtracts", `*" test -c "*"-overlay="*`, "kill -KILL $$", "signal"},
+		{"no-toolchain", ModeOverlay, "add-subtracts", `*" test -c "*"-overlay="*`,
+			"echo 'go: downloading go1.99.0 (linux/amd64)' >&2\necho 'go: download go1.99.0 for linux/amd64: toolchain not available' >&2\nexit 1",
+			"toolchain not available"},
+		// label-changes survives the table, so it is vetted.
+		{"no-space-vet", ModeOverlay, "label-changes", `*" vet -overlay="*`,
+			"echo 'go: open /tmp/go-build9/vet.cfg: no space left on device' >&2\nexit 1", "no space left on device"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := copyFixture(t)
+			dir := t.TempDir()
+			cache, out := filepath.Join(dir, "cache.json"), filepath.Join(dir, "m.json")
+			args := fixtureArgs(root, "--mode", c.mode, "--only", c.only, "--cache", cache, "--out", out, "--workers", "1")
+			realPath := os.Getenv("PATH")
+			t.Setenv("PATH", pathWith(fakeGo(t, c.pattern, c.action)))
+			var so, se bytes.Buffer
+			code := Command(context.Background(), args, &so, &se)
+			if code != ExitEnvironment {
+				t.Errorf("exit %d, want %d (environment error); stdout:\n%s\nstderr:\n%s", code, ExitEnvironment, so.String(), se.String())
+			}
+			if msg := se.String(); !strings.Contains(msg, c.want) || !strings.Contains(msg, "environment") {
+				t.Errorf("stderr does not call it an environment error naming %q:\n%s", c.want, msg)
+			} else {
+				t.Logf("%s", msg)
+			}
+			for key, v := range LoadCache(cache).Entries {
+				t.Errorf("cached after the machine failed: %s %q (%.40s)", key[:12], v.Status, v.Detail)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a campaign stopped by the machine wrote its result")
+			}
+			// The machine is sound again: the same campaign gets the true verdicts.
+			t.Setenv("PATH", realPath)
+			so.Reset()
+			se.Reset()
+			if code := Command(context.Background(), args, &so, &se); code != ExitPass && code != ExitGateFailed {
+				t.Fatalf("on a sound machine: exit %d; stderr:\n%s", code, se.String())
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res Result
+			if err := json.Unmarshal(b, &res); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"sanity": StatusKilled, "add-subtracts": StatusKilled, "label-changes": StatusSurvived}
+			for _, m := range res.Mutants {
+				if m.Cached {
+					t.Errorf("%s: %s served from the cache the faulty run left", m.ID, m.Status)
+				}
+				if m.Status != want[m.ID] {
+					t.Errorf("%s: %s, want %s (detail %.200q)", m.ID, m.Status, want[m.ID], m.Detail)
+				}
+			}
+		})
+	}
+}
+
+// startChild starts a campaign (Main with args) in a child process in a
+// process group of its own, with env added; it returns the process and a
+// channel that receives each line of its stderr.
+func startChild(t *testing.T, args []string, env ...string) (*exec.Cmd, <-chan string) {
+	t.Helper()
+	a, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(append(os.Environ(), childEnv+"="+string(a)), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 1000)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			default:
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	return cmd, lines
+}
+
+// waitLine waits for a line with prefix (up to d); false when the stream
+// ended or d passed first.
+func waitLine(lines <-chan string, prefix string, d time.Duration) (seen []string, ok bool) {
+	timeout := time.After(d)
+	for {
+		select {
+		case l, open := <-lines:
+			if !open {
+				return seen, false
+			}
+			seen = append(seen, l)
+			if strings.HasPrefix(l, prefix) {
+				return seen, true
+			}
+		case <-timeout:
+			return seen, false
+		}
+	}
+}
+
+// TestBuildFailureBlames: which failed builds are the mutant's (not
+// viable) and which the machine's, from what the go command prints.
+func TestBuildFailureBlames(t *testing.T) {
+	for _, c := range []struct {
+		name, out string
+		machine   bool
+	}{
+		{"compile error", "# example.com/calc\ncalc/calc.go:12:9: undefined: x", false},
+		{"vet", "# example.com/calc\n# [example.com/calc]\ncalc/calc.go:32:9: fmt.Sprintf format %d has arg v of wrong type string", false},
+		{"import cycle", "package example.com/calc\n\timports example.com/calc/x\n\timports example.com/calc: import cycle not allowed", false},
+		// A diagnostic may quote anything the mutated source holds.
+		{"quoted in a diagnostic", `calc/calc.go:3:2: invalid operation: "x: no space left on device" + 1 (mismatched types untyped string and untyped int)`, false},
+		{"link on a full disk", "# example.com/calc.test\n/usr/local/go/pkg/tool/linux_amd64/link: flushing $WORK/b001/exe/a.out: write /tmp/go-build1/b001/exe/a.out: no space left on device", true},
+		{"compile on a full disk beside a diagnostic", "calc/calc.go:12:9: undefined: x\ncompile: writing output: write $WORK/b001/_pkg_.a: no space left on device", true},
+		{"compiler killed", "# example.com/calc\n/usr/local/go/pkg/tool/linux_amd64/compile: signal: killed", true},
+		{"quota", "go: creating work dir: mkdir /tmp/go-build2: disk quota exceeded", true},
+		{"no toolchain", "go: downloading go1.99.0 (linux/amd64)\ngo: download go1.99.0 for linux/amd64: toolchain not available", true},
+		{"no output", "", true},
+		{"no diagnostic", "go: updates to go.mod needed; to update it:\n\tgo mod tidy", true},
+	} {
+		err := buildFailure("building", "does not compile", nil, c.out)
+		var ee *EnvError
+		var nv *notViable
+		switch {
+		case c.machine && !errors.As(err, &ee):
+			t.Errorf("%s: %v, want the machine blamed", c.name, err)
+		case !c.machine && !errors.As(err, &nv):
+			t.Errorf("%s: %v, want not viable", c.name, err)
+		}
+	}
+	if runMachineCause(1, "    table_test.go:40: write /tmp/x: no space left on device") == "" {
+		t.Error("a test that could not write: not blamed on the machine")
+	}
+	if runMachineCause(1, `    table_test.go:40: call A#1: bridgeError: want "ok", got "disk full"`) != "" {
+		t.Error("an ordinary failure blamed on the machine")
+	}
+	if runMachineCause(0, "x: no space left on device") != "" {
+		t.Error("a run that passed blamed on the machine")
+	}
+	// The runner's own files (an overlay, a params file) on a full disk.
+	full := fmt.Errorf("overlay: %w", &os.PathError{Op: "write", Path: "/tmp/waitsim-mutate-1/w0/overlay.json", Err: syscall.ENOSPC})
+	if err := asEnvError(full); !errors.Is(err, ErrEnvironment) || !strings.Contains(err.Error(), "no space left on device") {
+		t.Errorf("a write of the runner's own on a full disk: %v", err)
+	}
+	if err := asEnvError(os.ErrNotExist); errors.Is(err, ErrEnvironment) {
+		t.Errorf("a missing file blamed on the machine: %v", err)
+	}
+}

@@ -1,0 +1,10 @@
+//go:build !linux
+
+package mutants
+
+// spawnReaper is a no-op where there is no /proc to find a run's processes
+// in: there the process groups and the interrupt handling are all.
+func spawnReaper() error { return nil }
+
+// reap is never called where no reaper is spawned.
+func reap(string) {}
