@@ -35,6 +35,7 @@ package waitsim
 import (
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,9 +71,18 @@ type Params struct {
 	// and a golden file no case has is stale. Checked under plain go test
 	// (not when a waitsim command runs the table).
 	Golden string
-	// Name names the tool under test in the results (CaseResult.Pack is the
-	// pack's name); optional.
-	Name string
+	// Known are cases known to fail for the tool under test, by id, each
+	// with its reason (e.g. a tie the contract's table settles one way and
+	// a tool on package time meets the other way): such a case is reported
+	// as skipped, with the reason and what failed, for as long as it fails;
+	// one that passes fails the test, and so does an id that names no case,
+	// so that the list never outlives its reasons.
+	Known map[string]string
+	// FS, when not nil, holds the scenario files, Dir being a directory in
+	// it (e.g. the contract's own table: scenarios.Table, "table"). They are
+	// read from a copy in the test's temporary directory; results name them
+	// by their path in FS.
+	FS fs.FS
 }
 
 // pack is the pack p asks for.
@@ -114,6 +124,14 @@ func Run(t *testing.T, p Params) {
 	if dir == "" {
 		dir = DefaultDir
 	}
+	if p.FS != nil {
+		tmp := t.TempDir()
+		if err := copyFS(p.FS, dir, tmp); err != nil {
+			t.Fatalf("waitsim: the scenario files of Params.FS: %v", err)
+		}
+		r.fsRoot, dir = tmp, filepath.Join(tmp, filepath.FromSlash(dir))
+	}
+	r.dir = dir
 	paths := params.Paths
 	if len(paths) == 0 {
 		paths = []string{dir}
@@ -149,6 +167,13 @@ func Run(t *testing.T, p Params) {
 	if p.Golden != "" && !viaCommand && len(params.Paths) == 0 {
 		r.staleGoldens(cases)
 	}
+	if len(params.Paths) == 0 && len(params.Cases) == 0 {
+		for id := range p.Known {
+			if !r.knownSeen[id] {
+				t.Errorf("waitsim.Params.Known names %q, which is no case of the table: remove its entry", id)
+			}
+		}
+	}
 }
 
 // runner is one Run.
@@ -161,10 +186,13 @@ type runner struct {
 	opts       scenario.Options
 	root       string // the module root ("" when not found)
 	pkgDir     string // the test's package directory, relative to root
+	dir        string // the table's directory (Params.Dir, or its copy from Params.FS)
+	fsRoot     string // the copy of Params.FS ("" without one)
 
-	mu      sync.Mutex
-	run     results.RunResult
-	ranFile map[string]bool
+	mu        sync.Mutex
+	run       results.RunResult
+	ranFile   map[string]bool
+	knownSeen map[string]bool // Params.Known entries met
 }
 
 // fail reports file problems (or another load error): on t, and in the
@@ -240,11 +268,7 @@ func orderCases(cases []scenario.Case, order []results.CaseRef) []scenario.Case 
 // fileName is the subtest name of a scenario file: its path relative to the
 // table's directory, or its base name when it lies elsewhere.
 func (r *runner) fileName(file string) string {
-	dir := r.p.Dir
-	if dir == "" {
-		dir = DefaultDir
-	}
-	if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(r.dir, file); err == nil && !strings.HasPrefix(rel, "..") {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.Base(file)
@@ -277,6 +301,7 @@ func (r *runner) runCase(t *testing.T, c scenario.Case) bool {
 			r.checkRepeat(t, &c, &res)
 			r.checkGolden(t, &res)
 		}
+		r.known(&res)
 		r.mu.Lock()
 		r.run.Cases = append(r.run.Cases, res)
 		r.mu.Unlock()
@@ -288,6 +313,34 @@ func (r *runner) runCase(t *testing.T, c scenario.Case) bool {
 			t.Error(results.FailureReport(res))
 		}
 	})
+}
+
+// known applies Params.Known to res: a known failure is a skip, with its
+// reason and what failed; a known failure that passes fails.
+func (r *runner) known(res *results.CaseResult) {
+	why, ok := r.p.Known[res.ID]
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	if r.knownSeen == nil {
+		r.knownSeen = map[string]bool{}
+	}
+	r.knownSeen[res.ID] = true
+	r.mu.Unlock()
+	switch res.Verdict {
+	case results.VerdictPass:
+		res.Verdict = results.VerdictFail
+		res.Failures = append(res.Failures, fmt.Sprintf("known to fail (Params.Known: %s), yet it passes: remove its entry", why))
+	case results.VerdictFail, results.VerdictError:
+		what := res.Error
+		if len(res.Failures) > 0 {
+			what = res.Failures[0]
+		} else if len(res.Violation) > 0 {
+			what = res.Violation[0].Invariant + ": " + res.Violation[0].Message
+		}
+		res.Verdict, res.Error = results.VerdictSkip, fmt.Sprintf("known to fail: %s (it failed: %s)", why, what)
+	}
 }
 
 // checkRepeat runs c again as the params ask (Repeat), and compares its
@@ -427,8 +480,14 @@ func (r *runner) writeResults() {
 	}
 }
 
-// rel is file relative to the module root, or absolute outside it.
+// rel is file relative to the module root, or absolute outside it; a file
+// of Params.FS by its path in FS.
 func (r *runner) rel(file string) string {
+	if r.fsRoot != "" {
+		if rel, err := filepath.Rel(r.fsRoot, file); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
 	abs, err := filepath.Abs(file)
 	if err != nil || r.root == "" {
 		return file
@@ -455,6 +514,25 @@ func (r *runner) repro(test string, c scenario.Case) string {
 		pkg += "/"
 	}
 	return results.Command("go", "test", pkg, "-count=1", "-run", results.RunPattern(strings.Split(test, "/")...))
+}
+
+// copyFS copies the directory dir of fsys, and what it holds, to the same
+// path under to.
+func copyFS(fsys fs.FS, dir, to string) error {
+	return fs.WalkDir(fsys, dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, filepath.FromSlash(path))
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
 }
 
 // moduleRoot finds the module root above the working directory (go test

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/results"
 )
 
 // shellArgs runs line with sh in a fresh directory, the go command replaced
@@ -66,12 +68,12 @@ func TestReproShellQuoted(t *testing.T) {
 func TestShellCommandRoundTrip(t *testing.T) {
 	words := []string{"test", "", "'", `"`, `\`, "$HOME", "`id`", "$(touch pwned)", "*", "~", "!", "a b", "a\tb", "line\nbreak",
 		"x'; touch pwned; echo '", "ünïcödé", "\u200b", "a=b", "-run=^x$", "#comment", ";", "&", "|", "<", ">", "(", ")", "{a,b}", "[ab]"}
-	line := ShellCommand(append([]string{"go"}, words...)...)
+	line := results.Command(append([]string{"go"}, words...)...)
 	args, files := shellArgs(t, line)
 	if !slices.Equal(args, words) || len(files) > 0 {
 		t.Errorf("%s\n  gives go %q (want %q) and made %q", line, args, words, files)
 	}
-	if got := ShellCommand("a=b", "c"); got != "'a=b' c" {
+	if got := results.Command("a=b", "c"); got != "'a=b' c" {
 		t.Errorf("a first word with = is an assignment unless quoted: %s", got)
 	}
 }

@@ -548,14 +548,14 @@ func first(xs []string, n int) []string {
 }
 
 // repro is the command that runs the kill suite by hand, each word
-// shell-quoted (ShellCommand): pasted, it gives go the suite's package and
+// shell-quoted (results.Command): pasted, it gives go the suite's package and
 // -run pattern whatever they hold.
 func (r *runner) repro() string {
 	words := []string{"go", "test", r.suite.Pkg}
 	if r.suite.Run != "" {
 		words = append(words, "-run", r.suite.Run)
 	}
-	return ShellCommand(words...)
+	return results.Command(words...)
 }
 
 // collect builds the list of mutants: the sanity mutant first, then the

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/results"
 )
 
 // A result file records, for each case, the command line that re-runs it
@@ -18,7 +18,7 @@ import (
 // as, and nothing else happens.
 
 // pasteLine returns the command of line, a command line recorded for a
-// person to paste, quoted again word by word (mutants.ShellCommand), when
+// person to paste, quoted again word by word (results.Command), when
 // line is one plain command: words separated by blanks, each made of
 // characters no shell treats specially, single-quoted text, double-quoted
 // text without $, ` or !, and backslash-escaped characters; and every
@@ -37,11 +37,11 @@ func pasteLine(line string) (cmd, why string, ok bool) {
 			}
 		}
 	}
-	return mutants.ShellCommand(words...), "", true
+	return results.Command(words...), "", true
 }
 
 // plainChar reports whether r needs no quoting in a POSIX shell (as
-// mutants.ShellQuote leaves it): letters, digits and - _ . / = : , + @ %.
+// results.ShellQuote leaves it): letters, digits and - _ . / = : , + @ %.
 func plainChar(r rune) bool {
 	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)
 }

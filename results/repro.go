@@ -70,12 +70,18 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// Command joins words into one shell command line, each word quoted
-// (ShellQuote).
+// Command joins words into one shell command line for a person to paste,
+// each word quoted (ShellQuote; the first one quoted too when it holds '=',
+// which would make it an assignment), so that no value in them (a -run
+// pattern, a case id from a scenario file) can end its quoting and run a
+// command of its own.
 func Command(words ...string) string {
 	q := make([]string, len(words))
 	for i, w := range words {
 		q[i] = ShellQuote(w)
+		if i == 0 && q[i] == w && strings.Contains(w, "=") {
+			q[i] = "'" + w + "'"
+		}
 	}
 	return strings.Join(q, " ")
 }

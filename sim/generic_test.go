@@ -91,3 +91,23 @@ func TestBubbleClockDeterminism(t *testing.T) {
 		t.Errorf("c: lost %v at %d; a reply at the timeout's instant is received\n%s", c.Lost, c.EndMs, first.Timeline)
 	}
 }
+
+// A caller whose own timeout lies beyond the world's horizon (Claude Code's
+// 27.8 h) still gets a reply the tool's own timers bring sooner: the kernel
+// lets the bubble's clock run to the horizon before it gives up.
+func TestBubbleClockTimeoutBeyondHorizon(t *testing.T) {
+	res := RunWorld(t, World{Name: "far", Clock: ClockBubble, Tool: slowTool,
+		Callers: []CallerSpec{{Name: "cc", RequestTimeoutMs: 100000000, Args: map[string]any{"ms": 5000}}}})
+	if res.Err != "" {
+		t.Fatalf("%s\n%s", res.Err, res.Timeline)
+	}
+	if c := res.Call("cc", 1); c.Lost || c.EndMs != 5000 {
+		t.Errorf("lost %v at %d ms, want received at 5000", c.Lost, c.EndMs)
+	}
+	// With nothing due before it, the horizon still ends a world.
+	res = RunWorld(t, World{Name: "stuck", Clock: ClockBubble, HorizonMs: 60000, Tool: slowTool,
+		Callers: []CallerSpec{{Name: "cc", RequestTimeoutMs: 100000000, Args: map[string]any{"ms": 600000}}}})
+	if !strings.Contains(res.Err, "horizon") {
+		t.Errorf("a world past its horizon: err %q", res.Err)
+	}
+}

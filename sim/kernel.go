@@ -109,10 +109,11 @@ type Kernel struct {
 // waits on the bubble's clock for its next action's instant T; the tools'
 // timers due by T fire on the way, and what they set off settles before the
 // kernel acts. So at one instant the tools' own timers come first, then sim
-// events, then the gated timers (callers' request timeouts): a result a sim
-// event delivers at the instant of a tool's own deadline timer comes after
-// it (a tool on a real clock meets such ties as races, and must settle them
-// itself, e.g. with a deadline timer 1 ns later). Call it before Run.
+// events, then the gated timers (callers' request timeouts, 1 µs into the
+// instant's ms): a result a sim event delivers at the instant of a tool's
+// own deadline timer comes after it (a tool on a real clock meets such ties
+// as races, and must settle them itself, e.g. with a deadline timer 1 ns
+// later). Call it before Run.
 func (k *Kernel) followBubble() {
 	k.bubble0 = time.Now()
 	k.poke = make(chan struct{}, 1)
@@ -153,8 +154,18 @@ func (k *Kernel) waitBubble(at time.Time) bool {
 	}
 }
 
-// bubbleAt is the bubble's instant of virtual time t (followBubble).
-func (k *Kernel) bubbleAt(t time.Time) time.Time { return k.bubble0.Add(t.Sub(Epoch)) }
+// bubbleAt is the bubble's instant at which an action due at virtual time t
+// runs (followBubble): a sim event at t itself; a gated timer (a caller's
+// request timeout) 1 µs after t, so that what a tool does within the
+// instant's ms (a reply 1 ns after its deadline timer, say) comes first, as
+// virtual time counts whole ms.
+func (k *Kernel) bubbleAt(t time.Time, event bool) time.Time {
+	at := k.bubble0.Add(t.Sub(Epoch))
+	if !event {
+		at = at.Add(time.Microsecond)
+	}
+	return at
+}
 
 // Following reports whether the kernel follows the bubble's clock
 // (World.Clock ClockBubble).
@@ -262,7 +273,7 @@ func (k *Kernel) Run(finished func() bool) error {
 				// The tools' own timers may still be due: let the bubble
 				// run until something is scheduled, or the horizon.
 				horizon := Epoch.Add(time.Duration(k.HorizonMs+1) * time.Millisecond)
-				if k.waitBubble(k.bubbleAt(horizon)) {
+				if k.waitBubble(k.bubbleAt(horizon, true)) {
 					return fmt.Errorf("%w: nothing scheduled and nothing done by the tools up to the horizon (%d ms)", ErrStuck, k.HorizonMs)
 				}
 				continue
@@ -270,16 +281,25 @@ func (k *Kernel) Run(finished func() bool) error {
 			return fmt.Errorf("%w at %d ms", ErrStuck, ms(now))
 		}
 		t := tT
-		if okE && (!okT || ev.at.Before(t)) {
+		isEvent := okE && (!okT || !tT.Before(ev.at))
+		if isEvent {
 			t = ev.at
 		}
 		if t.Before(now) {
 			t = now
 		}
 		if ms(t) > k.HorizonMs {
+			if k.Following() {
+				// The tools' own timers may still be due before the
+				// horizon: let the bubble run to it first.
+				horizon := Epoch.Add(time.Duration(k.HorizonMs+1) * time.Millisecond)
+				if !k.waitBubble(k.bubbleAt(horizon, true)) {
+					continue
+				}
+			}
 			return fmt.Errorf("%w: next event at %d ms, horizon %d ms", ErrHorizon, ms(t), k.HorizonMs)
 		}
-		if at := k.bubbleAt(t); k.Following() && time.Now().Before(at) {
+		if at := k.bubbleAt(t, isEvent); k.Following() && time.Now().Before(at) {
 			// Let the bubble's clock run to t (the tools' timers due by then
 			// fire on the way), or until something is scheduled; then look
 			// again once what woke has settled.

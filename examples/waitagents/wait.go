@@ -161,7 +161,10 @@ func (t *tool) wait(ctx context.Context, session *mcp.ServerSession, token any, 
 	now := time.Now()
 	out.Done = known && !anyActive(agents)
 	out.BridgeError = c.bridgeErr
-	elapsedMs := int(now.Sub(c.startedAt).Milliseconds())
+	// Rounded to the nearest ms: a race timer runs sameInstantGrace past its
+	// limit, so a call chained on a reply starts that much into a ms, and
+	// whole ms cut off below would report 1 ms too little elapsed.
+	elapsedMs := int(now.Sub(c.startedAt).Round(time.Millisecond).Milliseconds())
 	if remaining := in.TimeoutMs - elapsedMs; !out.Done && cappedMs < in.TimeoutMs && remaining >= minTimeoutMs {
 		out.RemainingMs = remaining
 	}
@@ -236,7 +239,7 @@ func (c *call) notifyProgress() {
 		return
 	}
 	cappedMs := c.capped.Milliseconds()
-	p := min(time.Since(c.startedAt).Milliseconds(), cappedMs)
+	p := min(time.Since(c.startedAt).Round(time.Millisecond).Milliseconds(), cappedMs)
 	if p <= c.lastProgress {
 		return
 	}

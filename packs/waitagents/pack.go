@@ -2,6 +2,7 @@ package waitagents
 
 import (
 	"fmt"
+	"github.com/benbjohnson/clock"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +56,13 @@ func (p *Pack) inputSchema() (*jsonschema.Schema, error) {
 	if p.impl == ReferenceImpl {
 		return waittool.InputSchema()
 	}
-	tools, err := check.ListTools(func(s *mcp.Server) { p.impl.Register(s, nil, nil) })
+	tools, err := check.ListTools(func(s *mcp.Server) {
+		if p.impl.RegisterGated != nil {
+			p.impl.RegisterGated(s, nil, clock.New())
+		} else {
+			p.impl.Register(s, nil)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -102,8 +109,8 @@ func (p *Pack) skip(c *scenario.Case) string {
 	if p.impl == ReferenceImpl {
 		return ""
 	}
-	if c.Scenario.Timers != nil && !p.impl.GatedClock {
-		return fmt.Sprintf("timers: late timers need an implementation that reads the clock it is handed (Impl.GatedClock); %s reads package time", p.impl.Name)
+	if c.Scenario.Timers != nil && !p.impl.gated() {
+		return fmt.Sprintf("timers: late timers need an implementation that reads the clock it is handed (Impl.RegisterGated); %s reads package time", p.impl.Name)
 	}
 	if c.Scenario.CapMs != 0 && c.Scenario.CapMs != p.contract().CapMs {
 		return fmt.Sprintf("capMs %d: a replay of another cap; %s caps at %d ms", c.Scenario.CapMs, p.impl.Name, p.contract().CapMs)

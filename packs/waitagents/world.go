@@ -69,22 +69,26 @@ func (c Contract) withDefaults() Contract {
 
 // Impl is an implementation of the wait_agents contract under test.
 type Impl struct {
-	// Name names it in results ("waittool" for the reference).
+	// Name names it in messages ("waittool" for the reference).
 	Name string
 	// Register registers the implementation's tool on s. It reads the run
-	// through bridge (contract §3), passing each read the context of the
-	// tool call it serves (or one derived from it), and, when GatedClock,
-	// reads time from clk; otherwise clk is nil and it reads package time,
-	// which the world makes virtual.
-	Register func(s *mcp.Server, bridge waittool.Bridge, clk clock.Clock)
-	// GatedClock: the implementation reads the clock Register hands it. Then
-	// a scenario may make its timers late (timers:); otherwise such a
-	// scenario does not apply to it.
-	GatedClock bool
+	// through bridge (contract §3; nil when the world has no bridge),
+	// passing each read the context of the tool call it serves (or one
+	// derived from it), and reads time from package time, which the world
+	// makes virtual. A scenario that makes the tool's timers late (timers:)
+	// does not apply to it.
+	Register func(s *mcp.Server, bridge waittool.Bridge)
+	// RegisterGated, instead of Register, registers an implementation that
+	// reads time from the clock it is handed: the world's gated clock, whose
+	// timers a scenario may make late.
+	RegisterGated func(s *mcp.Server, bridge waittool.Bridge, clk clock.Clock)
 	// Contract is the contract's figures the implementation follows; zero
 	// fields are ReferenceContract's.
 	Contract Contract
 }
+
+// gated reports whether the implementation reads the clock it is handed.
+func (i *Impl) gated() bool { return i.RegisterGated != nil }
 
 // AgentSpec is a child agent present in the run at virtual time 0.
 type AgentSpec struct {
@@ -149,7 +153,9 @@ type Result struct {
 // ReferenceImpl is the reference tool, waittool, as an Impl: it takes the
 // gated clock and reports its steps (waittool.Options.Observer), which the
 // world writes on the trace.
-var ReferenceImpl = &Impl{Name: "waittool", GatedClock: true}
+var ReferenceImpl = &Impl{Name: "waittool", RegisterGated: func(s *mcp.Server, b waittool.Bridge, clk clock.Clock) {
+	waittool.Register(s, waittool.Options{Clock: clk, Bridge: b})
+}}
 
 // RunWorld runs w in a fresh synctest bubble under t (sim.RunWorld).
 func RunWorld(t *testing.T, w World) *Result {
@@ -193,7 +199,7 @@ func (pr *packRun) simWorld() sim.World {
 	sw := sim.World{Name: w.Name, Callers: w.Callers, HorizonMs: w.HorizonMs, Transport: w.Transport,
 		Timers: w.Timers, Seed: w.Seed, WallTimeout: w.WallTimeout, DefaultTool: waittool.ToolName,
 		Next: followRemaining, Retry: retryBudget(c), ReplyText: replyText}
-	if !impl.GatedClock {
+	if !impl.gated() {
 		sw.Clock = sim.ClockBubble
 	}
 	sw.Tool = func(env *sim.Env) error {
@@ -217,17 +223,17 @@ func (pr *packRun) simWorld() sim.World {
 				Observer: func(e waittool.Event) { pr.observe(env.Kernel, e) }, CapMs: w.CapMs})
 			return nil
 		}
-		if impl.Register == nil {
-			return fmt.Errorf("implementation %q has no Register", impl.Name)
-		}
 		if w.CapMs > 0 && w.CapMs != c.CapMs {
 			return fmt.Errorf("implementation %q caps at %d ms; a world of another cap (%d ms) does not apply to it", impl.Name, c.CapMs, w.CapMs)
 		}
-		var clk clock.Clock
-		if impl.GatedClock {
-			clk = env.Clock
+		switch {
+		case impl.RegisterGated != nil:
+			impl.RegisterGated(env.Server, b, env.Clock)
+		case impl.Register != nil:
+			impl.Register(env.Server, b)
+		default:
+			return fmt.Errorf("implementation %q has neither Register nor RegisterGated", impl.Name)
 		}
-		impl.Register(env.Server, b, clk)
 		return nil
 	}
 	return sw
