@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/waitsim/waitsim/workspace"
+
 	"github.com/waitsim/waitsim/results"
 
 	"github.com/goccy/go-yaml"
@@ -229,7 +231,7 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 	if n := nodes["file"]; n != nil {
 		tk := n.GetToken()
 		e.where = fmt.Sprintf("%s:%d:%d", rel, tk.Position.Line, tk.Position.Column)
-		if err := CheckLocalPath(e.File); err != nil {
+		if err := workspace.CheckLocalPath(e.File); err != nil {
 			at(n, "file", "%v", err)
 		} else if st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(e.File))); err != nil || !st.Mode().IsRegular() {
 			at(n, "file", "%s is not a file of the module: a catalog mutant changes an existing file, never adds one", e.File)
@@ -329,7 +331,7 @@ func patchProblems(n ast.Node, src []byte, patch, file string, prob func(line, c
 				at(i, "%q: the patch %s a file; a catalog mutant changes one existing file (%s) in place", l, what, file)
 				continue
 			}
-			if err := CheckLocalPath(name); err != nil {
+			if err := workspace.CheckLocalPath(name); err != nil {
 				at(i, "the header names %v", err)
 			} else if file != "" && name != file {
 				at(i, "the header names %q, the entry's file is %q", name, file)
@@ -418,7 +420,7 @@ type Thresholds struct {
 func LoadThresholds(path string) (Thresholds, error) {
 	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		return Thresholds{}, fmt.Errorf("config %s does not exist (it sets unleash.threshold.efficacy, the operator-score threshold)", path)
+		return Thresholds{}, fmt.Errorf("config %s does not exist (it sets unleash.threshold.efficacy, the operator-score threshold): %w", path, os.ErrNotExist)
 	}
 	if err != nil {
 		return Thresholds{}, err

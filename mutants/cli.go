@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // Main is `waitsim mutate`: it runs the gate (or, with the sub-command
@@ -71,18 +73,18 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var shard, only, out, cache, progressMode string
 	var noCache bool
 	fs.StringVar(&cfg.Root, "root", "", "module root (default: the directory of the nearest go.mod)")
-	fs.StringVar(&cfg.SuitePkg, "pkg", "./scenarios/", "the kill suite's package; ./scenarios/ without test files falls back to ./waittool/")
-	fs.StringVar(&cfg.SuiteRun, "run", "^TestTable$", "the kill suite's -test.run pattern (ignored on the fallback)")
-	fs.StringVar(&cfg.Target, "target", "./waittool/", "the package whose operator mutants gremlins enumerates")
-	fs.StringVar(&cfg.CatalogDir, "catalog", "mutants/catalog", "the semantic catalog's directory")
-	fs.StringVar(&cfg.Equivalents, "equivalents", "mutants/equivalent.yaml", "the committed list of equivalent operator mutants")
-	fs.StringVar(&cfg.GremlinsCfg, "config", ".gremlins.yaml", "gremlins' config: unleash.threshold.efficacy is the operator-score threshold")
+	fs.StringVar(&cfg.SuitePkg, "pkg", "", "the kill suite's package (default: the package of the test that calls waitsim.Run; in waitsim's module "+workspace.OwnSuitePkg+", which without test files falls back to "+workspace.OwnTarget+")")
+	fs.StringVar(&cfg.SuiteRun, "run", "", "the kill suite's -test.run pattern (default: that test; ignored on the fallback)")
+	fs.StringVar(&cfg.Target, "target", "", "the package whose operator mutants gremlins enumerates (default: the kill suite's package when it holds code; in waitsim's module "+workspace.OwnTarget+")")
+	fs.StringVar(&cfg.CatalogDir, "catalog", "", "the semantic catalog's directory (default "+workspace.UserCatalog+", none when it does not exist; in waitsim's module "+workspace.OwnCatalog+")")
+	fs.StringVar(&cfg.Equivalents, "equivalents", "", "the committed list of equivalent operator mutants (default "+workspace.UserEquivalents+"; in waitsim's module "+workspace.OwnEquivalents+"; a missing file lists none)")
+	fs.StringVar(&cfg.GremlinsCfg, "config", "", "gremlins' config: unleash.threshold.efficacy is the operator-score threshold (default "+workspace.GremlinsConfig+"; without one outside waitsim's module, 100)")
 	fs.IntVar(&cfg.Workers, "workers", 0, "parallel mutants, ≥ 1; 0 means the number of cores")
 	fs.StringVar(&shard, "shard", "", "run shard `k/n` of the campaign (join the shards' results with: waitsim mutate merge)")
 	fs.StringVar(&cfg.DiffRef, "diff", "", "only mutants on lines changed since this git ref")
-	fs.StringVar(&cache, "cache", "out/mutation-cache.json", "incremental cache file")
+	fs.StringVar(&cache, "cache", workspace.MutationCache, "incremental cache file")
 	fs.BoolVar(&noCache, "no-cache", false, "run every mutant, ignoring and not updating the cache")
-	fs.StringVar(&out, "out", "out/mutation.json", "the result JSON")
+	fs.StringVar(&out, "out", workspace.MutationResults, "the result JSON")
 	fs.Float64Var(&cfg.TimeoutFactor, "timeout-factor", 10, "a mutant's test run times out after this many baseline runs (> 0)…")
 	fs.DurationVar(&cfg.TimeoutFloor, "timeout-floor", 5*time.Second, "…but never sooner than this (> 0; build time is not counted)")
 	fs.BoolVar(&cfg.NoOperators, "no-operators", false, "skip gremlins' operator mutants")
@@ -95,10 +97,10 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.GenWorlds, "generator", DefaultGenWorlds, "the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (default 0 unless the suite is ./scenarios/ and the target ./waittool/)")
 	fs.StringVar(&cfg.GenRun, "generator-run", "^TestGenerated$", "the generator's -test.run pattern")
 	fs.BoolVar(&cfg.Suggest, "suggest", false, "for every survivor, search generated worlds for a case that kills it and write it to --suggest-dir/<case>.yaml")
-	fs.StringVar(&cfg.SuggestDir, "suggest-dir", "out/suggested", "where --suggest writes its cases (relative to the module root)")
+	fs.StringVar(&cfg.SuggestDir, "suggest-dir", "", "where --suggest writes its cases (relative to the module root; default "+workspace.SuggestDir+")")
 	fs.StringVar(&progressMode, "progress", "auto", "auto, tty (one line with done/total and ETA), plain (a line per mutant) or off")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: waitsim mutate [flags]\n       waitsim mutate merge [-o out/mutation.json] SHARD.json...\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: waitsim mutate [flags]\n       waitsim mutate merge [-o "+workspace.MutationResults+"] SHARD.json...\n\nflags:\n")
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, exitCodesHelp)
 	}
@@ -146,11 +148,9 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 	}
-	if cfg.SuitePkg != "./scenarios/" && !flagSet(fs, "run") {
-		cfg.SuiteRun = ""
-	}
-	if (cfg.SuitePkg != "./scenarios/" || cfg.Target != "./waittool/") && !flagSet(fs, "generator") {
-		cfg.GenWorlds = 0 // the generator is the scenario suite's, and it judges the tool
+	if !flagSet(fs, "generator") && !(workspace.IsOwn(cfg.Root) && (cfg.SuitePkg == "" || cfg.SuitePkg == workspace.OwnSuitePkg) &&
+		(cfg.Target == "" || cfg.Target == workspace.OwnTarget)) {
+		cfg.GenWorlds = 0 // the generator is waitsim's scenario suite's, and it judges the reference tool
 	}
 	if cfg.GenWorlds < 0 {
 		fmt.Fprintf(stderr, "waitsim mutate: --generator %d: want ≥ 0 worlds\n", cfg.GenWorlds)
@@ -222,7 +222,7 @@ func checkOutputs(cfg *Config, out string) error {
 	if cfg.Suggest {
 		dir := cfg.SuggestDir
 		if dir == "" {
-			dir = "out/suggested"
+			dir = workspace.SuggestDir
 		}
 		if err := CheckOutputDir("--suggest-dir", cfg.abs(dir)); err != nil {
 			return err
@@ -260,7 +260,7 @@ holds the tree's out/mutate.lock; nothing cached or written), 130/143 interrupte
 func mergeCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("waitsim mutate merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("o", "out/mutation.json", "the merged result JSON")
+	out := fs.String("o", workspace.MutationResults, "the merged result JSON")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: waitsim mutate merge [-o out/mutation.json] SHARD.json...\n\n"+
 			"joins the results of shards 1/n … n/n (waitsim mutate --shard k/n) of one campaign and judges\n"+

@@ -15,30 +15,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waitsim/waitsim/workspace"
+
 	"github.com/waitsim/waitsim/results"
 )
 
 // command prepares a child process: in dir, with the runner's environment,
 // in its own process group that is killed as a whole when ctx ends.
 func (r *runner) command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
-	cmd := GroupCommand(ctx, name, args...)
+	cmd := workspace.GroupCommand(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = r.env
-	return cmd
-}
-
-// GroupCommand is exec.CommandContext in a process group of its own (where
-// the OS has them): ctx's cancellation kills the whole group — a shell, the go
-// command, the compilers and test binaries it started — and Wait gives up 5 s
-// after that. The first call starts the process's reaper (startReaper), so
-// that nothing the command starts outlives the process, even when the
-// process is killed with SIGKILL.
-func GroupCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
-	_ = startReaper()
-	cmd := exec.CommandContext(ctx, name, args...)
-	setGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
 

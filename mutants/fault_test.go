@@ -9,11 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // Fault injection at the process level (issue 11): a catalog entry whose
@@ -123,12 +124,12 @@ func TestPathEscapeRefused(t *testing.T) {
 // TestCheckLocalPath: the paths a file may name.
 func TestCheckLocalPath(t *testing.T) {
 	for _, p := range []string{"waittool/tool.go", "a.go", "a/b/c.go"} {
-		if err := CheckLocalPath(p); err != nil {
+		if err := workspace.CheckLocalPath(p); err != nil {
 			t.Errorf("%q refused: %v", p, err)
 		}
 	}
 	for _, p := range []string{"", "/etc/passwd", "../x.go", "a/../../x.go", "a/./b.go", "a//b.go", "a\\b.go", "a/", "..", "."} {
-		if err := CheckLocalPath(p); err == nil {
+		if err := workspace.CheckLocalPath(p); err == nil {
 			t.Errorf("%q accepted", p)
 		}
 	}
@@ -179,7 +180,7 @@ func TestKillGroupLeavesNothing(t *testing.T) {
 	if err := os.Mkdir(live, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(live, ownerFile), []byte(strings.Join([]string{strconv.Itoa(os.Getpid()), processStart(os.Getpid())}, " ")), 0o644); err != nil {
+	if err := workspace.Own(live); err != nil {
 		t.Fatal(err)
 	}
 	args, _ := json.Marshal([]string{"--root", root, "--pkg", "./calc/", "--target", "./calc/", "--catalog", "catalog",
@@ -249,7 +250,7 @@ func TestKillGroupLeavesNothing(t *testing.T) {
 	t.Logf("the killed run left %d KB in the temp dir", size>>10)
 	// The next run cleans up what the dead one left.
 	t.Setenv("TMPDIR", childTmp)
-	d, err := MakeRunDir("waitsim-mutate-")
+	d, err := workspace.MakeRunDir("waitsim-mutate-")
 	if err != nil {
 		t.Fatal(err)
 	}

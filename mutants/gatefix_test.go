@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // shardSet builds the n shard results of a campaign of total operator
@@ -357,7 +359,7 @@ func TestCommitDirty(t *testing.T) {
 	ctx := context.Background()
 	state := func() (string, string) {
 		t.Helper()
-		c, tree, err := TreeState(ctx, dir)
+		c, tree, err := workspace.TreeState(ctx, dir)
 		if err != nil || c == "" || tree == "" {
 			t.Fatalf("TreeState: %q %q %v", c, tree, err)
 		}

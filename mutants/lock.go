@@ -3,11 +3,13 @@ package mutants
 import (
 	"fmt"
 	"path/filepath"
+
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // LockFile is where a campaign's lock lives, relative to the module root:
 // under out/, beside what campaigns write.
-const LockFile = "out/mutate.lock"
+const LockFile = workspace.OutDir + "/mutate.lock"
 
 // TreeLock is the lock a campaign holds on its module tree for as long as
 // it runs, so that two campaigns in one tree never run at once (they would

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // OperatorSite is one operator mutant as gremlins enumerates it: a token of
@@ -183,7 +185,7 @@ type GremlinsRun struct {
 	Disagreements []string       `json:"disagreements,omitempty"`
 }
 
-// runGremlins runs `go tool gremlins unleash` on the target directory with
+// runGremlins runs gremlins unleash (workspace.GremlinsArgs) on the target directory with
 // output to a JSON file in tmp, dry (enumerate only) or not (gremlins' own
 // campaign). Its temporary copies of the module go to tmp (TMPDIR), and its
 // test cache trap is defeated with GOFLAGS=-count=1: a cached coverage run
@@ -191,7 +193,7 @@ type GremlinsRun struct {
 // the wall time and gremlins' exit code (10/11 are its thresholds).
 func (r *runner) runGremlins(ctx context.Context, dry bool) ([]byte, time.Duration, int, error) {
 	out := filepath.Join(r.tmp, fmt.Sprintf("gremlins-%v.json", dry))
-	args := []string{"tool", "gremlins", "unleash", "--output", out}
+	args := append(workspace.GremlinsArgs(r.cfg.Root), "unleash", "--output", out)
 	if dry {
 		args = append(args, "--dry-run")
 	} else {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // ResultVersion is the version of the JSON written to out/mutation.json.
@@ -190,12 +192,12 @@ func (r *Result) Check() error {
 			return &FieldError{f + ".suggested", fmt.Sprintf("a suggested case for a killed mutant (%s)", m.ID)}
 		}
 		if m.SuggestedFile != "" {
-			if err := CheckLocalPath(m.SuggestedFile); err != nil {
+			if err := workspace.CheckLocalPath(m.SuggestedFile); err != nil {
 				return &FieldError{f + ".suggestedFile", fmt.Sprintf("%v (mutant %s)", err, m.ID)}
 			}
 		}
 		if m.File != "" {
-			if err := CheckLocalPath(m.File); err != nil {
+			if err := workspace.CheckLocalPath(m.File); err != nil {
 				return &FieldError{f + ".file", fmt.Sprintf("%v (mutant %s)", err, m.ID)}
 			}
 		}

@@ -22,6 +22,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/waitsim/waitsim/workspace"
+
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/suitebin"
 )
@@ -98,24 +100,62 @@ type Suite struct {
 	Note string `json:"note,omitempty"`
 }
 
-func (c *Config) defaults() {
+// defaults fills what cfg leaves empty: the one place of the campaign's
+// defaults (the command's flags default to empty). In waitsim's own module
+// they are its layout (workspace.Own*); in a module of one's own the kill
+// suite is the test that calls waitsim.Run (workspace.FindSuite), the target
+// its package, and the catalog and equivalents live under waitsim/, both
+// optional. It returns notes on what it chose and a usage error when a
+// module of one's own leaves the suite or the target to guess.
+func (c *Config) defaults() ([]string, error) {
+	var notes []string
+	own := workspace.IsOwn(c.Root)
 	if c.SuitePkg == "" {
-		c.SuitePkg = "./scenarios/"
-		if c.SuiteRun == "" {
-			c.SuiteRun = "^TestTable$"
+		if own {
+			c.SuitePkg = workspace.OwnSuitePkg
+			if c.SuiteRun == "" {
+				c.SuiteRun = workspace.OwnSuiteRun
+			}
+		} else {
+			st, err := workspace.FindSuite(c.Root, "", "")
+			if err != nil {
+				return nil, fmt.Errorf("%w: the kill suite: %v (or name it: --pkg, --run)", ErrUsage, err)
+			}
+			c.SuitePkg = st.Pkg
+			if c.SuiteRun == "" {
+				c.SuiteRun = st.RunPattern()
+			}
 		}
 	}
 	if c.Target == "" {
-		c.Target = "./waittool/"
+		switch {
+		case own:
+			c.Target = workspace.OwnTarget
+		case hasCode(c.abs(c.SuitePkg)):
+			c.Target = c.SuitePkg
+			notes = append(notes, fmt.Sprintf("target: %s, the kill suite's own package (--target names another)", c.Target))
+		default:
+			return nil, fmt.Errorf("%w: name the package to mutate: --target ./yourtool/ (the kill suite %s holds no code of its own)", ErrUsage, c.SuitePkg)
+		}
 	}
 	if c.CatalogDir == "" {
-		c.CatalogDir = "mutants/catalog"
+		c.CatalogDir = workspace.OwnCatalog
+		if !own {
+			c.CatalogDir = workspace.UserCatalog
+			if checkDir(c.abs(c.CatalogDir)) != nil && !c.NoCatalog {
+				c.NoCatalog = true
+				notes = append(notes, fmt.Sprintf("no semantic catalog (%s/ holds one, each mutant a file)", workspace.UserCatalog))
+			}
+		}
 	}
 	if c.Equivalents == "" {
-		c.Equivalents = "mutants/equivalent.yaml"
+		c.Equivalents = workspace.OwnEquivalents
+		if !own {
+			c.Equivalents = workspace.UserEquivalents
+		}
 	}
 	if c.GremlinsCfg == "" {
-		c.GremlinsCfg = ".gremlins.yaml"
+		c.GremlinsCfg = workspace.GremlinsConfig
 	}
 	if c.Workers <= 0 {
 		c.Workers = runtime.NumCPU()
@@ -133,8 +173,20 @@ func (c *Config) defaults() {
 		c.GenRun = "^TestGenerated$"
 	}
 	if c.SuggestDir == "" {
-		c.SuggestDir = "out/suggested"
+		c.SuggestDir = workspace.SuggestDir
 	}
+	return notes, nil
+}
+
+// hasCode reports whether dir holds a Go file that is not a test.
+func hasCode(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range m {
+		if !strings.HasSuffix(f, "_test.go") {
+			return true
+		}
+	}
+	return false
 }
 
 // validate rejects settings that cannot mean anything (ErrUsage): a
@@ -251,8 +303,15 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	cfg.defaults()
+	defaultNotes, err := cfg.defaults()
+	if err != nil {
+		return nil, err
+	}
 	th, err := LoadThresholds(cfg.abs(cfg.GremlinsCfg))
+	if err != nil && !workspace.IsOwn(cfg.Root) && cfg.GremlinsCfg == workspace.GremlinsConfig && errors.Is(err, os.ErrNotExist) {
+		th, err = Thresholds{OperatorScore: 100}, nil
+		defaultNotes = append(defaultNotes, "no "+workspace.GremlinsConfig+": the operator-score threshold is 100% (unleash.threshold.efficacy sets another)")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
@@ -281,7 +340,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	start := time.Now()
-	tmp, err := makeRunDir("waitsim-mutate-")
+	tmp, err := workspace.MakeRunDir("waitsim-mutate-")
 	if err != nil {
 		return nil, err
 	}
@@ -291,12 +350,13 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := r.setup(ctx); err != nil {
 		return nil, err
 	}
-	commit, tree, _ := TreeState(ctx, cfg.Root)
+	commit, tree, _ := workspace.TreeState(ctx, cfg.Root)
 	res := &Result{Version: ResultVersion, Suite: r.suite, Shard: cfg.Shard.String(), Commit: commit, Tree: tree,
 		Options: cfg.options(), DiffRef: cfg.DiffRef}
 	if r.suite.Note != "" {
 		res.Notes = append(res.Notes, r.suite.Note)
 	}
+	res.Notes = append(res.Notes, defaultNotes...)
 	res.Threshold = th.OperatorScore
 
 	// Phase 1, concurrently: the baseline, gremlins' enumeration, the hash
@@ -426,7 +486,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 // made: it marks it) and finds the go command's settings, test2json and the
 // suite.
 func (r *runner) setup(ctx context.Context) error {
-	if err := startReaper(); err != nil {
+	if err := workspace.StartReaper(); err != nil {
 		r.notes = append(r.notes, "no reaper: if the run is killed with SIGKILL, a grandchild (the go command's linker) may outlive it: "+err.Error())
 	}
 	gotmp := filepath.Join(r.tmp, "gotmp")
@@ -504,7 +564,7 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 		return runReport{}, err
 	}
 	bin, err := suitebin.Binary(ctx, suitebin.Options{Root: r.cfg.Root, Pkg: r.suite.Pkg, Dir: r.cfg.BinDir, Scratch: dir,
-		Env: r.env, Command: GroupCommand})
+		Env: r.env, Command: workspace.GroupCommand})
 	var be *suitebin.BuildError
 	if errors.As(err, &be) {
 		if ctx.Err() != nil {
@@ -867,7 +927,7 @@ func (r *runner) hashInputs(ctx context.Context) error {
 				return err
 			}
 			if d.IsDir() {
-				if p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "out") {
+				if p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == workspace.OutDir) {
 					return filepath.SkipDir
 				}
 				return nil

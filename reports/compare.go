@@ -2,9 +2,10 @@ package reports
 
 import (
 	"fmt"
-	"github.com/waitsim/waitsim/results"
 	"sort"
 	"strconv"
+
+	"github.com/waitsim/waitsim/results"
 
 	"github.com/waitsim/waitsim/mutants"
 )

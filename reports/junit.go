@@ -3,8 +3,9 @@ package reports
 import (
 	"encoding/xml"
 	"fmt"
-	"github.com/waitsim/waitsim/results"
 	"strings"
+
+	"github.com/waitsim/waitsim/results"
 
 	"github.com/waitsim/waitsim/mutants"
 )

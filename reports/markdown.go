@@ -2,10 +2,11 @@ package reports
 
 import (
 	"fmt"
-	"github.com/waitsim/waitsim/results"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/waitsim/waitsim/results"
 
 	"github.com/waitsim/waitsim/mutants"
 )

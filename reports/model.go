@@ -19,12 +19,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/waitsim/waitsim/results"
 	"math"
 	"os"
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/conformance"
 	"github.com/waitsim/waitsim/mutants"
@@ -47,7 +49,7 @@ type Run struct {
 	// Commit is the commit the run was made from ("" when unknown).
 	Commit string `json:"commit"`
 	// Tree is the sha256 of the work tree's content the results were run
-	// on (mutants.TreeState), "" when unknown. Both inputs of a Run share it.
+	// on (workspace.TreeState), "" when unknown. Both inputs of a Run share it.
 	Tree string `json:"tree,omitempty"`
 	// Seeds are the seeds of the case generators, by generator name (empty
 	// when no case was generated). A map is written with sorted keys.
@@ -172,7 +174,7 @@ func Assemble(scenariosPath, mutationPath, commit string, seeds map[string]int64
 }
 
 // CheckTree is nil when r was run on the work tree whose state is commit
-// and tree (mutants.TreeState). A run that records no tree, or another
+// and tree (workspace.TreeState). A run that records no tree, or another
 // one, is stale: its results are not those of the tree a report would be
 // read against (issue 11 item 4). tree "" (not a git work tree) checks
 // nothing.
@@ -366,7 +368,7 @@ func checkScenarios(name, prefix string, s *results.RunResult) error {
 				results.VerdictPass, results.VerdictFail, results.VerdictError)}
 		}
 		if c.File != "" {
-			if err := mutants.CheckLocalPath(c.File); err != nil {
+			if err := workspace.CheckLocalPath(c.File); err != nil {
 				return &InputError{name, f + ".file", err.Error()}
 			}
 		}

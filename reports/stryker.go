@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/waitsim/waitsim/workspace"
+
 	"github.com/waitsim/waitsim/mutants"
 )
 
@@ -150,7 +152,7 @@ func Stryker(r *Run, root string) ([]byte, error) {
 		if mu.Source == mutants.SourceSanity {
 			continue // not a mutant the gate scores
 		}
-		if err := mutants.CheckLocalPath(mu.File); err != nil {
+		if err := workspace.CheckLocalPath(mu.File); err != nil {
 			return nil, fmt.Errorf("stryker report: mutant %s: field file: %v", mu.ID, err)
 		}
 		key := strykerFileKey(mu)

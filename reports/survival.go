@@ -2,9 +2,10 @@ package reports
 
 import (
 	"fmt"
-	"github.com/waitsim/waitsim/results"
 	"sort"
 	"strings"
+
+	"github.com/waitsim/waitsim/results"
 )
 
 // SurvivalRow is one line of the survival matrix (contract §6): every call of

@@ -2,11 +2,12 @@ package reports
 
 import (
 	"fmt"
-	"github.com/waitsim/waitsim/results"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/waitsim/waitsim/results"
 
 	"github.com/waitsim/waitsim/waittool"
 )

@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
+
 	"github.com/waitsim/waitsim/results"
 )
 

@@ -2,9 +2,10 @@ package reports
 
 import (
 	"fmt"
-	"github.com/waitsim/waitsim/results"
 	"regexp"
 	"strings"
+
+	"github.com/waitsim/waitsim/results"
 )
 
 // laneWire is a caller's wire over streamable HTTP (contract §6): its tool

@@ -24,6 +24,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // keyVersion changes whenever the meaning of a key does.
@@ -236,7 +238,7 @@ func moduleFiles(root string) ([]string, error) {
 			n := e.Name()
 			if e.IsDir() {
 				if !all && (strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || n == "testdata" || n == "node_modules") ||
-					dir == root && (n == "out" || n == ".git") {
+					dir == root && (n == workspace.OutDir || n == ".git") {
 					continue
 				}
 				if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {

@@ -1,17 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/waitsim/waitsim/packs/waitagents"
-	"github.com/waitsim/waitsim/results"
-	"github.com/waitsim/waitsim/scenario"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/waitsim/waitsim/packs/waitagents"
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
+	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/conformance"
 )
@@ -29,8 +32,8 @@ func runConformance(args []string) int {
 	clients := fs.String("clients", "ts,go", "clients: ts (TypeScript SDK), go (Go SDK)")
 	transports := fs.String("transports", "stdio,sse,json", "transports: stdio, sse (streamable HTTP), json (streamable HTTP, JSON responses)")
 	tol := fs.Float64("tolerance-ms", conformance.DefaultToleranceMs, "largest |real − simulated| accepted for resolve times and remainingMs, ms")
-	tsclient := fs.String("tsclient", "out/tsclient/client.mjs", "the TypeScript client script, beside its installed node_modules (make conformance installs it); relative to the module root")
-	out := fs.String("out", "out/conformance.json", "where to write the table")
+	tsclient := fs.String("tsclient", workspace.OutDir+"/tsclient/client.mjs", "the TypeScript client script, beside its installed node_modules (make conformance installs it); relative to the module root")
+	out := fs.String("out", workspace.ConformanceResults, "where to write the table")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: waitsim conformance [flags] [paths…]   (default: conformance/scenarios)")
 		fs.PrintDefaults()
@@ -44,14 +47,14 @@ func runConformance(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim conformance: --runs and --tolerance-ms must be positive")
 		return 2
 	}
-	root, err := moduleRoot()
+	root, err := workspace.ModuleRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return 2
 	}
 	// Real clients talk to `waitsim serve`, which serves the reference
-	// tool: its table's suite predicts what they see.
-	st, err := findSuite(root, "./scenarios/", "TestTable")
+	// tool: its table's workspace.Suite predicts what they see.
+	st, err := workspace.FindSuite(root, "./scenarios/", "TestTable")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "waitsim conformance: works inside waitsim's own module (it serves the reference tool):", err)
 		return 2
@@ -91,7 +94,7 @@ func runConformance(args []string) int {
 	}
 
 	// The simulation's prediction, by the scenario runner of `waitsim run`.
-	simFile := filepath.Join(root, "out", "conformance-simulation.json")
+	simFile := filepath.Join(root, workspace.OutDir, "conformance-simulation.json")
 	if err := os.MkdirAll(filepath.Dir(simFile), 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return 2
@@ -111,7 +114,7 @@ func runConformance(args []string) int {
 	rep, err := conformance.Run(ctx, conformance.Options{
 		Cases: cases, Sim: simBy, Waitsim: self, TSClient: script,
 		Clients: strings.Split(*clients, ","), Transports: strings.Split(*transports, ","),
-		ToleranceMs: *tol, Runs: *runs, LogDir: filepath.Join(root, "out", "conformance"), Progress: os.Stderr,
+		ToleranceMs: *tol, Runs: *runs, LogDir: filepath.Join(root, workspace.OutDir, "conformance"), Progress: os.Stderr,
 	})
 	if sig := stop(); sig != nil {
 		fmt.Fprintf(os.Stderr, "waitsim conformance: interrupted (%v); nothing written\n", sig)
@@ -124,7 +127,7 @@ func runConformance(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim conformance:", err)
 		return 2
 	}
-	rep.Commit = gitCommit(root)
+	rep.Commit = workspace.Commit(context.Background(), root)
 	for i := range rep.Results {
 		if rel, err := filepath.Rel(root, rep.Results[i].File); err == nil && !strings.HasPrefix(rel, "..") {
 			rep.Results[i].File = filepath.ToSlash(rel)

@@ -5,10 +5,13 @@
 //	waitsim report [flags]                                   reports (Markdown, JUnit, Stryker, HTML, traces)
 //	waitsim serve FILE.yaml [--case ID] [--http ADDR]        the tool on the real clock for real clients
 //	waitsim conformance [flags] [paths…]                     real clients vs the simulation, on the real clock
+//	waitsim init [--dir DIR]                                 set a module up to run waitsim
 //
 // Scenario worlds run inside testing/synctest bubbles, which exist only under
-// `go test`; so `waitsim run` drives `go test ./scenarios/` and reads the
-// results it writes. Run it from anywhere inside the module.
+// `go test`; so `waitsim run` builds the test binary of the package whose
+// test calls waitsim.Run, hands it a params file and reads the results file
+// it writes. Run it from anywhere inside any module (`go tool waitsim` with a
+// tool line in go.mod).
 package main
 
 import (
@@ -24,6 +27,7 @@ const usage = `usage:
   waitsim report [flags]                                   render reports (waitsim report -h)
   waitsim serve FILE.yaml [--case ID] [--http ADDR]        the tool on the real clock for real clients (waitsim serve -h)
   waitsim conformance [flags] [paths…]                     real clients vs the simulation (waitsim conformance -h)
+  waitsim init [--dir DIR]                                 set this module up: a test, a first scenario, a CI workflow
 `
 
 // commands maps a subcommand to its entry point, which returns the exit code.
@@ -32,6 +36,7 @@ var commands = map[string]func(args []string) int{
 	"mutate": runMutate,
 	"report": runReport,
 	"serve":  runServe,
+	"init":   runInit,
 
 	"conformance": runConformance,
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // In another module, waitsim finds that module's table test (the test that
@@ -24,11 +26,11 @@ func TestAnyModule(t *testing.T) {
 	}
 	write("go.mod", "module example.com/other\n\ngo 1.26\n")
 	t.Chdir(dir)
-	root, err := moduleRoot()
+	root, err := workspace.ModuleRoot()
 	if err != nil {
 		t.Fatalf("moduleRoot in another module: %v", err)
 	}
-	if _, err := findSuite(root, "", ""); err == nil || !strings.Contains(err.Error(), "waitsim init") {
+	if _, err := workspace.FindSuite(root, "", ""); err == nil || !strings.Contains(err.Error(), "waitsim init") {
 		t.Errorf("a module with no table test: %v, want a pointer to waitsim init", err)
 	}
 	write("tool/tool_test.go", `package tool_test
@@ -45,7 +47,7 @@ func TestMine(t *testing.T) { ws.Run(t, ws.Params{}) }
 `)
 	write("nested/go.mod", "module example.com/nested\n")
 	write("nested/n_test.go", "package n\nimport \"github.com/waitsim/waitsim\"\nfunc TestN(t *testing.T) { waitsim.Run(t, waitsim.Params{}) }\n")
-	s, err := findSuite(root, "", "")
+	s, err := workspace.FindSuite(root, "", "")
 	if err != nil || s.Pkg != "./tool/" || s.Test != "TestMine" {
 		t.Errorf("findSuite: %+v, %v; want ./tool/ TestMine (a nested module is another module)", s, err)
 	}
@@ -53,7 +55,7 @@ func TestMine(t *testing.T) { ws.Run(t, ws.Params{}) }
 	t.Chdir(empty)
 	t.Setenv("GOFLAGS", "")
 	t.Setenv("GO111MODULE", "on")
-	if _, err := moduleRoot(); err == nil || !strings.Contains(err.Error(), "not inside a Go module") {
+	if _, err := workspace.ModuleRoot(); err == nil || !strings.Contains(err.Error(), "not inside a Go module") {
 		t.Errorf("outside any module: %v", err)
 	}
 }

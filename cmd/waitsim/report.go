@@ -14,7 +14,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/workspace"
+
 	"github.com/waitsim/waitsim/reports"
 )
 
@@ -69,7 +70,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		baseRef       = fs.String("base-ref", "", "git ref to build and compare against")
 		commit        = fs.String("commit", "", "commit of the run (default: git rev-parse HEAD)")
 		root          = fs.String("root", ".", "source tree of the mutated files (Stryker report)")
-		outDir        = fs.String("out", filepath.Join("out", "report"), "output directory")
+		outDir        = fs.String("out", filepath.FromSlash(workspace.ReportDir), "output directory")
 		runCmd        = fs.String("run-cmd", "go run ./cmd/waitsim run --json", "with --base-ref: command that writes out/scenarios.json")
 		mutateCmd     = fs.String("mutate-cmd", "go run ./cmd/waitsim mutate", `with --base-ref: command that writes out/mutation.json ("" to skip)`)
 	)
@@ -143,14 +144,14 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 	default:
 		sp, mp := *scenariosPath, *mutationPath
 		if sp == "" && mp == "" {
-			sp, mp = existing(filepath.Join("out", "scenarios.json")), existing(filepath.Join("out", "mutation.json"))
+			sp, mp = existing(filepath.FromSlash(workspace.ScenarioResults)), existing(filepath.FromSlash(workspace.MutationResults))
 			if sp == "" && mp == "" {
 				return fail(errors.New("no results to report: out/scenarios.json and out/mutation.json are missing (run `go run ./cmd/waitsim run --json` and `make mutate`, or pass --run/--base/--head)"))
 			}
 		}
 		c := *commit
 		if c == "" {
-			c = gitCommit(".")
+			c = workspace.Commit(context.Background(), ".")
 		}
 		if head, err = reports.Assemble(sp, mp, c, seeds); err != nil {
 			return fail(err)
@@ -160,7 +161,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		}
 		cp := *confPath
 		if cp == "" {
-			cp = existing(filepath.Join("out", "conformance.json"))
+			cp = existing(filepath.FromSlash(workspace.ConformanceResults))
 		}
 		if cp != "" {
 			if head.Conformance, err = reports.LoadConformance(cp); err != nil {
@@ -205,7 +206,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 // checkCurrent is nil when r's results were run on the work tree at dir as
 // it is now (reports.CheckTree); sp and mp are the inputs, for the message.
 func checkCurrent(r *reports.Run, dir, sp, mp string) error {
-	commit, tree, _ := mutants.TreeState(context.Background(), dir)
+	commit, tree, _ := workspace.TreeState(context.Background(), dir)
 	var src []string
 	for _, p := range []string{sp, mp} {
 		if p != "" {
@@ -233,21 +234,6 @@ func shortSHA(c string) string {
 		sha += "-dirty"
 	}
 	return sha
-}
-
-// gitCommit returns the commit checked out in dir, with "-dirty" when the
-// work tree has changes; "" when dir is not a git work tree.
-func gitCommit(dir string) string {
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	c := strings.TrimSpace(string(out))
-	st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=normal").Output()
-	if err == nil && len(strings.TrimSpace(string(st))) > 0 {
-		c += "-dirty"
-	}
-	return c
 }
 
 // interruptContext catches SIGINT and SIGTERM until stop is called: the
@@ -283,10 +269,10 @@ func interruptContext() (ctx context.Context, stop func() os.Signal) {
 	}
 }
 
-// command is mutants.GroupCommand: ctx's cancellation kills the whole
+// command is workspace.GroupCommand: ctx's cancellation kills the whole
 // process group (a shell, the go command, the test binaries it started).
 func command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	return mutants.GroupCommand(ctx, name, args...)
+	return workspace.GroupCommand(ctx, name, args...)
 }
 
 // buildBaseAndHead checks ref out in a temporary git worktree, runs runCmd
@@ -303,7 +289,7 @@ func buildBaseAndHead(ctx context.Context, ref, runCmd, mutateCmd string, seeds 
 	if err != nil {
 		return nil, nil, fmt.Errorf("--base-ref %q is not a commit: %v", ref, err)
 	}
-	tmp, err := mutants.MakeRunDir("waitsim-base-")
+	tmp, err := workspace.MakeRunDir("waitsim-base-")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -328,7 +314,7 @@ func buildBaseAndHead(ctx context.Context, ref, runCmd, mutateCmd string, seeds 
 	if err != nil {
 		return nil, nil, fmt.Errorf("base %s: %w", ref, err)
 	}
-	head, err = runIn(ctx, ".", runCmd, mutateCmd, gitCommit("."), seeds, log)
+	head, err = runIn(ctx, ".", runCmd, mutateCmd, workspace.Commit(context.Background(), "."), seeds, log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("head: %w", err)
 	}
@@ -340,12 +326,12 @@ func buildBaseAndHead(ctx context.Context, ref, runCmd, mutateCmd string, seeds 
 // file is an error, and so is ctx's cancellation (the running command is
 // killed).
 func runIn(ctx context.Context, dir, runCmd, mutateCmd, commit string, seeds map[string]int64, log io.Writer) (*reports.Run, error) {
-	sp := filepath.Join(dir, "out", "scenarios.json")
+	sp := filepath.Join(dir, filepath.FromSlash(workspace.ScenarioResults))
 	mp := ""
 	cmds := []string{runCmd}
 	if mutateCmd != "" {
 		cmds = append(cmds, mutateCmd)
-		mp = filepath.Join(dir, "out", "mutation.json")
+		mp = filepath.Join(dir, filepath.FromSlash(workspace.MutationResults))
 	}
 	for _, p := range []string{sp, mp} {
 		if p != "" {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // TestMain lets a test run this test binary as `waitsim report …`: with
@@ -142,7 +142,7 @@ func TestBaseRefInterruptRemovesWorktree(t *testing.T) {
 func TestReportEmptyScenarios(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "scenarios.json")
-	commit, tree, err := mutants.TreeState(context.Background(), ".")
+	commit, tree, err := workspace.TreeState(context.Background(), ".")
 	if err != nil {
 		t.Skip(err)
 	}

@@ -14,10 +14,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/waitsim/waitsim/workspace"
+
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
 
-	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/suitebin"
 )
 
@@ -72,12 +73,12 @@ func runScenarios(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim: --check-determinism wants a number of runs ≥ 1 (0: no check)")
 		return 2
 	}
-	root, err := moduleRoot()
+	root, err := workspace.ModuleRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return 2
 	}
-	st, err := findSuite(root, *pkg, *test)
+	st, err := workspace.FindSuite(root, *pkg, *test)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return 2
@@ -92,11 +93,11 @@ func runScenarios(args []string) int {
 			return 2
 		}
 	}
-	outFile := filepath.Join(root, "out", "scenarios.json")
+	outFile := filepath.Join(root, filepath.FromSlash(workspace.ScenarioResults))
 	if !*asJSON {
 		// A run directory with an owner file: one a killed run leaves is
-		// removed by the next (mutants.MakeRunDir).
-		tmp, err := mutants.MakeRunDir("waitsim-run-")
+		// removed by the next (workspace.MakeRunDir).
+		tmp, err := workspace.MakeRunDir("waitsim-run-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "waitsim:", err)
 			return 2
@@ -107,7 +108,7 @@ func runScenarios(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return 2
 	}
-	commit, tree, _ := mutants.TreeState(context.Background(), root)
+	commit, tree, _ := workspace.TreeState(context.Background(), root)
 	res, runErr, ok := simulate(st, results.Params{Paths: paths, Cases: only, Results: outFile, Repeat: *repeat}, *repeat > 0)
 	if !ok {
 		return 2
@@ -115,7 +116,7 @@ func runScenarios(args []string) int {
 	// Record what the table ran on, so that a report never mixes it with
 	// results of another tree (issue 11 item 4). A tree that changed during
 	// the run is no tree at all.
-	if c2, t2, _ := mutants.TreeState(context.Background(), root); t2 != tree || c2 != commit {
+	if c2, t2, _ := workspace.TreeState(context.Background(), root); t2 != tree || c2 != commit {
 		fmt.Fprintln(os.Stderr, "waitsim: the work tree changed during the run; its results may mix two versions: run again")
 		_ = os.Remove(outFile)
 		return 2
@@ -140,18 +141,18 @@ func runScenarios(args []string) int {
 	return 0
 }
 
-// simulate runs the scenario table of suite st in its test binary (synctest
+// simulate runs the scenario table of workspace.Suite st in its test binary (synctest
 // exists only in tests), handing it params (its Results file set), and
 // reads its results back. The binary is built once and reused while the
 // module's sources are unchanged (suitebin). With cpus, the table runs at
 // GOMAXPROCS 1, 2 and 4 in one process. ok is false when the table did not
 // run (file problems or a build failure, already printed); runErr is the
 // test binary's own error.
-func simulate(st suite, params results.Params, cpus bool) (res results.RunResult, runErr error, ok bool) {
+func simulate(st workspace.Suite, params results.Params, cpus bool) (res results.RunResult, runErr error, ok bool) {
 	_ = os.Remove(params.Results)
 	// For a binary that cannot be kept (no cache directory, or the sources
 	// changed while it was built), and the params file.
-	scratch, err := mutants.MakeRunDir("waitsim-run-bin-")
+	scratch, err := workspace.MakeRunDir("waitsim-run-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "waitsim:", err)
 		return res, nil, false

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/waitsim/waitsim/results"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/waitsim/waitsim/results"
 
 	"github.com/waitsim/waitsim/serve"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // TestReportRefusesStaleAndInconsistentInputs (issue 11 items 3 and 4):
@@ -19,7 +19,7 @@ import (
 // own mutant list, come from different trees, or from another tree than
 // the work tree. Consistent inputs of the current tree render (exit 0).
 func TestReportRefusesStaleAndInconsistentInputs(t *testing.T) {
-	commit, tree, err := mutants.TreeState(context.Background(), ".")
+	commit, tree, err := workspace.TreeState(context.Background(), ".")
 	if err != nil {
 		t.Skip(err)
 	}

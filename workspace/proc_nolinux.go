@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package mutants
+package workspace
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package mutants
+package workspace
 
 // spawnReaper is a no-op where there is no /proc to find a run's processes
 // in: there the process groups and the interrupt handling are all.

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mutants
+package workspace
 
 import "syscall"
 

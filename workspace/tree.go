@@ -1,4 +1,4 @@
-package mutants
+package workspace
 
 import (
 	"bytes"
@@ -12,6 +12,32 @@ import (
 	"sort"
 	"strings"
 )
+
+// Commit is the commit checked out in dir, with "-dirty" when the work tree
+// has changes or untracked files git does not ignore; "" outside git.
+func Commit(ctx context.Context, dir string) string {
+	c, _ := commitOf(func(args ...string) ([]byte, error) {
+		return exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-C", dir}, args...)...).Output()
+	}, dir)
+	return c
+}
+
+// commitOf is Commit through git, a function that runs git in dir.
+func commitOf(git func(args ...string) ([]byte, error), dir string) (string, error) {
+	out, err := git("rev-parse", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("git rev-parse HEAD in %s: %v", dir, err)
+	}
+	commit := strings.TrimSpace(string(out))
+	st, err := git("status", "--porcelain", "--untracked-files=normal")
+	if err != nil {
+		return "", fmt.Errorf("git status in %s: %v", dir, err)
+	}
+	if len(bytes.TrimSpace(st)) > 0 {
+		commit += "-dirty"
+	}
+	return commit, nil
+}
 
 // TreeState is what a result was run on: the git commit of the work tree
 // at dir (with "-dirty" when it has changes or untracked files git does not
@@ -31,17 +57,8 @@ func TreeState(ctx context.Context, dir string) (commit, tree string, err error)
 		return "", "", fmt.Errorf("not a git work tree: %s", dir)
 	}
 	root := strings.TrimSpace(string(top))
-	out, err := git("rev-parse", "HEAD")
-	if err != nil {
-		return "", "", fmt.Errorf("git rev-parse HEAD in %s: %v", dir, err)
-	}
-	commit = strings.TrimSpace(string(out))
-	st, err := git("status", "--porcelain", "--untracked-files=normal")
-	if err != nil {
-		return "", "", fmt.Errorf("git status in %s: %v", dir, err)
-	}
-	if len(bytes.TrimSpace(st)) > 0 {
-		commit += "-dirty"
+	if commit, err = commitOf(git, dir); err != nil {
+		return "", "", err
 	}
 	ls, err := git("-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	if err != nil {

@@ -1,4 +1,4 @@
-package mutants
+package workspace
 
 import (
 	"fmt"
@@ -24,15 +24,20 @@ func MakeRunDir(prefix string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	me := os.Getpid()
-	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(fmt.Sprintf("%d %s\n", me, processStart(me))), 0o644); err != nil {
+	if err := Own(dir); err != nil {
 		os.RemoveAll(dir)
 		return "", err
 	}
 	return dir, nil
 }
 
-func makeRunDir(prefix string) (string, error) { return MakeRunDir(prefix) }
+// Own writes dir's owner file naming this process (its id and, on Linux,
+// its start time): while the process lives, RemoveStaleRunDirs leaves dir
+// alone.
+func Own(dir string) error {
+	me := os.Getpid()
+	return os.WriteFile(filepath.Join(dir, ownerFile), []byte(fmt.Sprintf("%d %s\n", me, processStart(me))), 0o644)
+}
 
 // RemoveStaleRunDirs removes the directories prefix* of tmp whose owner
 // process is gone (see MakeRunDir) and returns the paths removed.

@@ -1,4 +1,4 @@
-package mutants
+package workspace
 
 import (
 	"os"
@@ -44,7 +44,10 @@ var (
 // one (Linux), and marks the process's environment (runEnv) so that every
 // process started from now on carries the mark. It returns why the reaper
 // could not be started, if it could not.
-func startReaper() error {
+// StartReaper starts this process's reaper once (GroupCommand calls it):
+// when the process ends, however it ends, every process it started through
+// GroupCommand, and theirs, is killed.
+func StartReaper() error {
 	reaperOnce.Do(func() { reaperErr = spawnReaper() })
 	return reaperErr
 }

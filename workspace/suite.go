@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"errors"
@@ -18,24 +18,25 @@ import (
 // doorPath is the import path of the door every table runs through.
 const doorPath = "github.com/waitsim/waitsim"
 
-// suite is the test that runs a module's scenario table: a test function
+// Suite is the test that runs a module's scenario table: a test function
 // that calls waitsim.Run, in a package of the module.
-type suite struct {
+type Suite struct {
 	Root string // the module root (the directory of go.mod)
 	Pkg  string // the package, "./dir/" relative to Root ("./" for the root)
 	Test string // the test function, e.g. TestTable
 }
 
-// Dir is the suite package's directory (where go test runs its binary).
-func (s suite) Dir() string {
+// Dir is the Suite package's directory (where go test runs its binary).
+func (s Suite) Dir() string {
 	return filepath.Join(s.Root, filepath.FromSlash(strings.TrimPrefix(s.Pkg, "./")))
 }
 
 // RunPattern is the -test.run pattern that selects the suite's test.
-func (s suite) RunPattern() string { return "^" + s.Test + "$" }
+func (s Suite) RunPattern() string { return "^" + s.Test + "$" }
 
-// moduleRoot returns the directory of the main module's go.mod.
-func moduleRoot() (string, error) {
+// ModuleRoot returns the directory of the main module's go.mod (the go
+// command's view from the working directory).
+func ModuleRoot() (string, error) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOMOD: %w", err)
@@ -47,19 +48,19 @@ func moduleRoot() (string, error) {
 	return filepath.Dir(gomod), nil
 }
 
-// findSuite finds the module's table test: the test functions that call
+// FindSuite finds the module's table test: the test functions that call
 // waitsim.Run (found by reading the module's _test.go files, nested modules
 // left out). pkg and test, when not "", pick among them; with neither, there
 // must be exactly one.
-func findSuite(root, pkg, test string) (suite, error) {
-	var found []suite
+func FindSuite(root, pkg, test string) (Suite, error) {
+	var found []Suite
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return nil // an unreadable directory holds no suite we can run
+			return nil // an unreadable directory holds no Suite we can run
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" || name == "node_modules" || name == "out") {
+			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" || name == "node_modules" || name == OutDir) {
 				return filepath.SkipDir
 			}
 			if path != root {
@@ -78,12 +79,12 @@ func findSuite(root, pkg, test string) (suite, error) {
 			if rel != "." {
 				p = "./" + filepath.ToSlash(rel) + "/"
 			}
-			found = append(found, suite{Root: root, Pkg: p, Test: fn})
+			found = append(found, Suite{Root: root, Pkg: p, Test: fn})
 		}
 		return nil
 	})
 	if err != nil {
-		return suite{}, err
+		return Suite{}, err
 	}
 	sort.Slice(found, func(i, j int) bool {
 		if found[i].Pkg != found[j].Pkg {
@@ -91,7 +92,7 @@ func findSuite(root, pkg, test string) (suite, error) {
 		}
 		return found[i].Test < found[j].Test
 	})
-	var picked []suite
+	var picked []Suite
 	for _, s := range found {
 		if (pkg == "" || samePkg(s.Pkg, pkg)) && (test == "" || s.Test == test) {
 			picked = append(picked, s)
@@ -101,11 +102,11 @@ func findSuite(root, pkg, test string) (suite, error) {
 	case len(picked) == 1:
 		return picked[0], nil
 	case len(found) == 0:
-		return suite{}, fmt.Errorf("no test of this module calls waitsim.Run (%s): `waitsim init` writes one", root)
+		return Suite{}, fmt.Errorf("no test of this module calls waitsim.Run (%s): `waitsim init` writes one", root)
 	case len(picked) == 0:
-		return suite{}, fmt.Errorf("no test calls waitsim.Run in package %q with name %q; the tests that do: %s", pkg, test, listSuites(found))
+		return Suite{}, fmt.Errorf("no test calls waitsim.Run in package %q with name %q; the tests that do: %s", pkg, test, listSuites(found))
 	}
-	return suite{}, fmt.Errorf("several tests call waitsim.Run (%s): choose one with --pkg and --test", listSuites(picked))
+	return Suite{}, fmt.Errorf("several tests call waitsim.Run (%s): choose one with --pkg and --test", listSuites(picked))
 }
 
 func samePkg(a, b string) bool {
@@ -113,7 +114,7 @@ func samePkg(a, b string) bool {
 	return norm(a) == norm(b)
 }
 
-func listSuites(ss []suite) string {
+func listSuites(ss []Suite) string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
 		out[i] = s.Pkg + " " + s.Test

@@ -1,6 +1,6 @@
 //go:build unix
 
-package mutants
+package workspace
 
 import (
 	"os/exec"

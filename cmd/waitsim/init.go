@@ -1,0 +1,236 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/waitsim/waitsim/workspace"
+)
+
+// initDir is where `waitsim init` puts the test by default, relative to the
+// module root.
+const initDir = "waitsimtest"
+
+// runInit implements `waitsim init`: it sets a module of one's own up to
+// run waitsim: a test that calls waitsim.Run (with an example tool to
+// replace by one's own), a first scenario file, a CI workflow, then `go mod
+// tidy`. It never overwrites a file. Exit codes: 0 written, 1 a file could
+// not be written or go mod tidy failed, 2 usage (outside a module, a file
+// already there).
+func runInit(args []string) int {
+	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+	dir := fs.String("dir", initDir, "the package `DIR` for the test, relative to the module root (next to your tool's package is a good place)")
+	noTidy := fs.Bool("no-tidy", false, "do not run go mod tidy afterwards")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: waitsim init [--dir DIR] [--no-tidy]")
+		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "It writes DIR/waitsim_test.go, DIR/testdata/waitsim/first.yaml and .github/workflows/waitsim.yml, never over an existing file.")
+	}
+	rest, code, ok := parseInterleaved(fs, args)
+	if !ok {
+		return code
+	}
+	if len(rest) > 0 {
+		fs.Usage()
+		return 2
+	}
+	root, err := workspace.ModuleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim init:", err)
+		return 2
+	}
+	if err := workspace.CheckLocalPath(filepath.ToSlash(filepath.Clean(*dir))); err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim init: --dir:", err)
+		return 2
+	}
+	pkgDir := filepath.Join(root, filepath.FromSlash(*dir))
+	pkg, hasCode := packageName(pkgDir)
+	files := map[string]string{
+		filepath.Join(pkgDir, "waitsim_test.go"):                   initTest(pkg),
+		filepath.Join(pkgDir, "testdata", "waitsim", "first.yaml"): initScenario,
+		filepath.Join(root, ".github", "workflows", "waitsim.yml"): initWorkflow,
+	}
+	if !hasCode {
+		files[filepath.Join(pkgDir, "doc.go")] = fmt.Sprintf("// Package %s holds the test that runs waitsim's scenarios (waitsim_test.go).\npackage %s\n", pkg, pkg)
+	}
+	for f := range files {
+		if _, err := os.Lstat(f); err == nil {
+			fmt.Fprintf(os.Stderr, "waitsim init: %s is already there; nothing written (remove it, or choose another --dir)\n", f)
+			return 2
+		} else if !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintln(os.Stderr, "waitsim init:", err)
+			return 1
+		}
+	}
+	for _, f := range sortedKeys(files) {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "waitsim init:", err)
+			return 1
+		}
+		if err := os.WriteFile(f, []byte(files[f]), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "waitsim init:", err)
+			return 1
+		}
+		rel, _ := filepath.Rel(root, f)
+		fmt.Println("wrote", filepath.ToSlash(rel))
+	}
+	if !*noTidy {
+		cmd := exec.Command("go", "mod", "tidy")
+		cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "waitsim init: go mod tidy:", err)
+			return 1
+		}
+		fmt.Println("ran go mod tidy")
+	}
+	fmt.Printf("next: replace registerTools in %s with your tool's registration, then:\n  go test ./%s/\n  go tool waitsim run\n",
+		filepath.ToSlash(filepath.Join(*dir, "waitsim_test.go")), filepath.ToSlash(*dir))
+	return 0
+}
+
+// packageName is the name of the Go package in dir, and whether dir holds
+// code that is not a test; a directory without Go files gets a name made of
+// its base name.
+func packageName(dir string) (string, bool) {
+	m, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range m {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if pf, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.PackageClauseOnly); err == nil {
+			return pf.Name.Name, true
+		}
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(filepath.Base(dir)) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' && b.Len() > 0 {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "waitsimtest", false
+	}
+	return b.String(), false
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := range keys {
+		for j := i + 1; j < len(keys); j++ {
+			if keys[j] < keys[i] {
+				keys[i], keys[j] = keys[j], keys[i]
+			}
+		}
+	}
+	return keys
+}
+
+// initTest is the test file init writes for package pkg.
+func initTest(pkg string) string {
+	return `package ` + pkg + `_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/waitsim/waitsim"
+)
+
+// TestWaitsim runs every scenario file under testdata/waitsim against the
+// tools registerTools registers, in virtual time: each file a subtest, each
+// case of it a subtest of that. ` + "`go tool waitsim run`" + ` runs the same table.
+func TestWaitsim(t *testing.T) {
+	waitsim.Run(t, waitsim.Params{Tool: registerTools})
+}
+
+// registerTools registers the tools under test. Replace its body with your
+// own tool's registration (for example mytool.Register(s)); the example
+// tool below is only there so that the first run has something to run.
+func registerTools(s *mcp.Server) {
+	type in struct {
+		Seconds int ` + "`json:\"seconds\"`" + `
+	}
+	type out struct {
+		Slept int ` + "`json:\"slept\"`" + `
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "example_wait", Description: "Sleeps the given seconds, telling progress each second when asked."},
+		func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, out, error) {
+			for i := 1; i <= a.Seconds; i++ {
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+					return nil, out{}, ctx.Err()
+				}
+				if tok := req.Params.GetProgressToken(); tok != nil {
+					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: float64(a.Seconds)})
+				}
+			}
+			return nil, out{Slept: a.Seconds}, nil
+		})
+}
+`
+}
+
+// initScenario is the first scenario file init writes.
+const initScenario = `# protects: a reply that outlasts the TypeScript SDK's 60 s request timeout
+# A 90 s call: a caller with the TypeScript SDK's defaults loses it at 60 s;
+# one that sends a progress token and resets its timer on progress gets it.
+# Replace the args with a long call of your own tool (tool: names it when
+# your server has several). docs/scenarios.md lists every key.
+name: first
+callers:
+  - name: ts
+    profile: ts-sdk
+    args: {seconds: 90}
+  - name: ts-reset
+    profile: ts-sdk-reset
+    args: {seconds: 90}
+expect:
+  - caller: ts
+    received: false
+    lostBy: request timeout
+    resolvesAtMs: 60000
+  - caller: ts-reset
+    received: true
+    resolvesAtMs: 90000
+`
+
+// initWorkflow is the CI workflow init writes.
+const initWorkflow = `# waitsim: the scenario table (go test) and its report on every push and
+# pull request. Written by ` + "`go tool waitsim init`" + `.
+name: waitsim
+on: [push, pull_request]
+jobs:
+  waitsim:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-go@v5
+        with:
+          go-version-file: go.mod
+      - name: go test
+        run: go test ./...
+      - name: scenario table
+        run: go tool waitsim run --json
+      - name: report
+        if: ${{ !cancelled() }}
+        run: go tool waitsim report && cat out/report/summary.md >> "$GITHUB_STEP_SUMMARY"
+      - uses: actions/upload-artifact@v4
+        if: ${{ !cancelled() }}
+        with:
+          name: waitsim-report
+          path: out/report
+          if-no-files-found: warn
+`

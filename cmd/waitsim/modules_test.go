@@ -1,0 +1,215 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// waitsim in modules of one's own: the example modules and a module that
+// `waitsim init` sets up, each copied or created outside this repository,
+// their go.mod pointing at this checkout.
+
+// repoRoot is this checkout's root (the tests run in cmd/waitsim).
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+var built struct {
+	sync.Once
+	bin string
+	err error
+	out []byte
+}
+
+// waitsimBin builds the waitsim command of this checkout once per test
+// process.
+func waitsimBin(t *testing.T) string {
+	t.Helper()
+	built.Do(func() {
+		dir, err := os.MkdirTemp("", "waitsim-modules-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "waitsim")
+		cmd := exec.Command("go", "build", "-o", built.bin, "./cmd/waitsim")
+		cmd.Dir = repoRoot(t)
+		built.out, built.err = cmd.CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build ./cmd/waitsim: %v\n%s", built.err, built.out)
+	}
+	t.Cleanup(func() {}) // the binary's directory goes with TestMain's cleanup
+	return built.bin
+}
+
+// inModule runs name args in dir and returns its output and exit code.
+func inModule(t *testing.T, dir string, env []string, name string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod"), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	return out.String(), code
+}
+
+// copyExample copies examples/name to a directory outside the repository
+// and points its replace directive at this checkout.
+func copyExample(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join(repoRoot(t), "examples", name)
+	dst := filepath.Join(t.TempDir(), name)
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			if d.Name() == "out" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, code := inModule(t, dst, nil, "go", "mod", "edit", "-replace", "github.com/waitsim/waitsim="+repoRoot(t)); code != 0 {
+		t.Fatalf("go mod edit: %s", out)
+	}
+	return dst
+}
+
+// casesRun counts the scenario cases a go test -v run passed, failed or
+// skipped (subtests two levels under a test).
+var caseLine = regexp.MustCompile(`(?m)^\s+--- (PASS|FAIL|SKIP): Test\w+/[^/\s]+/\S+`)
+
+// The slow tool example, copied out: its go test passes and runs its
+// scenarios; `waitsim run` there writes its results, and the report shows
+// the survival matrix: the TypeScript SDK's profile loses the reply behind
+// every proxy and with none, the one that resets on progress keeps it.
+func TestExampleSlowtool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs another module")
+	}
+	dir := copyExample(t, "slowtool")
+	out, code := inModule(t, dir, nil, "go", "test", "-count=1", "-v", "./...")
+	if n := len(caseLine.FindAllString(out, -1)); code != 0 || n < 20 {
+		t.Fatalf("go test ./... in the copy: exit %d, %d cases\n%s", code, n, out)
+	}
+	bin := waitsimBin(t)
+	if out, code := inModule(t, dir, nil, bin, "run", "--json"); code != 0 || !strings.Contains(out, "22 passed, 0 failed") {
+		t.Fatalf("waitsim run --json: exit %d\n%s", code, out)
+	}
+	if out, code := inModule(t, dir, nil, bin, "report", "--out", "out/report"); code != 0 {
+		t.Fatalf("waitsim report: exit %d\n%s", code, out)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "out", "report", "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "Survival matrix") || !strings.Contains(string(md), "ts-sdk-reset") || !strings.Contains(string(md), "proxy idle timeout") {
+		t.Errorf("the report shows no survival matrix of slow_job:\n%s", md)
+	}
+}
+
+// The independent implementation of the contract, copied out: its go test
+// runs the whole contract table through the pack (every case passing, or
+// skipped with its reason), and `waitsim mutate` runs a campaign on it from
+// its own module and reports its score.
+func TestExampleWaitagents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs another module")
+	}
+	dir := copyExample(t, "waitagents")
+	out, code := inModule(t, dir, nil, "go", "test", "-count=1", "-v", "./...")
+	cases := caseLine.FindAllStringSubmatch(out, -1)
+	pass := 0
+	for _, c := range cases {
+		if c[1] == "PASS" {
+			pass++
+		}
+	}
+	if code != 0 || pass < 100 {
+		t.Fatalf("go test ./... in the copy: exit %d, %d of %d cases passed\n%s", code, pass, len(cases), out)
+	}
+	bin := waitsimBin(t)
+	out, code = inModule(t, dir, nil, bin, "mutate", "--no-cache", "--progress", "off", "--workers", "2")
+	score := regexp.MustCompile(`operator (\d+(\.\d)?)% of (\d+)`).FindStringSubmatch(out)
+	if (code != 0 && code != 1) || score == nil {
+		t.Fatalf("waitsim mutate in the copy: exit %d, no score\n%s", code, out)
+	}
+	t.Logf("waitsim mutate on the independent implementation: operator score %s%% of %s mutants (exit %d)", score[1], score[3], code)
+	if _, err := os.Stat(filepath.Join(dir, "out", "mutation.json")); err != nil {
+		t.Errorf("no out/mutation.json: %v", err)
+	}
+}
+
+// `waitsim init`, as `go tool waitsim init` in a new module: it writes the
+// test, a first scenario and a workflow, and the module's go test passes;
+// `go tool waitsim run` then runs the same table; a second init refuses to
+// overwrite.
+func TestInitNewModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs another module")
+	}
+	dir := filepath.Join(t.TempDir(), "scratch")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"mod", "init", "example.com/scratch"},
+		{"mod", "edit", "-require", "github.com/waitsim/waitsim@v0.0.0", "-replace", "github.com/waitsim/waitsim=" + repoRoot(t), "-tool", "github.com/waitsim/waitsim/cmd/waitsim"},
+		{"mod", "tidy"},
+	} {
+		if out, code := inModule(t, dir, nil, "go", args...); code != 0 {
+			t.Fatalf("go %v: %s", args, out)
+		}
+	}
+	out, code := inModule(t, dir, nil, "go", "tool", "waitsim", "init")
+	if code != 0 || !strings.Contains(out, "wrote waitsimtest/waitsim_test.go") {
+		t.Fatalf("go tool waitsim init: exit %d\n%s", code, out)
+	}
+	for _, f := range []string{"waitsimtest/waitsim_test.go", "waitsimtest/doc.go", "waitsimtest/testdata/waitsim/first.yaml", ".github/workflows/waitsim.yml"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("init wrote no %s: %v", f, err)
+		}
+	}
+	out, code = inModule(t, dir, nil, "go", "test", "-count=1", "-v", "./...")
+	if n := len(caseLine.FindAllString(out, -1)); code != 0 || n != 1 {
+		t.Fatalf("go test ./... after init: exit %d, %d cases\n%s", code, n, out)
+	}
+	if out, code := inModule(t, dir, nil, "go", "tool", "waitsim", "run"); code != 0 || !strings.Contains(out, "1 passed, 0 failed") {
+		t.Fatalf("go tool waitsim run: exit %d\n%s", code, out)
+	}
+	if out, code := inModule(t, dir, nil, "go", "tool", "waitsim", "init"); code != 2 || !strings.Contains(out, "already there") {
+		t.Errorf("a second init: exit %d\n%s", code, out)
+	}
+}
