@@ -178,11 +178,16 @@ func (c *Config) defaults() ([]string, error) {
 	return notes, nil
 }
 
-// hasCode reports whether dir holds a Go file that is not a test.
+// hasCode reports whether dir holds a Go file, not a test, that declares
+// something (a package clause and a doc comment alone are no code to
+// mutate).
 func hasCode(dir string) bool {
 	m, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	for _, f := range m {
-		if !strings.HasSuffix(f, "_test.go") {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if pf, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.SkipObjectResolution); err == nil && len(pf.Decls) > 0 {
 			return true
 		}
 	}

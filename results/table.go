@@ -74,5 +74,24 @@ func replyKeys(c CallSummary) []string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	return []string{"{" + strings.Join(keys, ",") + "}"}
+	var out []string
+	for i, k := range keys {
+		if i == 4 {
+			out = append(out, fmt.Sprintf("… %d more", len(keys)-i))
+			break
+		}
+		switch v := c.Reply[k].(type) {
+		case bool, float64:
+			out = append(out, fmt.Sprintf("%s=%v", k, v))
+		case string:
+			if len(v) <= 24 {
+				out = append(out, fmt.Sprintf("%s=%q", k, v))
+				continue
+			}
+			out = append(out, k)
+		default:
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -71,8 +71,8 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		commit        = fs.String("commit", "", "commit of the run (default: git rev-parse HEAD)")
 		root          = fs.String("root", ".", "source tree of the mutated files (Stryker report)")
 		outDir        = fs.String("out", filepath.FromSlash(workspace.ReportDir), "output directory")
-		runCmd        = fs.String("run-cmd", "go run ./cmd/waitsim run --json", "with --base-ref: command that writes out/scenarios.json")
-		mutateCmd     = fs.String("mutate-cmd", "go run ./cmd/waitsim mutate", `with --base-ref: command that writes out/mutation.json ("" to skip)`)
+		runCmd        = fs.String("run-cmd", waitsimCmd()+" run --json", "with --base-ref: command that writes out/scenarios.json (run in base's worktree and here)")
+		mutateCmd     = fs.String("mutate-cmd", waitsimCmd()+" mutate", `with --base-ref: command that writes out/mutation.json ("" to skip)`)
 	)
 	seeds := map[string]int64{}
 	fs.Func("seed", "generator seed NAME=N (repeatable)", func(s string) error {
@@ -234,6 +234,16 @@ func shortSHA(c string) string {
 		sha += "-dirty"
 	}
 	return sha
+}
+
+// waitsimCmd is how --base-ref runs waitsim in each tree, so that base is
+// judged by its own version: `go run ./cmd/waitsim` in waitsim's own module,
+// `go tool waitsim` (the version the tree's go.mod pins) in any other.
+func waitsimCmd() string {
+	if root, err := workspace.ModuleRoot(); err == nil && workspace.IsOwn(root) {
+		return "go run ./cmd/waitsim"
+	}
+	return "go tool waitsim"
 }
 
 // interruptContext catches SIGINT and SIGTERM until stop is called: the
