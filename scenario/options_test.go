@@ -147,3 +147,28 @@ func TestLoadCapBound(t *testing.T) {
 		t.Errorf("capMs 999: %q", got)
 	}
 }
+
+// A case's callers carry their args as JSON values (numbers as float64,
+// as a JSON decoder gives them), whatever YAML decoded them as.
+func TestLoadArgsAreJSONValues(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.yaml")
+	src := "# protects: nothing\nname: x\ncallers:\n  - {name: A, args: {n: 5, l: [1, 2], m: {k: 3}}}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases, err := Load([]string{file}, Options{Pack: PackGeneric})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := cases[0].World().Callers[0].Args
+	if n, ok := args["n"].(float64); !ok || n != 5 {
+		t.Errorf("n = %#v, want float64 5", args["n"])
+	}
+	if l, ok := args["l"].([]any); !ok || l[1] != float64(2) {
+		t.Errorf("l = %#v, want []any of float64", args["l"])
+	}
+	if m, ok := args["m"].(map[string]any); !ok || m["k"] != float64(3) {
+		t.Errorf("m = %#v, want map[string]any of float64", args["m"])
+	}
+}
