@@ -48,6 +48,7 @@ type event struct {
 	seq  uint64
 	name string
 	fn   func()
+	late bool // runs after the timers due at its instant (AtLate)
 }
 
 type eventHeap []*event
@@ -56,6 +57,9 @@ func (h eventHeap) Len() int { return len(h) }
 func (h eventHeap) Less(i, j int) bool {
 	if !h[i].at.Equal(h[j].at) {
 		return h[i].at.Before(h[j].at)
+	}
+	if h[i].late != h[j].late {
+		return !h[i].late
 	}
 	return h[i].seq < h[j].seq
 }
@@ -154,17 +158,20 @@ func (k *Kernel) waitBubble(at time.Time) bool {
 	}
 }
 
-// bubbleAt is the bubble's instant at which an action due at virtual time t
-// runs (followBubble): a sim event at t itself; a gated timer (a caller's
-// request timeout) 1 µs after t, so that what a tool does within the
-// instant's ms (a reply 1 ns after its deadline timer, say) comes first, as
-// virtual time counts whole ms.
-func (k *Kernel) bubbleAt(t time.Time, event bool) time.Time {
-	at := k.bubble0.Add(t.Sub(Epoch))
-	if !event {
-		at = at.Add(time.Microsecond)
-	}
-	return at
+// Kinds of the kernel's next action, in their order at one instant.
+const (
+	actEvent = iota // a sim event
+	actTimer        // a gated timer (tools', then callers')
+	actLate         // a late sim event (AtLate)
+)
+
+// bubbleAt is the bubble's instant at which an action of kind due at
+// virtual time t runs (followBubble): a sim event at t itself; a gated timer
+// (a caller's request timeout) 1 µs after t, so that what a tool does within
+// the instant's ms (a reply 1 ns after its deadline timer, say) comes first,
+// as virtual time counts whole ms; a late event 2 µs after t, after them.
+func (k *Kernel) bubbleAt(t time.Time, kind int) time.Time {
+	return k.bubble0.Add(t.Sub(Epoch)).Add(time.Duration(kind) * time.Microsecond)
 }
 
 // Following reports whether the kernel follows the bubble's clock
@@ -213,14 +220,22 @@ func NewKernel(horizonMs int64) *Kernel {
 
 // At schedules fn as a sim event at virtual time atMs (ms since Epoch); a time
 // in the past means now. name is for diagnostics.
-func (k *Kernel) At(atMs int64, name string, fn func()) {
+func (k *Kernel) At(atMs int64, name string, fn func()) { k.at(atMs, name, fn, false) }
+
+// AtLate schedules fn as a sim event at virtual time atMs that runs after
+// every timer due at that instant, the callers' request timeouts included:
+// a world's own timer that starts after a client's (a proxy's idle timeout
+// starts when it forwards the request) loses a tie to it.
+func (k *Kernel) AtLate(atMs int64, name string, fn func()) { k.at(atMs, name, fn, true) }
+
+func (k *Kernel) at(atMs int64, name string, fn func(), late bool) {
 	at := Epoch.Add(time.Duration(atMs) * time.Millisecond)
 	if now := k.Clock.Now(); at.Before(now) {
 		at = now
 	}
 	k.mu.Lock()
 	k.seq++
-	heap.Push(&k.events, &event{at: at, seq: k.seq, name: name, fn: fn})
+	heap.Push(&k.events, &event{at: at, seq: k.seq, name: name, fn: fn, late: late})
 	k.mu.Unlock()
 	k.wakeUp()
 }
@@ -273,7 +288,7 @@ func (k *Kernel) Run(finished func() bool) error {
 				// The tools' own timers may still be due: let the bubble
 				// run until something is scheduled, or the horizon.
 				horizon := Epoch.Add(time.Duration(k.HorizonMs+1) * time.Millisecond)
-				if k.waitBubble(k.bubbleAt(horizon, true)) {
+				if k.waitBubble(k.bubbleAt(horizon, actEvent)) {
 					return fmt.Errorf("%w: nothing scheduled and nothing done by the tools up to the horizon (%d ms)", ErrStuck, k.HorizonMs)
 				}
 				continue
@@ -281,9 +296,12 @@ func (k *Kernel) Run(finished func() bool) error {
 			return fmt.Errorf("%w at %d ms", ErrStuck, ms(now))
 		}
 		t := tT
-		isEvent := okE && (!okT || !tT.Before(ev.at))
-		if isEvent {
-			t = ev.at
+		kind := actTimer
+		if okE && (!okT || ev.at.Before(tT) || (!ev.late && ev.at.Equal(tT))) {
+			t, kind = ev.at, actEvent
+			if ev.late {
+				kind = actLate
+			}
 		}
 		if t.Before(now) {
 			t = now
@@ -293,13 +311,13 @@ func (k *Kernel) Run(finished func() bool) error {
 				// The tools' own timers may still be due before the
 				// horizon: let the bubble run to it first.
 				horizon := Epoch.Add(time.Duration(k.HorizonMs+1) * time.Millisecond)
-				if !k.waitBubble(k.bubbleAt(horizon, true)) {
+				if !k.waitBubble(k.bubbleAt(horizon, actEvent)) {
 					continue
 				}
 			}
 			return fmt.Errorf("%w: next event at %d ms, horizon %d ms", ErrHorizon, ms(t), k.HorizonMs)
 		}
-		if at := k.bubbleAt(t, isEvent); k.Following() && time.Now().Before(at) {
+		if at := k.bubbleAt(t, kind); k.Following() && time.Now().Before(at) {
 			// Let the bubble's clock run to t (the tools' timers due by then
 			// fire on the way), or until something is scheduled; then look
 			// again once what woke has settled.
@@ -320,9 +338,10 @@ func (k *Kernel) Run(finished func() bool) error {
 			k.Clock.advance(t)
 			k.nowMs.Store(ms(t))
 		}
-		// Sim events due now come before any timer due at the same instant.
+		// Sim events due now come before any timer due at the same instant;
+		// late ones after every timer due by then.
 		if ev, ok := k.peekEvent(); ok && !ev.at.After(t) {
-			if g, ok := k.Clock.peekDue(); !ok || !g.at.Before(ev.at) {
+			if g, ok := k.Clock.peekDue(); !ok || ev.at.Before(g.at) || (!ev.late && !g.at.Before(ev.at)) {
 				k.popEvent()
 				k.step.Add(1)
 				ev.fn()

@@ -319,6 +319,7 @@ type worldRun struct {
 	bubble0  time.Time       // the bubble's clock at virtual time 0
 	wmu      sync.Mutex
 	wireDue  map[int64]time.Time // instants with a wire event (transport.go)
+	idleDue  map[int64]bool      // instants with a proxy idle check (transport.go)
 	sessionN int
 	stray    []StrayProgress
 }

@@ -35,12 +35,8 @@ func TestContract(t *testing.T) {
 }
 
 // known are the contract table's cases this implementation is known to
-// fail, each with the reason.
-var known = map[string]string{
-	"transport-progress-keepalive[mode=json]": "a tie at 5000 ms: the proxy's idle timeout and the 5th poll's progress " +
-		"note are due at one instant; the table counts 4 notes, as the reference meets the tie on waitsim's gated clock " +
-		"(sim events first), while a tool on package time meets its own timer first and sends a 5th",
-}
+// fail, each with the reason: none.
+var known = map[string]string{}
 
 // bridge is the pack's bridge as this implementation's Bridge.
 type bridge struct{ b waittool.Bridge }
