@@ -42,4 +42,7 @@ require (
 	golang.org/x/tools v0.42.0 // indirect
 )
 
-tool github.com/go-gremlins/gremlins/cmd/gremlins
+tool (
+	github.com/go-gremlins/gremlins/cmd/gremlins
+	github.com/waitsim/waitsim/cmd/waitsim
+)

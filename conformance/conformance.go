@@ -1,16 +1,3 @@
-// Package conformance checks the simulation against real clients on the real
-// clock (`make conformance`): for each conformance scenario, real MCP clients
-// — the official TypeScript SDK client and the Go SDK client — call
-// `waitsim serve` over stdio, streamable HTTP with SSE responses and
-// streamable HTTP with JSON responses, and every call is compared with what
-// the simulation predicts for the same scenario file: lost or received, every
-// reply field exactly (remainingMs, a time, within the tolerance), and the
-// resolve time within the tolerance (DefaultToleranceMs says how it was
-// measured).
-//
-// The entry point is Run; its Report is written to out/conformance.json and
-// read by the reports. Wall time is the point here, so none of this runs
-// under `go test ./...`.
 package conformance
 
 import (

@@ -1,6 +1,3 @@
-// Package mutants is the mutation gate behind `make mutate`: a semantic
-// catalog of named mutants (contract §5) plus gremlins' operator mutants, each run
-// against the scenario table through `go test -overlay`, never by editing the tree.
 package mutants
 
 import (

@@ -9,7 +9,7 @@ import (
 )
 
 // A result file records, for each case, the command line that re-runs it
-// (scenarios.CaseResult.Repro). A person pastes what a report prints into a
+// (results.CaseResult.Repro). A person pastes what a report prints into a
 // shell, so a report never prints that text as it is: a line written by a
 // waitsim that quoted a case id badly, or by anyone who edited the file,
 // could run anything. pasteLine reads the recorded line as a shell would,

@@ -20,7 +20,7 @@ const (
 type CallSummary struct {
 	Caller  string `json:"caller"`
 	Index   int    `json:"index"`
-	CallID  uint64 `json:"callId"` // the tool's call id (ToolEvent.CallID, sim.Request.CallID); 0 if none
+	CallID  uint64 `json:"callId"` // the tool's call id (ToolEvent.CallID, BridgeRequest.CallID); 0 if none
 	StartMs int64  `json:"startMs"`
 	EndMs   int64  `json:"endMs"` // resolves at
 	Lost    bool   `json:"lost,omitempty"`
@@ -94,7 +94,7 @@ type RunResult struct {
 	Version int `json:"version"`
 	// Commit and Tree say what the table was run on: the git commit (with
 	// "-dirty") and the sha256 of the work tree's content (written by
-	// `waitsim run`; see mutants.TreeState). A report refuses to combine
+	// `waitsim run`; see workspace.TreeState). A report refuses to combine
 	// results whose trees differ. "" when unknown.
 	Commit  string       `json:"commit,omitempty"`
 	Tree    string       `json:"tree,omitempty"`

@@ -1,19 +1,3 @@
-// Package sim is waitsim's deterministic virtual-time world: a kernel that
-// orders every event on one virtual timeline, a scriptable bridge modelled on
-// the reference one (contract §3), and simulated MCP callers (contract §4).
-//
-// A world runs inside a testing/synctest bubble. The kernel loop is: wait for
-// quiescence (every goroutine of the bubble durably blocked), then take the
-// single earliest action — a sim event or a timer — and run it, then wait
-// again. Nothing sleeps on the wall clock.
-//
-// Same-instant rule (held by construction): at one virtual instant t, sim
-// events (bridge completions, roster changes, caller starts) run before the
-// tool's timers due at t, and the tool's timers before callers' request
-// timeouts. Within each class, actions run in the order they were scheduled.
-// So a bridge result ready at the deadline instant reaches the tool before its
-// deadline timer fires (contract §2 step 3), and a reply built at the instant of a
-// caller's timeout is received.
 package sim
 
 import (

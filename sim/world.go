@@ -119,9 +119,9 @@ const (
 	// order, and TimerScript can make them late.
 	ClockGated ClockMode = ""
 	// ClockBubble: the tools read package time, which in the bubble is
-	// virtual. The kernel follows the bubble's clock: at one instant, sim
-	// events run before the tools' timers, which run before the callers'
-	// request timeouts (Kernel).
+	// virtual. The kernel follows the bubble's clock: at one instant the
+	// tools' own timers run first, then sim events, then the callers'
+	// request timeouts (Kernel.followBubble).
 	ClockBubble ClockMode = "bubble"
 )
 

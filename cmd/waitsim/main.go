@@ -1,17 +1,3 @@
-// Command waitsim runs the scenario table, the mutation gate and the reports.
-//
-//	waitsim run [--json] [--check-determinism N] [paths…]   the scenario table
-//	waitsim mutate [flags]                                   the mutation gate
-//	waitsim report [flags]                                   reports (Markdown, JUnit, Stryker, HTML, traces)
-//	waitsim serve FILE.yaml [--case ID] [--http ADDR]        the tool on the real clock for real clients
-//	waitsim conformance [flags] [paths…]                     real clients vs the simulation, on the real clock
-//	waitsim init [--dir DIR]                                 set a module up to run waitsim
-//
-// Scenario worlds run inside testing/synctest bubbles, which exist only under
-// `go test`; so `waitsim run` builds the test binary of the package whose
-// test calls waitsim.Run, hands it a params file and reads the results file
-// it writes. Run it from anywhere inside any module (`go tool waitsim` with a
-// tool line in go.mod).
 package main
 
 import (
@@ -22,7 +8,7 @@ import (
 )
 
 const usage = `usage:
-  waitsim run [--json] [--check-determinism N] [paths…]   run the scenario table (default: scenarios/table)
+  waitsim run [--json] [--check-determinism N] [paths…]   run the scenario table (default: the test's own files)
   waitsim mutate [flags]                                   the mutation gate (waitsim mutate -h)
   waitsim report [flags]                                   render reports (waitsim report -h)
   waitsim serve FILE.yaml [--case ID] [--http ADDR]        the tool on the real clock for real clients (waitsim serve -h)

@@ -146,7 +146,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		if sp == "" && mp == "" {
 			sp, mp = existing(filepath.FromSlash(workspace.ScenarioResults)), existing(filepath.FromSlash(workspace.MutationResults))
 			if sp == "" && mp == "" {
-				return fail(errors.New("no results to report: out/scenarios.json and out/mutation.json are missing (run `go run ./cmd/waitsim run --json` and `make mutate`, or pass --run/--base/--head)"))
+				return fail(errors.New("no results to report: out/scenarios.json and out/mutation.json are missing (run `waitsim run --json` and `waitsim mutate`, or pass --run/--base/--head)"))
 			}
 		}
 		c := *commit

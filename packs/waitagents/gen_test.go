@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/goccy/go-yaml"
 	"github.com/waitsim/waitsim/scenario"
-	"go.yaml.in/yaml/v3"
 	"pgregory.net/rapid"
 )
 
@@ -29,8 +29,14 @@ func TestGeneratedRoundTrip(t *testing.T) {
 		if err != nil {
 			rt.Fatalf("%v\n%s", err, b)
 		}
-		got, _ := yaml.Marshal(cases[0].Scenario)
-		want, _ := yaml.Marshal(sc)
+		got, err := yaml.Marshal(cases[0].Scenario)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		want, err := yaml.Marshal(sc)
+		if err != nil {
+			rt.Fatal(err)
+		}
 		if string(got) != string(want) {
 			rt.Fatalf("round trip differs:\n%s\nvs\n%s", got, want)
 		}

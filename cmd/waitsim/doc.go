@@ -1,0 +1,23 @@
+// Command waitsim runs the scenario table, the mutation gate and the reports.
+//
+//	waitsim run [--json] [--check-determinism N] [paths…]   the scenario table
+//	waitsim mutate [flags]                                   the mutation gate
+//	waitsim report [flags]                                   reports (Markdown, JUnit, Stryker, HTML, traces)
+//	waitsim serve FILE.yaml [--case ID] [--http ADDR]        the tool on the real clock for real clients
+//	waitsim conformance [flags] [paths…]                     real clients vs the simulation, on the real clock
+//	waitsim init [--dir DIR]                                 set a module up to run waitsim
+//
+// Scenario worlds run inside testing/synctest bubbles, which exist only under
+// `go test`; so `waitsim run` builds the test binary of the package whose
+// test calls waitsim.Run, hands it a params file and reads the results file
+// it writes. Run it from anywhere inside any module (`go tool waitsim` with a
+// tool line in go.mod).
+//
+// Rules:
+//   - It builds and runs; it never holds the logic of a check: a table runs
+//     through the door (waitsim.Run) in the test binary of the module's own
+//     suite, and the command reads the results file it writes.
+//   - Exit codes are each command's own and documented in its -h (README:
+//     "Reading the result").
+//   - It works in any module; what is waitsim's own layout is in workspace.
+package main

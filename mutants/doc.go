@@ -1,0 +1,14 @@
+// Package mutants is the mutation gate behind `make mutate`: a semantic
+// catalog of named mutants (contract §5) plus gremlins' operator mutants, each run
+// against the scenario table through `go test -overlay`, never by editing the tree.
+//
+// Rules:
+//   - The tree is never written: mutated files go through -overlay or a
+//     schemata build in a private temporary directory.
+//   - A verdict is cached only when it is a property of the mutant (killed,
+//     survived, not viable); a failure of the environment is an error, never
+//     a verdict.
+//   - Its defaults live in one place (Config.defaults), module-aware.
+//   - One campaign per tree at a time (LockTree); no process it starts
+//     outlives it (workspace.GroupCommand).
+package mutants

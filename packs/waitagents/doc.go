@@ -1,0 +1,27 @@
+// Package waitagents is the contract pack for orchestration_wait_agents
+// (docs/contract.md): on top of sim's generic world and check's generic
+// invariants it adds the simulated bridge of contract §3 (bridge.go), the
+// scenario keys of the contract (roster, bridge, per-call args), the
+// contract's invariants (invariants.go), its reference model (model.go),
+// the transport rules a reply must survive (transport.go) and the world
+// generator (gen.go).
+//
+// A maintainer of their own implementation checks it with
+//
+//	waitsim.Run(t, waitsim.Params{Pack: waitagents.New(waitagents.Impl{
+//		Name:     "mytool",
+//		Register: func(s *mcp.Server, b waittool.Bridge) { mytool.Register(s, b) },
+//	})})
+//
+// (examples/waitagents is such a module); the reference tool (waittool) is
+// Reference().
+//
+// Rules:
+//   - Dependencies: waitagents → sim, check, scenario, results, waittool;
+//     nothing below it imports it.
+//   - The model and the invariants read only a case's trace and its
+//     scenario, never the implementation's internals; a case whose premise
+//     needs what an implementation does not offer is a
+//     skip with its reason (Impl.RegisterGated for late timers, Contract for
+//     another cap), never a pass.
+package waitagents

@@ -1,0 +1,14 @@
+// Package suggest writes the case that would have killed a surviving mutant
+// (`waitsim mutate --suggest`, issue 12 item 4). Search draws generated worlds
+// (waitagents.Generate), runs each on two builds of the scenario suite — head
+// and the mutant, the same world on both — and keeps the first world whose
+// observed outcome differs: a reply field, when a call resolves, how many
+// reads it made, or an invariant the mutant breaks. It then shrinks that
+// world, one simplification at a time, while the difference holds, and
+// writes it as a table case: a "# protects: <mutant id>" line, the world, and
+// head's observed outcome as its expectations. Before returning it, Search
+// runs the case on both builds: head must pass it and the mutant fail it.
+//
+// Dependencies: suggest → packs/waitagents, scenario, results. The builds are run by the caller's
+// Runner (the mutation runner), so this package starts no process itself.
+package suggest
