@@ -213,10 +213,12 @@ func (k *Kernel) At(atMs int64, name string, fn func()) { k.at(atMs, name, fn, f
 func (k *Kernel) AtLate(atMs int64, name string, fn func()) { k.at(atMs, name, fn, true) }
 
 func (k *Kernel) at(atMs int64, name string, fn func(), late bool) {
+	// An event's instant is a whole ms: "now" is the current instant,
+	// however far into its ms the bubble's clock stands (ClockBubble: a
+	// caller's timeout runs 1 µs into it), so that at one instant every sim
+	// event still runs before the late ones.
+	atMs = max(atMs, k.Clock.NowMs())
 	at := Epoch.Add(time.Duration(atMs) * time.Millisecond)
-	if now := k.Clock.Now(); at.Before(now) {
-		at = now
-	}
 	k.mu.Lock()
 	k.seq++
 	heap.Push(&k.events, &event{at: at, seq: k.seq, name: name, fn: fn, late: late})

@@ -1,6 +1,7 @@
 package waitagents
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -127,6 +128,9 @@ type Bridge struct {
 	c      Contract               // the contract's figures (poll storm)
 	lists  map[uint64]int         // lists issued per call (ErrPollStorm)
 	open   map[chan struct{}]bool // waiter channels not yet closed
+	// arrivals are requests made since the kernel last ran, in a world
+	// that follows the bubble's clock (admit).
+	arrivals []*arrival
 	// ended: the world ended (shutdown). A request made after it (a handler
 	// whose context is cancelled beside the world's, by context.AfterFunc,
 	// may still issue one) ends at once, or its goroutine would outlive the
@@ -252,11 +256,81 @@ func closed() chan struct{} {
 	return c
 }
 
+// arrival is a request made in a world whose tools read package time
+// (sim.ClockBubble), waiting for the kernel to admit it.
+type arrival struct {
+	ctx     context.Context
+	op, key string
+	ids     []string
+	ready   chan struct{} // closed once admitted: r and w are set
+	r       *Request
+	w       <-chan struct{}
+}
+
 // submit records a request and returns it with a channel closed when its
 // result is ready for this requester.
+//
+// In a world that follows the bubble's clock, the tools' own timers of one
+// instant wake their goroutines together, and their requests would reach
+// the bridge in the order the Go scheduler runs them. So a request is only
+// noted there; the kernel admits the instant's requests once every
+// goroutine is blocked, in a fixed order (admit).
 func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Request, <-chan struct{}) {
+	if kk, ok := b.k.(*sim.Kernel); ok && kk.Following() {
+		a := &arrival{ctx: ctx, op: op, key: key, ids: ids, ready: make(chan struct{})}
+		b.mu.Lock()
+		if b.ended {
+			b.mu.Unlock()
+			return &Request{Op: op, IssuedMs: b.k.NowMs(), CompletedMs: b.k.NowMs(), Err: "world ended", DispatchedMs: -1}, closed()
+		}
+		b.arrivals = append(b.arrivals, a)
+		first := len(b.arrivals) == 1
+		b.mu.Unlock()
+		if first {
+			b.k.Soon("arrive", b.admit)
+		}
+		<-a.ready
+		return a.r, a.w
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return b.submitLocked(ctx, op, key, ids)
+}
+
+// admit takes the requests made since the kernel last ran, in the order of
+// their calls' ids, then operation and key (arrival order only between
+// requests alike in all three).
+func (b *Bridge) admit() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	as := b.arrivals
+	b.arrivals = nil
+	type keyed struct {
+		a  *arrival
+		id uint64
+	}
+	ks := make([]keyed, len(as))
+	for i, a := range as {
+		id, _, _ := b.callOf(a.ctx)
+		ks[i] = keyed{a, id}
+	}
+	slices.SortStableFunc(ks, func(x, y keyed) int {
+		if x.id != y.id {
+			return cmp.Compare(x.id, y.id)
+		}
+		if x.a.op != y.a.op {
+			return strings.Compare(x.a.op, y.a.op)
+		}
+		return strings.Compare(x.a.key, y.a.key)
+	})
+	for _, k := range ks {
+		k.a.r, k.a.w = b.submitLocked(k.a.ctx, k.a.op, k.a.key, k.a.ids)
+		close(k.a.ready)
+	}
+}
+
+// submitLocked is submit with b.mu held.
+func (b *Bridge) submitLocked(ctx context.Context, op, key string, ids []string) (*Request, <-chan struct{}) {
 	now := b.k.NowMs()
 	callID, capped, known := b.callOf(ctx)
 	r := &Request{ID: len(b.reqs) + 1, Op: op, CallID: callID, IssuedMs: now, DispatchedMs: -1, CompletedMs: -1, key: key, ids: ids}
@@ -485,6 +559,12 @@ func (b *Bridge) shutdown() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.ended = true
+	for _, a := range b.arrivals {
+		a.r = &Request{Op: a.op, IssuedMs: b.k.NowMs(), CompletedMs: b.k.NowMs(), Err: "world ended", DispatchedMs: -1}
+		a.w = closed()
+		close(a.ready)
+	}
+	b.arrivals = nil
 	for _, r := range b.reqs {
 		if r.CompletedMs < 0 {
 			r.Err = "world ended"
