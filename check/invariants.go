@@ -32,7 +32,7 @@ var Invariants = []Invariant{
 }
 
 // lossCauses are the causes a lost call may name (sim.CallResult.LostBy).
-var lossCauses = []string{sim.LostByTimeout, "proxy", "server write timeout", "connection dropped", sim.LostBySession}
+var lossCauses = []string{sim.LostByTimeout, "proxy", "server write timeout", "connection dropped", sim.LostBySession, sim.LostByHang, sim.LostBySessionEnded}
 
 // GenericInvariants returns the violations of the generic invariants in case c's run
 // res, whose calls sums summarizes.
@@ -64,7 +64,7 @@ func GenericInvariants(c *scenario.Case, res *sim.Result, sums []results.CallSum
 			}
 		case !s.IsError && timeout > 0 && cr != nil:
 			from := s.StartMs
-			if spec.ResetOnProgress {
+			if spec.ResetOnProgress && spec.Progress {
 				for _, n := range cr.ProgressNotes {
 					if n.AtMs <= s.EndMs {
 						from = max(from, n.AtMs)

@@ -17,7 +17,7 @@ func TestGenericInvariantsFire(t *testing.T) {
 	reset := true
 	c := &scenario.Case{ID: "x", Scenario: scenario.Scenario{Callers: []scenario.CallerSpec{
 		{Name: "A", RequestTimeoutMs: limit(60000)},
-		{Name: "R", RequestTimeoutMs: limit(5000), ResetOnProgress: &reset},
+		{Name: "R", RequestTimeoutMs: limit(5000), Progress: &reset, ResetOnProgress: &reset},
 		{Name: "D"},
 	}}}
 	notes := func(ps ...float64) []sim.ProgressNote {

@@ -23,7 +23,7 @@ func Summarize(c *scenario.Case, res *sim.Result, pack string) results.CaseResul
 	}
 	for _, cr := range res.Calls {
 		s := results.CallSummary{Caller: cr.Caller, Index: cr.Index, CallID: cr.CallID, StartMs: cr.StartMs, EndMs: cr.EndMs,
-			Lost: cr.Lost, IsError: cr.IsError || cr.RPCError != "", LostBy: cr.LostBy, WireDelayMs: cr.WireDelayMs}
+			Lost: cr.Lost, IsError: cr.IsError || cr.RPCError != "", LostBy: cr.LostBy, CutBy: cr.CutBy, WireDelayMs: cr.WireDelayMs}
 		if cr.Raw != nil {
 			s.Reply = cr.Raw
 		}
@@ -32,7 +32,7 @@ func Summarize(c *scenario.Case, res *sim.Result, pack string) results.CaseResul
 		if t == nil {
 			t = w.Transport
 		}
-		d := &results.WireDims{Progress: spec.Progress || spec.ResetOnProgress, Mode: string(sim.ModeMemory),
+		d := &results.WireDims{Progress: spec.Progress, Mode: string(sim.ModeMemory),
 			Profile: spec.Profile, Transport: t.Label()}
 		if t.HTTP() {
 			d.Mode, d.ProxyMs = string(t.Mode), t.IdleTimeoutMs

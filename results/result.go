@@ -35,6 +35,10 @@ type CallSummary struct {
 	// LostBy says what lost a lost call: "request timeout" (the caller's
 	// own), or what the transport did (e.g. "proxy idle timeout (60000 ms)").
 	LostBy string `json:"lostBy,omitempty"`
+	// CutBy names the cut of the call's stream after its headers that left
+	// its client waiting, when it then lost the call to its own timeout
+	// (sim.CallResult.CutBy): the transport's loss, seen late.
+	CutBy string `json:"cutBy,omitempty"`
 	// WireDelayMs: the reply may have reached the caller up to this much later
 	// than the tool sent it (a resumed stream, sim.CallResult.WireDelayMs).
 	WireDelayMs int64 `json:"wireDelayMs,omitempty"`

@@ -104,7 +104,7 @@ type CallerSpec struct {
 	Tool             string         `json:"tool,omitempty" yaml:"tool,omitempty" jsonschema:"the tool the caller calls; default: the only tool the server lists"`
 	StartMs          int64          `json:"startMs,omitempty" yaml:"startMs,omitempty" jsonschema:"when the first call is made"`
 	RequestTimeoutMs *Limit         `json:"requestTimeoutMs,omitempty" yaml:"requestTimeoutMs,omitempty" jsonschema:"the caller's request timeout in ms, or none; default 60000"`
-	ResetOnProgress  *bool          `json:"resetOnProgress,omitempty" yaml:"resetOnProgress,omitempty" jsonschema:"restart the request timeout on each progress notification"`
+	ResetOnProgress  *bool          `json:"resetOnProgress,omitempty" yaml:"resetOnProgress,omitempty" jsonschema:"restart the request timeout on each progress notification (only with progress: a client that sends no token gets no notification to restart on; not the python-sdk profile)"`
 	Progress         *bool          `json:"progress,omitempty" yaml:"progress,omitempty" jsonschema:"send a progress token"`
 	Follow           bool           `json:"follow,omitempty" yaml:"follow,omitempty" jsonschema:"call again with timeoutMs = remainingMs while a reply carries one"`
 	MaxCalls         int            `json:"maxCalls,omitempty" yaml:"maxCalls,omitempty" jsonschema:"bound of a followed chain; default 50"`
@@ -114,7 +114,7 @@ type CallerSpec struct {
 	InvalidArgs bool `json:"invalidArgs,omitempty" yaml:"invalidArgs,omitempty" jsonschema:"args break the input schema on purpose; the call must be rejected"`
 	// Profile presets the caller as a known client (contract §4); the knobs
 	// above override it.
-	Profile string `json:"profile,omitempty" yaml:"profile,omitempty" jsonschema:"a known client (contract §4): ts-sdk (60000 ms), ts-sdk-reset (60000 ms, progress, reset on progress), go-sdk (no timeout), codex (300000 ms), claude-code (100000000 ms); the knobs above override it"`
+	Profile string `json:"profile,omitempty" yaml:"profile,omitempty" jsonschema:"a known client (contract §4): ts-sdk (60000 ms), ts-sdk-reset (60000 ms, progress, reset on progress), go-sdk (no timeout), python-sdk (no timeout; a failure before the headers ends its session), codex (300000 ms), claude-code (100000000 ms); the knobs above override it, and the profile's client decides what a cut stream does (contract §4)"`
 	// Transport replaces the scenario's transport for this caller.
 	Transport *TransportSpec `json:"transport,omitempty" yaml:"transport,omitempty" jsonschema:"this caller's transport (contract §6); default: the scenario's"`
 	// OnTransportFailure: throw (default) or retry with what is left of the budget.

@@ -231,6 +231,10 @@ func validateTransport(sc *Scenario, n ast.Node) []error {
 	check(sc.Transport, "transport")
 	for i, c := range sc.Callers {
 		check(c.Transport, "callers", i, "transport")
+		if err := c.Sim().Validate(); err != nil {
+			field, _, _ := strings.Cut(err.Error(), ":")
+			errs = append(errs, nodeErr(locate(n, "callers", i, field), fieldPath([]any{"callers", i, field}), "%s", strings.TrimSpace(strings.TrimPrefix(err.Error(), field+":"))))
+		}
 	}
 	if sc.CapMs != 0 && sc.CapMs < 1000 {
 		errs = append(errs, nodeErr(locate(n, "capMs"), "capMs", "want at least 1000 ms (or leave it out: 30000)"))

@@ -18,7 +18,7 @@ func (cl CallerSpec) Sim() sim.CallerSpec {
 		Args: map[string]any{}, Transport: cl.Transport.Sim(), Profile: cl.Profile,
 		OnTransportFailure: sim.FailureAction(cl.OnTransportFailure)}
 	if p, ok := sim.Profiles[cl.Profile]; ok {
-		cs.RequestTimeoutMs, cs.Progress, cs.ResetOnProgress = p.RequestTimeoutMs, p.Progress, p.ResetOnProgress
+		cs.RequestTimeoutMs, cs.Progress, cs.ResetOnProgress, cs.Client = p.RequestTimeoutMs, p.Progress, p.ResetOnProgress, p.Client
 	}
 	if cl.Progress != nil {
 		cs.Progress = *cl.Progress

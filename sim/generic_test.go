@@ -43,7 +43,7 @@ func TestBubbleClockTool(t *testing.T) {
 		w := World{Name: "slow", Clock: ClockBubble, Tool: slowTool, Transport: &TransportSpec{Mode: mode},
 			Callers: []CallerSpec{
 				{Name: "ts", Args: map[string]any{"ms": 90000}, RequestTimeoutMs: 60000},
-				{Name: "reset", Args: map[string]any{"ms": 90000}, RequestTimeoutMs: 60000, ResetOnProgress: true},
+				{Name: "reset", Args: map[string]any{"ms": 90000}, RequestTimeoutMs: 60000, Progress: true, ResetOnProgress: true},
 				{Name: "short", StartMs: 5, Args: map[string]any{"ms": 2500}},
 			}}
 		start := time.Now()

@@ -151,10 +151,15 @@ type wire struct {
 	inner http.Handler
 	srv   *httptest.Server
 
+	// deletes counts the DELETE handlers running beside the wire: the
+	// world waits for them as it ends (a tool that ignores its context
+	// sleeps on, and the session's close waits for it).
+	deletes sync.WaitGroup
+
 	mu      sync.Mutex
 	n       int
 	open    map[int]*wstream
-	callCut string // why the latest tool call's stream was cut ("" if not)
+	callCut cutLoss // the cut of the latest tool call's stream (why "" if none)
 	held    []*wstream
 	cuts    int // responses cut so far
 	// gapFrom is when the call's resumable SSE stream was cut and not yet
@@ -169,28 +174,47 @@ type wire struct {
 	// that failed before their response began.
 	resumeAt, listenAt int64
 	resumeFails        int
+	maxRetries         int // the client's MaxRetries (maxRetries)
 }
 
 // The go-sdk v1.8.0 client's retries of a resumption whose request failed
 // before its response began (the connection closed under it): attempt n
-// (n = 2..resumeAttempts) waits 1000·1.5^(n−1) ms plus a random draw below
-// that, then it gives the session up.
+// (n = 2..MaxRetries) waits min(1000·1.5^(n−1), 30000) ms plus a random draw
+// below that, then it gives the session up. The same MaxRetries bounds the
+// reopenings of a stream cut again and again with no new event (the
+// standalone stream behind an idle proxy).
 const (
-	resumeAttempts  = 5    // StreamableClientTransport.MaxRetries' default
-	resumeBackoffMs = 1000 // the first delay, grown 1.5× by each attempt
+	goMaxRetries     = 5     // StreamableClientTransport.MaxRetries' default
+	resumeBackoffMs  = 1000  // the first delay, grown 1.5× by each attempt
+	resumeMaxDelayMs = 30000 // the SDK's reconnectMaxDelay
+	// reopenMaxRetries is the Go client's MaxRetries for a caller whose
+	// real client never gives its session up over a cut stream (the
+	// TypeScript SDK 1.32.2 reopens its standalone stream after every cut:
+	// its count of attempts starts again with each stream that opens; the
+	// Python client the same): the Go client then reopens it as often.
+	reopenMaxRetries = 1 << 20
 )
+
+// maxRetries is the Go client's MaxRetries for a caller of client kind k.
+func maxRetries(k ClientKind) int {
+	if k == ClientGo {
+		return goMaxRetries
+	}
+	return reopenMaxRetries
+}
 
 // resumeRetryMs is the end of the window in which the client sends a
 // resumption again after fails attempts in a row failed before their
-// response began: attempt fails+1 waits 1000·1.5^fails ms plus a random draw
-// below that. The world takes the latest instant the draw allows (3000 ms
-// after the first failure), so a run does not depend on the draw.
+// response began: attempt fails+1 waits min(1000·1.5^fails, 30000) ms plus
+// a random draw below that. The world takes the latest instant the draw
+// allows (3000 ms after the first failure), so a run does not depend on
+// the draw.
 func resumeRetryMs(fails int) int64 {
-	d := float64(2 * resumeBackoffMs)
+	d := float64(resumeBackoffMs)
 	for range fails {
-		d *= 1.5
+		d = min(d*1.5, resumeMaxDelayMs)
 	}
-	return int64(d)
+	return int64(2 * d)
 }
 
 // abandon is the caller giving its call up (its request timeout): from this
@@ -287,6 +311,7 @@ type wstream struct {
 	bytes     int64
 	header    bool // headers forwarded
 	sse       bool
+	eventID   bool // an SSE event with an id was forwarded (the client can resume)
 	cutSent   bool // a cut was sent
 	abandoned bool // the caller gave the call up: nothing more is forwarded
 	// callResume: a resumption of a tool call's stream (its Last-Event-ID
@@ -316,16 +341,17 @@ func (w *wire) logf(s *wstream, format string, args ...any) {
 }
 
 // lostBy tells why a call that failed with err was lost to the transport:
-// its own response was cut, or the client gave up its session after cuts of
-// other responses (e.g. the standalone stream, cut again and again by an idle
-// proxy). It returns "" when the wire cut nothing.
-func (w *wire) lostBy(err error) string {
+// its own response was cut (and whether after its headers), or the client
+// gave up its session after cuts of other responses (e.g. the standalone
+// stream, cut again and again by an idle proxy). Its why is "" when the wire
+// cut nothing.
+func (w *wire) lostBy(err error) cutLoss {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	c := w.callCut
-	w.callCut = ""
-	if c == "" && w.cuts > 0 {
-		c = LostBySession + err.Error()
+	w.callCut = cutLoss{}
+	if c.why == "" && w.cuts > 0 {
+		c = cutLoss{why: LostBySession + err.Error()}
 	}
 	return c
 }
@@ -418,7 +444,11 @@ func (w *wire) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		// the wire answers at once and the handler closes the session beside.
 		r2 := r.Clone(context.WithoutCancel(r.Context()))
 		r2.Body = io.NopCloser(bytes.NewReader(body))
-		go w.inner.ServeHTTP(httptest.NewRecorder(), r2)
+		w.deletes.Add(1)
+		go func() {
+			defer w.deletes.Done()
+			w.inner.ServeHTTP(httptest.NewRecorder(), r2)
+		}()
 		rw.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -487,6 +517,7 @@ func (w *wire) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 				s.bytes += n
 				s.lastMs = now
 				total := s.bytes
+				s.eventID = s.eventID || (s.sse && hasEventID(f.data))
 				w.mu.Unlock()
 				what := fmt.Sprintf("%d B", n)
 				if first {
@@ -528,7 +559,7 @@ func (w *wire) noteCut(s *wstream, why string) {
 	w.cuts++
 	now := w.k.NowMs()
 	if s.kind == kindCall {
-		w.callCut = why
+		w.callCut = cutLoss{why: why, afterHeaders: s.sse && s.header, sawEventID: s.eventID}
 	}
 	sse := s.sse && s.header
 	callStream := s.kind == kindCall || s.callResume
@@ -547,7 +578,7 @@ func (w *wire) noteCut(s *wstream, why string) {
 		// client gives its session up): the client sends it again after its
 		// backoff, while attempts are left.
 		w.resumeFails++
-		if w.resumeFails < resumeAttempts {
+		if w.resumeFails < w.maxRetries {
 			retry = now + resumeRetryMs(w.resumeFails)
 			w.resumeAt = retry
 		}
@@ -565,6 +596,12 @@ func (w *wire) noteCut(s *wstream, why string) {
 		// stand behind virtual time, never ahead of the instant asked for.
 		w.wr.wireAtBubble(w.k.NowMs()+ResumeDelayMs, time.Now().Add(ResumeDelayMs*time.Millisecond))
 	}
+}
+
+// hasEventID reports whether SSE bytes carry an event id field ("id:" at
+// the start of a line).
+func hasEventID(data []byte) bool {
+	return bytes.HasPrefix(data, []byte("id:")) || bytes.Contains(data, []byte("\nid:"))
 }
 
 func (w *wire) openStream(r *http.Request, body []byte) *wstream {
@@ -695,9 +732,15 @@ func (wr *worldRun) wireAtBubble(atMs int64, bubble time.Time) {
 	if ok {
 		return
 	}
+	// Following the bubble (ClockBubble), an instant the bubble must pass
+	// into (a client's delay counted from a cut 2 µs into its ms) is a late
+	// event: the kernel lets the bubble run to it, and what the tools' own
+	// timers set off on the way settles first, each at its own instant,
+	// instead of the wire event sleeping over it.
+	late := wr.k.Following() && bubble.After(wr.k.bubbleAt(Epoch.Add(time.Duration(atMs)*time.Millisecond), actEvent))
 	var fn func()
 	fn = func() {
-		if ev, ok := wr.k.peekEvent(); ok && !ev.at.After(wr.k.Clock.Now()) && ev.name != wireEvent && !ev.late {
+		if ev, ok := wr.k.peekEvent(); !late && ok && !ev.at.After(wr.k.Clock.Now()) && ev.name != wireEvent && !ev.late {
 			wr.k.Soon(wireEvent, fn) // give way to the instant's other sim events
 			return
 		}
@@ -709,6 +752,10 @@ func (wr *worldRun) wireAtBubble(atMs int64, bubble time.Time) {
 		for _, w := range wr.wires {
 			w.releaseHeld()
 		}
+	}
+	if late {
+		wr.k.AtLate(atMs, wireEvent, fn)
+		return
 	}
 	wr.k.At(atMs, wireEvent, fn)
 }
@@ -784,7 +831,7 @@ func (wr *worldRun) connectHTTP(tb testing.TB, ctx context.Context, server *mcp.
 	if tb == nil {
 		return nil, errors.New("an HTTP transport needs RunWorld (a test's bubble)")
 	}
-	w := &wire{k: wr.k, wr: wr, name: c.spec.Name, spec: ts, gapFrom: -1, resumeAt: -1, listenAt: -1}
+	w := &wire{k: wr.k, wr: wr, name: c.spec.Name, spec: ts, gapFrom: -1, resumeAt: -1, listenAt: -1, maxRetries: maxRetries(c.spec.Client)}
 	opts := &mcp.StreamableHTTPOptions{
 		Stateless:                  ts.Mode == ModeStatelessSSE || ts.Mode == ModeStatelessJSON,
 		JSONResponse:               ts.Mode == ModeJSON || ts.Mode == ModeStatelessJSON,
@@ -802,7 +849,7 @@ func (wr *worldRun) connectHTTP(tb testing.TB, ctx context.Context, server *mcp.
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "caller-" + c.spec.Name, Version: "v0"},
 		&mcp.ClientOptions{ProgressNotificationHandler: c.onProgress})
-	tr := &mcp.StreamableClientTransport{Endpoint: w.srv.URL, HTTPClient: w.srv.Client()}
+	tr := &mcp.StreamableClientTransport{Endpoint: w.srv.URL, HTTPClient: w.srv.Client(), MaxRetries: w.maxRetries}
 	return client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: ts.Protocol})
 }
 
@@ -846,33 +893,6 @@ const (
 // LostByTimeout is CallResult.LostBy for a reply lost to the caller's own
 // request timeout; any other LostBy names what the transport did.
 const LostByTimeout = "request timeout"
-
-// Profile is a named preset of a caller: a client as contract §4 describes it.
-type Profile struct {
-	// RequestTimeoutMs: negative means none.
-	RequestTimeoutMs int64
-	Progress         bool
-	ResetOnProgress  bool
-}
-
-// Profiles are the clients of contract §4.
-var Profiles = map[string]Profile{
-	"ts-sdk":       {RequestTimeoutMs: 60000},
-	"ts-sdk-reset": {RequestTimeoutMs: 60000, Progress: true, ResetOnProgress: true},
-	"go-sdk":       {RequestTimeoutMs: -1},
-	"codex":        {RequestTimeoutMs: 300000},
-	"claude-code":  {RequestTimeoutMs: 100000000},
-}
-
-// ProfileNames lists Profiles' keys in order.
-func ProfileNames() []string {
-	names := make([]string, 0, len(Profiles))
-	for n := range Profiles {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
 
 // transportOf is the transport of caller spec in world w (nil: memory).
 func transportOf(w World, spec CallerSpec) *TransportSpec {

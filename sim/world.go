@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -27,7 +28,9 @@ type CallerSpec struct {
 	// it is LOST. 0 means DefaultRequestTimeoutMs; negative means none.
 	RequestTimeoutMs int64 `json:"requestTimeoutMs,omitempty"`
 	// ResetOnProgress restarts the request timeout on every progress
-	// notification (and implies Progress).
+	// notification. Without Progress the caller sends no token and gets no
+	// notification to restart on (as the TypeScript SDK's
+	// resetTimeoutOnProgress without an onprogress handler).
 	ResetOnProgress bool `json:"resetOnProgress,omitempty"`
 	// Progress sends a progress token with each call.
 	Progress bool `json:"progress,omitempty"`
@@ -47,8 +50,11 @@ type CallerSpec struct {
 	Transport *TransportSpec `json:"transport,omitempty"`
 	// Profile names the client this caller stands for (contract §4; see
 	// Profiles); it is a label here: the profile's knobs are already in the
-	// fields above.
+	// fields above and in Client.
 	Profile string `json:"profile,omitempty"`
+	// Client is whose rules the caller follows when the transport fails a
+	// call (ClientGo, the default; ClientTS; ClientPython).
+	Client ClientKind `json:"client,omitempty"`
 	// OnTransportFailure is what the caller does when the transport loses a
 	// call: FailThrow (the default) or FailRetry.
 	OnTransportFailure FailureAction `json:"onTransportFailure,omitempty"`
@@ -179,6 +185,10 @@ type CallResult struct {
 	// lost the call (LostBy says which); Reply is nil.
 	Lost   bool   `json:"lost,omitempty"`
 	LostBy string `json:"lostBy,omitempty"`
+	// CutBy: the call's SSE stream was cut after its headers (this says by
+	// what) and its client, with no event id to resume with, kept waiting
+	// until its own request timeout lost the call (ClientTS, ClientPython).
+	CutBy string `json:"cutBy,omitempty"`
 	// WireDelayMs is how long the call's response stream was cut before a
 	// resumption picked it up (contract §6): the reply may reach the caller
 	// up to this much later than the tool sent it. 0 over memory.
@@ -347,6 +357,12 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 		res.Err = "late timers (World.Timers) need the gated clock: a tool that reads package time cannot be made late"
 		return res
 	}
+	for _, c := range w.Callers {
+		if err := c.Validate(); err != nil {
+			res.Err = fmt.Sprintf("caller %s: %v", c.Name, err)
+			return res
+		}
+	}
 	horizon := w.HorizonMs
 	if horizon == 0 {
 		horizon = DefaultHorizonMs
@@ -386,6 +402,9 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 		}
 		for _, s := range serverSessions {
 			_ = s.Wait()
+		}
+		for _, w := range wr.wires {
+			w.deletes.Wait()
 		}
 	}()
 	if err := w.Tool(env); err != nil {
@@ -543,6 +562,9 @@ type caller struct {
 	wire *wire // nil over memory
 
 	lastID uint64 // the tool call id of this caller's latest call
+	// ended says why the caller's session is over (the Python client ends
+	// it at a failure before the headers); "" while it is not.
+	ended string
 
 	mu      sync.Mutex
 	token   string
@@ -602,6 +624,13 @@ func (c *caller) run(ctx context.Context) {
 	for i := 1; i <= maxCalls; i++ {
 		cr := c.call(ctx, i, args)
 		if cr.LostBy != "" && cr.LostBy != LostByTimeout && c.spec.OnTransportFailure == FailRetry {
+			if c.ended != "" {
+				c.wr.k.Trace.Addf(c.actor(), "no retry: the session ended (%s)", c.ended)
+				return
+			}
+			if strings.HasPrefix(cr.LostBy, LostByHang) {
+				return // the client is still waiting: it never learns of the failure
+			}
 			next, ok, why := c.retry(cr)
 			if !ok {
 				c.wr.k.Trace.Addf(c.actor(), "no retry: %s", why)
@@ -660,7 +689,7 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	reset := make(chan struct{})
 	c.mu.Lock()
 	c.token = ""
-	if c.spec.Progress || c.spec.ResetOnProgress {
+	if c.spec.Progress {
 		c.token = progressToken(c.spec.Name, index)
 		params.SetProgressToken(c.token)
 	}
@@ -675,7 +704,10 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	defer cancel()
 	stop := make(chan struct{})
 	lost := make(chan struct{})
+	var dueMs atomic.Int64 // when the request timeout fires (-1: never)
+	dueMs.Store(-1)
 	if d := c.timeout(); d >= 0 {
+		dueMs.Store(k.NowMs() + d)
 		timer := k.Clock.callerTimer(time.Duration(d) * time.Millisecond)
 		go func() {
 			for {
@@ -690,6 +722,7 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 					return
 				case <-reset:
 					timer.Stop()
+					dueMs.Store(k.NowMs() + d)
 					timer = k.Clock.callerTimer(time.Duration(d) * time.Millisecond)
 				case <-stop:
 					timer.Stop()
@@ -698,10 +731,37 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 			}
 		}()
 	}
-	res, err := c.cs.CallTool(callCtx, params)
+	var res *mcp.CallToolResult
+	var err error
+	if c.ended != "" {
+		// The Python client ended its session: no call goes out.
+		err = errors.New(c.ended)
+	} else {
+		res, err = c.cs.CallTool(callCtx, params)
+	}
 	c.mu.Lock()
 	c.resetCh = nil
 	c.mu.Unlock()
+	var loss cutLoss
+	if err != nil && c.wire != nil {
+		loss = c.wire.lostBy(err)
+	}
+	hang := ""
+	if loss.why != "" && c.spec.Client.pendingAfterCut(loss) {
+		// The real client saw the stream end after its headers with no
+		// event id to resume with: it keeps waiting, for its own timeout or
+		// for ever (contract §4).
+		select {
+		case <-lost:
+		default:
+			if due := dueMs.Load(); due >= 0 && due <= k.HorizonMs {
+				k.Trace.Addf(c.actor(), "call %d: stream cut after its headers (%s), no event id seen: the %s waits for its request timeout", index, loss.why, c.spec.Client.Label())
+				<-lost
+			} else {
+				hang = fmt.Sprintf("%sthe stream was cut after its headers (%s), no event id seen, and the %s has no request timeout before the horizon", LostByHang, loss.why, c.spec.Client.Label())
+			}
+		}
+	}
 	close(stop)
 	cr.EndMs = k.NowMs()
 	if c.wire != nil {
@@ -710,15 +770,25 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	select {
 	case <-lost:
 		cr.Lost, cr.LostBy = true, LostByTimeout
+		if c.spec.Client.pendingAfterCut(loss) {
+			cr.CutBy = loss.why
+		}
 	default:
-		why := ""
-		if err != nil && c.wire != nil {
-			why = c.wire.lostBy(err)
+		why := loss.why
+		if c.ended != "" && loss.why == "" {
+			why = LostBySessionEnded + c.ended
 		}
 		switch {
+		case hang != "":
+			cr.Lost, cr.LostBy = true, hang
+			k.Trace.Addf(c.actor(), "call %d: stream cut after its headers (%s), no event id seen: the %s waits for ever: reply LOST (hang)", index, loss.why, c.spec.Client.Label())
 		case why != "":
 			cr.Lost, cr.LostBy = true, why
 			k.Trace.Addf(c.actor(), "call %d: transport failure (%s): reply LOST", index, why)
+			if c.ended == "" && c.spec.Client.endsSession(loss) {
+				c.ended = fmt.Sprintf("the %s ends its session at a failure before the headers: %s", c.spec.Client.Label(), why)
+				k.Trace.Addf(c.actor(), "session ended: the %s ends it at a failure before the headers", c.spec.Client.Label())
+			}
 		case err != nil:
 			cr.RPCError = err.Error()
 			k.Trace.Addf(c.actor(), "call %d: protocol error: %v", index, err)

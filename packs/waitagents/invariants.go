@@ -78,7 +78,7 @@ func (p *Pack) checkInvariants(c *scenario.Case, res *Result, sums []results.Cal
 		cr := res.Call(s.Caller, s.Index)
 		spec := specs[s.Caller]
 		who := fmt.Sprintf("%s#%d", s.Caller, s.Index)
-		if s.Lost && s.LostBy == sim.LostByTimeout && spec.RequestTimeoutMs == nil && spec.DefaultTimeout() && c.Scenario.CapMs == 0 && k.CapMs <= ReferenceContract.CapMs {
+		if s.Lost && s.LostBy == sim.LostByTimeout && s.CutBy == "" && spec.RequestTimeoutMs == nil && spec.DefaultTimeout() && c.Scenario.CapMs == 0 && k.CapMs <= ReferenceContract.CapMs {
 			add("default-caller-never-loses", "%s: reply lost at %d ms by a caller with the default 60000 ms timeout", who, s.EndMs)
 		}
 		if msg := p.transportLoss(c, s); msg != "" {

@@ -165,12 +165,15 @@ func TestCallerTimeouts(t *testing.T) {
 	res := mustRun(t, world("timeouts", BridgeScript{}, runningC,
 		sim.CallerSpec{Name: "Lost", RequestTimeoutMs: 29999, Args: map[string]any{"timeoutMs": 600000}},
 		sim.CallerSpec{Name: "Edge", RequestTimeoutMs: 30000, Args: map[string]any{"timeoutMs": 600000}},
-		sim.CallerSpec{Name: "Reset", RequestTimeoutMs: 1500, ResetOnProgress: true, Args: map[string]any{"timeoutMs": 600000}},
+		sim.CallerSpec{Name: "Reset", RequestTimeoutMs: 1500, Progress: true, ResetOnProgress: true, Args: map[string]any{"timeoutMs": 600000}},
+		// A reset with no token: no notification comes to restart on, as
+		// with the TypeScript SDK's resetTimeoutOnProgress and no onprogress.
+		sim.CallerSpec{Name: "ResetNoToken", RequestTimeoutMs: 1500, ResetOnProgress: true, Args: map[string]any{"timeoutMs": 600000}},
 		sim.CallerSpec{Name: "None", RequestTimeoutMs: -1, Args: map[string]any{"timeoutMs": 600000}}))
 	for name, want := range map[string]struct {
 		lost bool
 		end  int64
-	}{"Lost": {true, 29999}, "Edge": {false, 30000}, "Reset": {false, 30000}, "None": {false, 30000}} {
+	}{"Lost": {true, 29999}, "Edge": {false, 30000}, "Reset": {false, 30000}, "ResetNoToken": {true, 1500}, "None": {false, 30000}} {
 		c := res.Call(name, 1)
 		if c.Lost != want.lost || c.EndMs != want.end {
 			t.Errorf("%s: lost %v at %d, want lost %v at %d", name, c.Lost, c.EndMs, want.lost, want.end)

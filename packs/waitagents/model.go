@@ -355,7 +355,7 @@ func (m *model) run(v callView) {
 	} else {
 		cs := v.spec.Sim() // the profile's knobs, then the file's
 		var ok bool
-		if want, ok = m.walk(cs.Progress || cs.ResetOnProgress); !ok {
+		if want, ok = m.walk(cs.Progress); !ok {
 			return
 		}
 	}

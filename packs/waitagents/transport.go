@@ -28,7 +28,7 @@ func (p *Pack) capOf(c *scenario.Case) int64 {
 // transport-keeps-replies, or "". The rule holds for a tool whose cap is the
 // contract's 30 s or less: its reply (or a byte) always comes within 60 s.
 func (p *Pack) transportLoss(c *scenario.Case, s results.CallSummary) string {
-	if !s.Lost || s.LostBy == "" || s.LostBy == sim.LostByTimeout || strings.HasPrefix(s.LostBy, sim.LostBySession) ||
+	if !s.Lost || s.LostBy == "" || (s.LostBy == sim.LostByTimeout && s.CutBy == "") || strings.HasPrefix(s.LostBy, sim.LostBySession) ||
 		p.capOf(c) != p.contract().CapMs || p.contract().CapMs > ReferenceContract.CapMs {
 		return ""
 	}
