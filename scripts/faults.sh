@@ -31,7 +31,7 @@
 # Every process it starts is stopped, every file it makes is under one
 # temporary directory, removed at the end; the children's TMPDIR is inside
 # it, and no waitsim-* may be left there. Exit 0 when every step held, 1
-# otherwise, 2 on a usage error. About 10 s (small campaigns on
+# otherwise, 2 on a usage error (KEEP=1 keeps the directory to look at). About 10 s (small campaigns on
 # mutants/testdata/fixture); every wait is bounded, so that a binary that
 # fails every step still ends within about two minutes.
 set -uo pipefail
