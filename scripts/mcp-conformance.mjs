@@ -24,6 +24,7 @@
 
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 // The scenarios every MCP server can pass, whatever its tools.
@@ -124,11 +125,15 @@ function killAll() {
     try { c.kill("SIGKILL"); } catch { /* gone */ }
   }
 }
-for (const sig of ["SIGINT", "SIGTERM"]) {
+// However this process ends (an uncaught error, a closed stdout), its
+// children end with it.
+process.on("exit", killAll);
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => process.exit(2));
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP", "SIGPIPE"]) {
   process.on(sig, () => {
     console.error(`mcp-conformance: ${sig}: stopping every process it started`);
     killAll();
-    process.exit(sig === "SIGINT" ? 130 : 143);
+    process.exit(128 + os.constants.signals[sig]);
   });
 }
 
