@@ -64,6 +64,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "faults: interrupted" >&2; exit 130' INT
 trap 'echo "faults: terminated" >&2; exit 143' TERM
+trap 'exit 129' HUP
+trap 'exit 141' PIPE # a closed stdout: clean up all the same
 
 FAILED=0
 ok() { printf 'ok   %-14s %s\n' "$STEP" "$*"; }
