@@ -8,7 +8,7 @@ N ?= 2000
 SEED ?= 0
 ROUNDS ?= 1
 
-.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker independent realclock conformance tsclient fuzz bench golden report report-check clean speed
+.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker independent realclock conformance tsclient mcp-conformance mcp-suite faults fuzz bench golden report report-check clean speed
 
 # The command is built once and run directly, so its exit codes (README.md)
 # reach make's "Error N" line unchanged (go run turns every failure into 1).
@@ -32,8 +32,8 @@ bin: deps
 
 ## test: gofmt check, go vet, the race-enabled suite, then the table and the
 ## HTTP worlds again at GOMAXPROCS 1, 2 and 4 without -race (golden traces and
-## trace hashes must match in both builds).
-test: deps schema-deps fmt-check vet race determinism
+## trace hashes must match in both builds), and the fault replays.
+test: deps schema-deps fmt-check vet race determinism faults
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -41,6 +41,15 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+
+## faults: issue 20's attacks that need a process, replayed against the
+## built binary (scripts/faults.sh): null tool arguments over stdio and
+## HTTP, an evil and a loopback Origin, a session flood past the cap, a
+## stderr nobody reads, malformed --http addresses, mutate on a full temp
+## dir, two campaigns in one tree, SIGKILL of a campaign's process group.
+## About 10 s; every process it starts is stopped, its files removed.
+faults: bin
+	timeout -k 5 240 scripts/faults.sh $(WAITSIM)
 
 ## race: the suite under the race detector, except RACE_FREE: packages whose
 ## code and tests start no goroutine (reports/racefree_test.go keeps it so);
@@ -121,6 +130,31 @@ $(TSCLIENT)/.installed: conformance/tsclient/package.json conformance/tsclient/p
 
 tsclient: $(TSCLIENT)/.installed
 	cp conformance/tsclient/client.mjs $(TSCLIENT)/
+
+## mcp-conformance: the official MCP conformance suite
+## (@modelcontextprotocol/conformance 0.1.16 and the Node 22 it needs, from
+## the npm package node, both pinned by conformance/mcp-suite/package-lock.json
+## and installed with npm ci into out/mcp-suite) against `waitsim serve` in
+## each HTTP mode (SSE, JSON, stateless SSE, stateless JSON; the suite has no
+## stdio server scenarios), each server on 127.0.0.1 with a port the kernel
+## picks, stopped at the end. Fails when a generic scenario fails or warns
+## for a reason that is serve's; lists the scenarios that need tools, prompts
+## or resources serve does not have, with the reason. About 30 s; results
+## in out/mcp-conformance/ (docs/real-clients.md).
+MCPSUITE := out/mcp-suite
+mcp-conformance: bin mcp-suite
+	timeout -k 10 300 $(MCPSUITE)/node_modules/.bin/node scripts/mcp-conformance.mjs \
+		--waitsim $(WAITSIM) --suite $(MCPSUITE) --out out/mcp-conformance
+
+$(MCPSUITE)/.installed: conformance/mcp-suite/package.json conformance/mcp-suite/package-lock.json
+	rm -rf $(MCPSUITE)
+	mkdir -p $(MCPSUITE)
+	cp conformance/mcp-suite/package.json conformance/mcp-suite/package-lock.json $(MCPSUITE)/
+	cd $(MCPSUITE) && npm ci --no-audit --no-fund --silent
+	$(MCPSUITE)/node_modules/.bin/node -e 'if (+process.versions.node.split(".")[0] < 22) { console.error("mcp-suite: Node " + process.versions.node + ", the suite needs 22 or later"); process.exit(1) }'
+	touch $@
+
+mcp-suite: $(MCPSUITE)/.installed
 
 ## report: render out/report/ from out/scenarios.json and out/mutation.json;
 ## with BASE=<git ref>, build and run the base in a git worktree and compare.

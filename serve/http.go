@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,6 +55,7 @@ func httpHandler(server *mcp.Server, opts Options) http.Handler {
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{JSONResponse: opts.JSONResponse, Stateless: opts.Stateless, SessionTimeout: idle})
+	door := &sessionDoor{server: server, max: max, stateless: opts.Stateless}
 	allowed := map[string]bool{}
 	for _, o := range opts.AllowOrigins {
 		allowed[strings.ToLower(strings.TrimRight(o, "/"))] = true
@@ -65,13 +67,24 @@ func httpHandler(server *mcp.Server, opts Options) http.Handler {
 			http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not allowed (loopback origins are; waitsim serve --allow-origin adds others)", o), http.StatusForbidden)
 			return
 		}
-		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && sessions(server) >= max {
-			writeRPCError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many open sessions (%d); close one or wait for one to expire", max))
-			return
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			// A POST without a session opens one (stateless: one for the
+			// request alone).
+			if !door.enter() {
+				writeRPCError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many open sessions (%d); close one or wait for one to expire", max))
+				return
+			}
+			defer door.leave()
+			afterAdmission()
 		}
 		h.ServeHTTP(w, r)
 	})
 }
+
+// afterAdmission runs when a request that opens a session has passed the
+// door, before the SDK registers its session (a test pauses there, so that
+// a burst of requests is in that window at once).
+var afterAdmission = func() {}
 
 // newHTTPServer is the http.Server of serve: header and body timeouts, an
 // idle timeout, and no write timeout (a call's SSE stream is as long as the
@@ -85,6 +98,50 @@ func newHTTPServer(h http.Handler, logw io.Writer) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          newStdLogger(logw),
 	}
+}
+
+// sessionDoor admits the requests that open a session while fewer than max
+// are open or being opened. Counting the registered sessions alone is not
+// enough: the SDK registers a request's session only after the count was
+// taken, so requests arriving together all saw room for themselves (1000
+// initializes at once opened up to 108 sessions past a cap of 100). The
+// door counts the requests it let in until they end as well, under one lock
+// with the check: at most max sessions are ever open. While such a request
+// runs its session is counted twice (registered, and entering), which can
+// refuse an initialize that races another one for the last free places;
+// the client may try again. Stateless, the requests are the sessions (each
+// has one for its duration), so only they are counted.
+type sessionDoor struct {
+	server    *mcp.Server
+	max       int
+	stateless bool
+
+	mu       sync.Mutex
+	entering int
+}
+
+// enter takes a place for a request that opens a session, or reports that
+// there is none.
+func (d *sessionDoor) enter() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	open := d.entering
+	if !d.stateless {
+		open += sessions(d.server)
+	}
+	if open >= d.max {
+		return false
+	}
+	d.entering++
+	return true
+}
+
+// leave ends a request enter let in (its session, if it opened one, is
+// registered with the server by then).
+func (d *sessionDoor) leave() {
+	d.mu.Lock()
+	d.entering--
+	d.mu.Unlock()
 }
 
 // sessions counts the server's open sessions.

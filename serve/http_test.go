@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -125,6 +126,91 @@ func TestSessionsExpireAndAreBounded(t *testing.T) {
 		}
 		if code, s3 := post(t, ts, "", "", initMsg); code != 200 || s3 == "" {
 			t.Errorf("a new session once s1 expired: status %d", code)
+		}
+	})
+}
+
+// The session cap holds under concurrency: of many initializes at once, no
+// more than MaxSessions open a session, and once they are over the cap is
+// still reachable exactly. Each request pauses a millisecond between passing
+// the cap and the SDK's registering its session, so that all of them are in
+// that window together: the cap used to count registered sessions only and
+// let all 200 in (a flood of 1000 plain initializes at once against the
+// binary opened 101-108 sessions past a cap of 100).
+func TestSessionCapHoldsUnderConcurrency(t *testing.T) {
+	p := write(t, "s.yaml", serveFile)
+	synctest.Test(t, func(t *testing.T) {
+		const max, burst = 10, 200
+		ts := testHTTP(t, p, Options{MaxSessions: max})
+		afterAdmission = func() { time.Sleep(time.Millisecond) }
+		defer func() { afterAdmission = func() {} }()
+		var mu sync.Mutex
+		opened := map[string]bool{}
+		statuses := map[int]int{}
+		var wg sync.WaitGroup
+		for range burst {
+			wg.Go(func() {
+				req, _ := http.NewRequest(http.MethodPost, ts.URL, strings.NewReader(initMsg))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				code, sid := -1, ""
+				if resp, err := ts.Client().Do(req); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					code, sid = resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				statuses[code]++
+				if sid != "" {
+					opened[sid] = true
+				}
+			})
+		}
+		wg.Wait()
+		if len(opened) > max || statuses[http.StatusOK]+statuses[http.StatusServiceUnavailable] != burst {
+			t.Fatalf("%d initializes at once with a cap of %d: statuses %v, %d sessions opened", burst, max, statuses, len(opened))
+		}
+		// The cap is reachable once the burst is over, and not passable.
+		for range max - len(opened) {
+			if code, sid := post(t, ts, "", "", initMsg); code != http.StatusOK || sid == "" {
+				t.Fatalf("after the burst (%d sessions of %d): status %d", len(opened), max, code)
+			}
+		}
+		if code, _ := post(t, ts, "", "", initMsg); code != http.StatusServiceUnavailable {
+			t.Errorf("past the cap after the burst: status %d, want 503", code)
+		}
+	})
+}
+
+// Stateless, every request has a session of its own for its duration, so
+// the cap bounds the requests in flight, each counted once: with a cap of 2,
+// two long calls run together and a third request meanwhile gets 503.
+func TestStatelessCapCountsRequests(t *testing.T) {
+	p := write(t, "s.yaml", serveFile)
+	synctest.Test(t, func(t *testing.T) {
+		ts := testHTTP(t, p, Options{Stateless: true, MaxSessions: 2})
+		call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + waittool.ToolName + `","arguments":{"timeoutMs":5000,"pollIntervalMs":1000}}}`
+		ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+		codes := make(chan int, 2)
+		for i := range 2 {
+			go func() {
+				time.Sleep(time.Duration(i) * 100 * time.Millisecond)
+				code, _ := post(t, ts, "", "", call)
+				codes <- code
+			}()
+		}
+		time.Sleep(200 * time.Millisecond)
+		if code, _ := post(t, ts, "", "", ping); code != http.StatusServiceUnavailable {
+			t.Errorf("a third request while two calls run, cap 2: status %d, want 503", code)
+		}
+		for range 2 {
+			if code := <-codes; code != http.StatusOK {
+				t.Errorf("a call of two in flight, cap 2: status %d, want 200", code)
+			}
+		}
+		if code, _ := post(t, ts, "", "", ping); code != http.StatusOK {
+			t.Errorf("a request once the calls ended: status %d, want 200", code)
 		}
 	})
 }
