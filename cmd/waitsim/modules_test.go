@@ -30,6 +30,7 @@ func repoRoot(t *testing.T) string {
 
 var built struct {
 	sync.Once
+	dir string // removed by TestMain
 	bin string
 	err error
 	out []byte
@@ -45,6 +46,7 @@ func waitsimBin(t *testing.T) string {
 			built.err = err
 			return
 		}
+		built.dir = dir
 		built.bin = filepath.Join(dir, "waitsim")
 		cmd := exec.Command("go", "build", "-o", built.bin, "./cmd/waitsim")
 		cmd.Dir = repoRoot(t)
@@ -53,7 +55,6 @@ func waitsimBin(t *testing.T) string {
 	if built.err != nil {
 		t.Fatalf("go build ./cmd/waitsim: %v\n%s", built.err, built.out)
 	}
-	t.Cleanup(func() {}) // the binary's directory goes with TestMain's cleanup
 	return built.bin
 }
 

@@ -24,7 +24,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("WAITSIM_TEST_REPORT") == "1" {
 		os.Exit(runReport(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir) // waitsimBin's binary
+	}
+	os.Exit(code)
 }
 
 // gitRepo makes a throwaway git repository with one commit and returns it.
