@@ -144,7 +144,7 @@ func (r *runner) genWanted(m *mutant) bool {
 // genRun runs the generator on m's test binary bin (with env, its switch)
 // and records its verdict. A mutant the table found not viable never gets
 // here.
-func (r *runner) genRun(ctx context.Context, bin string, env []string, m *mutant) error {
+func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []string, m *mutant) error {
 	if !r.genWanted(m) {
 		return nil
 	}
@@ -153,9 +153,18 @@ func (r *runner) genRun(ctx context.Context, bin string, env []string, m *mutant
 		m.res.GeneratorMs = time.Since(start).Milliseconds()
 		m.res.DurationMs += m.res.GeneratorMs
 	}()
-	rep, err := r.runWith(ctx, bin, r.cfg.GenRun, r.gen.timeout, nil, r.genParams(), env...)
-	if err != nil {
-		return err
+	var rep runReport
+	hot := false
+	var err error
+	if r.hotUsable(m) {
+		if rep, hot, err = r.hotGen(ctx, wk, m); err != nil {
+			return err
+		}
+	}
+	if !hot {
+		if rep, err = r.runWith(ctx, bin, r.cfg.GenRun, r.gen.timeout, nil, r.genParams(), env...); err != nil {
+			return err
+		}
 	}
 	var v MutantResult
 	classify(&v, rep, r.gen.timeout)

@@ -82,9 +82,10 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			dir := filepath.Join(r.tmp, fmt.Sprintf("w%d", w))
+			wk := &worker{id: w, dir: filepath.Join(r.tmp, fmt.Sprintf("w%d", w))}
+			defer wk.stop()
 			for m := range jobs {
-				err := withMutant(r.runOne(ctx, dir, m), m.res.ID)
+				err := withMutant(r.runOne(ctx, wk, m), m.res.ID)
 				mu.Lock()
 				if err != nil {
 					if firstErr == nil {
@@ -132,6 +133,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 // the schemata binary of the rest and checks that it passes with no mutant
 // switched on. It returns the mutants still to run.
 func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*mutant)) ([]*mutant, error) {
+	r.hotOK = false
 	if len(queue) == 0 { // every verdict came from the cache
 		return nil, nil
 	}
@@ -164,7 +166,7 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 		return rest, nil
 	}
 	start := time.Now()
-	bin, nums, note, err := r.buildSchemata(ctx, rest, true)
+	bin, nums, note, err := r.buildSchemata(ctx, tc, rest, true)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +174,7 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 		// A changed value that only compiles as a constant: build the
 		// binary again with function bodies alone.
 		r.notes = append(r.notes, note)
-		bin, nums, note, err = r.buildSchemata(ctx, rest, false)
+		bin, nums, note, err = r.buildSchemata(ctx, tc, rest, false)
 		if err != nil {
 			return nil, err
 		}
@@ -200,10 +202,17 @@ const errValuesInSchemata = "the schemata binary with changed declaration values
 // passes with no mutant switched on. It returns the binary and each
 // mutant's switch (by index into rest); or bin "" and a note saying why
 // every mutant is to be built on its own. err is the runner's own failure.
-func (r *runner) buildSchemata(ctx context.Context, rest []*mutant, values bool) (bin string, nums map[int]int, note string, err error) {
+func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mutant, values bool) (bin string, nums map[int]int, note string, err error) {
 	files, nums, tookValues, err := schemata(rest, func(p string) ([]byte, error) { return os.ReadFile(r.cfg.abs(p)) }, values)
 	if err != nil || len(nums) == 0 {
 		return "", nil, "", err
+	}
+	hotOK := false
+	if r.cfg.Runner == RunnerHot {
+		var why string
+		if hotOK, why = hotReset(tc, r.cfg.Root, files); !hotOK {
+			r.note("hot runner off, every mutant ran in a process of its own: " + why)
+		}
 	}
 	dir := filepath.Join(r.tmp, "schemata")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -240,6 +249,7 @@ func (r *runner) buildSchemata(ctx context.Context, rest []*mutant, values bool)
 		}
 		return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
 	}
+	r.hotOK = hotOK
 	return bin, nums, "", nil
 }
 
@@ -264,7 +274,8 @@ func (r *runner) equivalence(m *mutant) {
 // vet` runs them): one that fails vet is not viable rather than a survivor.
 // (`go test -c` itself already runs go test's vet checks.) The error is the
 // runner's own failure (or ctx's).
-func (r *runner) runOne(ctx context.Context, dir string, m *mutant) error {
+func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
+	dir := wk.dir
 	start := time.Now()
 	defer func() { m.res.DurationMs += time.Since(start).Milliseconds() }()
 	if err := os.RemoveAll(dir); err != nil {
@@ -291,9 +302,17 @@ func (r *runner) runOne(ctx context.Context, dir string, m *mutant) error {
 			return err
 		}
 	}
-	rep, err := r.runMutantSuite(ctx, dir, bin, m, env)
-	if err != nil {
-		return err
+	var rep runReport
+	hot := false
+	if r.hotUsable(m) {
+		if rep, hot, err = r.hotTable(ctx, wk, m); err != nil {
+			return err
+		}
+	}
+	if !hot {
+		if rep, err = r.runMutantSuite(ctx, dir, bin, m, env); err != nil {
+			return err
+		}
 	}
 	classify(&m.res, rep, r.timeout)
 	if m.res.Status != StatusKilled && !r.cfg.NoVet {
@@ -309,7 +328,7 @@ func (r *runner) runOne(ctx context.Context, dir string, m *mutant) error {
 			return err
 		}
 	}
-	return r.genRun(ctx, bin, env, m)
+	return r.genRun(ctx, wk, bin, env, m)
 }
 
 // classify sets a mutant's status from one run of the suite: timed out

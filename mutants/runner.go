@@ -79,6 +79,10 @@ type Config struct {
 	// BinDir keeps the unmutated suite's test binary between campaigns
 	// (suitebin.Options.Dir; "" is the user cache directory's).
 	BinDir string
+	// Runner is RunnerHot (the default: a long-lived process per worker
+	// runs mutant after mutant, hot.go) or RunnerCold (a process per
+	// mutant). The verdicts are the same.
+	Runner string
 }
 
 // Build modes. In ModeOverlay every mutant's test binary is built on its
@@ -168,6 +172,9 @@ func (c *Config) defaults() ([]string, error) {
 	}
 	if c.Mode == "" {
 		c.Mode = ModeSchemata
+	}
+	if c.Runner == "" {
+		c.Runner = RunnerHot
 	}
 	if c.GenRun == "" {
 		c.GenRun = "^TestGenerated$"
@@ -272,6 +279,9 @@ type runner struct {
 	campaign  *Campaign
 	gen       genState // the generator campaign (generator.go)
 	baseBin   string   // the unmutated suite's test binary, once built
+	hotOK     bool     // the schemata binary can serve hot requests (hot.go)
+	hotRuns   atomic.Int64
+	notesMu   sync.Mutex
 }
 
 // mutant is one mutant to run, with its overlay (root-relative path →
@@ -284,6 +294,9 @@ type mutant struct {
 	equiv   *Equivalent
 	catPath string
 	switchN int // its switch in the schemata binary; 0: built on its own
+	// valueSwitch: its switch changes a declaration's value, chosen at
+	// init (schemata.go): it never runs in a hot process (hot.go).
+	valueSwitch bool
 }
 
 // ErrUsage wraps configuration errors (exit code ExitUsage).
