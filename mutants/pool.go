@@ -309,7 +309,9 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 			return err
 		}
 	}
-	if !hot {
+	if hot {
+		m.res.Runner = RunnerHot
+	} else {
 		if rep, err = r.runMutantSuite(ctx, dir, bin, m, env); err != nil {
 			return err
 		}
