@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // The hot runner. A cold run of a mutant starts its test binary, which
@@ -74,17 +76,35 @@ type hotProc struct {
 	pf      string // its params file
 }
 
+// hotSuite says why the kill suite cannot run in a hot process, or "":
+// only a test that calls waitsim.Run (the door) serves hot requests, so
+// the suite's -run pattern must select one.
+func (r *runner) hotSuite() string {
+	doors := workspace.DoorTests(r.suite.Dir)
+	re, err := regexp.Compile(r.suite.Run)
+	if err != nil || r.suite.Run == "" || strings.Contains(r.suite.Run, "/") {
+		return fmt.Sprintf("the kill suite's -run pattern %q does not name its tests alone", r.suite.Run)
+	}
+	for _, d := range doors {
+		if re.MatchString(d) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the kill suite %s %s selects no test that calls waitsim.Run, the door that serves a hot process", r.suite.Pkg, r.suite.Run)
+}
+
 // hotUsable reports whether mutant m runs in a hot process.
 func (r *runner) hotUsable(m *mutant) bool {
 	return r.hotOK && r.schemaBin != "" && m.switchN > 0 && !m.valueSwitch
 }
 
 // hotPattern is the -test.run pattern of a hot process: the suite's test,
-// and the generator's when its campaign is on (both doors in one process),
-// unless a pattern names subtests (a '/'), which an alternation of the two
-// would mangle: the generator then runs cold.
+// and the generator's when its campaign was asked for (both doors in one
+// process; its baseline, which may turn it off, can still be running),
+// unless its pattern names subtests (a '/'), which an alternation of the
+// two would mangle: the generator then runs cold.
 func (r *runner) hotPattern() string {
-	if r.gen.on && !strings.Contains(r.suite.Run, "/") && !strings.Contains(r.cfg.GenRun, "/") && r.suite.Run != "" {
+	if r.cfg.GenWorlds > 0 && !strings.Contains(r.cfg.GenRun, "/") {
 		return "(" + r.suite.Run + ")|(" + r.cfg.GenRun + ")"
 	}
 	return r.suite.Run

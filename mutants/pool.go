@@ -55,20 +55,10 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 		prog.done(m.res)
 	}
 	queue, err := r.prepare(ctx, queue, finish)
-	r.waitGen()
+	tracef("prepared")
 	if err != nil {
+		r.waitGen()
 		return err
-	}
-	if r.gen.err != nil {
-		return r.gen.err
-	}
-	for _, m := range cached {
-		if !r.gen.on {
-			// The generator's baseline turned the campaign off: no
-			// cached generator verdict counts.
-			m.res.Generator, m.res.GeneratorDetail = "", ""
-		}
-		finish(m)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -78,6 +68,25 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
+	// The generator's runs wait for its baseline, which runs beside the
+	// first mutants' tables: a mutant of the schemata binary whose table
+	// ran before the baseline ended waits in pending for a worker free of
+	// tables.
+	var pending []*mutant
+	failed := func(m *mutant, err error) {
+		if firstErr == nil {
+			firstErr = err
+		}
+		m.res.Status = ""
+		cancel()
+	}
+	gen := func(wk *worker, m *mutant) error {
+		r.waitGen()
+		if r.gen.err != nil {
+			return r.gen.err
+		}
+		return r.genRun(ctx, wk, m.genBin, m.genEnv, m)
+	}
 	for w := 0; w < r.cfg.Workers; w++ {
 		wg.Add(1)
 		go func(w int) {
@@ -88,12 +97,8 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 				err := withMutant(r.runOne(ctx, wk, m), m.res.ID)
 				mu.Lock()
 				if err != nil {
-					if firstErr == nil {
-						firstErr = err
-					}
-					m.res.Status = ""
+					failed(m, err)
 					mu.Unlock()
-					cancel()
 					continue
 				}
 				if r.cache != nil && m.res.Status != StatusTimedOut {
@@ -102,12 +107,46 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 				if m.res.Status == StatusKilled && len(m.res.KilledBy) > 0 {
 					r.kills.add(m.res.KilledBy[0])
 				}
+				if m.genBin != "" && m.switchN > 0 && !r.genDone() {
+					pending = append(pending, m)
+					mu.Unlock()
+					continue
+				}
+				mu.Unlock()
+				if m.genBin != "" {
+					err = withMutant(gen(wk, m), m.res.ID)
+				}
+				mu.Lock()
+				if err != nil {
+					failed(m, err)
+					mu.Unlock()
+					continue
+				}
 				r.genPut(m)
 				finish(m)
 				mu.Unlock()
 				if m.res.Source == SourceSanity && m.res.Status != StatusKilled {
 					stopFeed()
 				}
+			}
+			for ctx.Err() == nil {
+				mu.Lock()
+				if len(pending) == 0 {
+					mu.Unlock()
+					return
+				}
+				m := pending[0]
+				pending = pending[1:]
+				mu.Unlock()
+				err := withMutant(gen(wk, m), m.res.ID)
+				mu.Lock()
+				if err != nil {
+					failed(m, err)
+				} else {
+					r.genPut(m)
+					finish(m)
+				}
+				mu.Unlock()
 			}
 		}(w)
 	}
@@ -122,10 +161,40 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 		}
 	}()
 	wg.Wait()
+	r.waitGen()
+	tracef("mutants done")
+	if firstErr == nil && r.gen.err != nil {
+		firstErr = r.gen.err
+	}
 	if firstErr == nil {
 		firstErr = ctx.Err() // the parent's cancellation (our own cancel only follows firstErr)
 	}
-	return firstErr
+	if firstErr != nil {
+		return firstErr
+	}
+	for _, m := range cached {
+		if !r.gen.on {
+			// The generator's baseline turned the campaign off: no
+			// cached generator verdict counts.
+			m.res.Generator, m.res.GeneratorDetail = "", ""
+		}
+		finish(m)
+	}
+	return nil
+}
+
+// genDone reports whether the generator's baseline run is over (or was
+// never started).
+func (r *runner) genDone() bool {
+	if r.gen.done == nil {
+		return true
+	}
+	select {
+	case <-r.gen.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // prepare type-checks the queued mutants in process (those that do not
@@ -137,7 +206,10 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 	if len(queue) == 0 { // every verdict came from the cache
 		return nil, nil
 	}
-	tc, err := r.newTypeChecker(ctx)
+	tc, err := r.tc, r.tcErr
+	if tc == nil && err == nil {
+		tc, err = r.newTypeChecker(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -207,13 +279,18 @@ func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mut
 	if err != nil || len(nums) == 0 {
 		return "", nil, "", err
 	}
-	hotOK := false
-	if r.cfg.Runner == RunnerHot {
-		var why string
-		if hotOK, why = hotReset(tc, r.cfg.Root, files); !hotOK {
-			r.note("hot runner off, every mutant ran in a process of its own: " + why)
+	// The reset is written whichever the runner: both runners run the
+	// same bytes.
+	hotOK, why := hotReset(tc, r.cfg.Root, files)
+	if hotOK {
+		if why = r.hotSuite(); why != "" {
+			hotOK = false
 		}
 	}
+	if !hotOK && r.cfg.Runner == RunnerHot {
+		r.note("hot runner off, every mutant ran in a process of its own: " + why)
+	}
+	hotOK = hotOK && r.cfg.Runner == RunnerHot
 	dir := filepath.Join(r.tmp, "schemata")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, "", err
@@ -222,8 +299,7 @@ func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mut
 	if err != nil {
 		return "", nil, "", err
 	}
-	bin = filepath.Join(dir, "suite.test")
-	err = r.build(ctx, ov, bin)
+	bin, keptAt, kept, err := r.keptBuild(ctx, "schemata", 3, files, ov, filepath.Join(dir, "suite.test"))
 	var ee *EnvError
 	if errors.As(err, &ee) {
 		ee.Step = fmt.Sprintf("building the schemata binary shared by %d mutants (go test -c)", len(nums))
@@ -239,15 +315,22 @@ func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mut
 	if err != nil {
 		return "", nil, "", err
 	}
-	rep, err := r.runSuite(ctx, bin, r.timeout)
-	if err != nil {
-		return "", nil, "", err
-	}
-	if rep.exit != 0 || rep.timedOut {
-		if tookValues {
-			return "", nil, errValuesInSchemata, nil
+	// A kept binary that passed its run with no mutant switched on
+	// passes it again (the same bytes, the same inputs).
+	if _, err := os.Stat(checkedMark(bin)); !kept || err != nil {
+		rep, err := r.runSuite(ctx, bin, r.timeout)
+		if err != nil {
+			return "", nil, "", err
 		}
-		return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
+		if rep.exit != 0 || rep.timedOut {
+			if tookValues {
+				return "", nil, errValuesInSchemata, nil
+			}
+			return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
+		}
+		if keptAt != "" {
+			_ = os.WriteFile(checkedMark(keptAt), nil, 0o644)
+		}
 	}
 	r.hotOK = hotOK
 	return bin, nums, "", nil
@@ -290,8 +373,8 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	}
 	bin, env := r.schemaBin, []string{fmt.Sprintf("%s=%d", schemaEnv, m.switchN)}
 	if m.switchN == 0 {
-		bin, env = filepath.Join(dir, "suite.test"), nil
-		err = r.build(ctx, ov, bin)
+		env = nil
+		bin, _, _, err = r.keptBuild(ctx, "mutant", 8, m.files, ov, filepath.Join(dir, "suite.test"))
 		var nv *notViable
 		if errors.As(err, &nv) {
 			m.res.Status = StatusNotViable
@@ -330,7 +413,8 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 			return err
 		}
 	}
-	return r.genRun(ctx, wk, bin, env, m)
+	m.genBin, m.genEnv = bin, env // the generator's run follows (runAll)
+	return nil
 }
 
 // classify sets a mutant's status from one run of the suite: timed out

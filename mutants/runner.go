@@ -265,7 +265,10 @@ type runner struct {
 	suite     Suite
 	timeout   time.Duration
 	inputs    map[string]string // root-relative path → sha256 of the suite's inputs
-	salt      string            // go version, platform, suite: part of every cache key
+	inputDirs []string          // the package directories they were found in
+	tc        *typeChecker      // the target's type checker (phase 1)
+	tcErr     error
+	salt      string // go version, platform, suite: part of every cache key
 	cache     *Cache
 	catalog   []CatalogEntry // the checked catalog (nil with NoCatalog)
 	srcRe     *regexp.Regexp
@@ -297,6 +300,10 @@ type mutant struct {
 	// valueSwitch: its switch changes a declaration's value, chosen at
 	// init (schemata.go): it never runs in a hot process (hot.go).
 	valueSwitch bool
+	// genBin and genEnv run the generator on it once its table ran
+	// (genBin "": no generator run).
+	genBin string
+	genEnv []string
 }
 
 // ErrUsage wraps configuration errors (exit code ExitUsage).
@@ -383,16 +390,26 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	var baseErr, enumErr, inErr error
 	var base runReport
 	var sites []OperatorSite
-	wg.Add(3)
+	wg.Add(4)
 	go func() {
 		defer wg.Done()
 		base, baseErr = r.baseline(ctx)
 	}()
 	go func() {
+		// The target's export data, for the type checks and the reset
+		// (prepare), beside the rest.
+		defer wg.Done()
+		r.tc, r.tcErr = r.newTypeChecker(ctx)
+	}()
+	go func() {
 		defer wg.Done()
 		if !cfg.NoOperators {
 			var b []byte
-			b, _, _, enumErr = r.runGremlins(ctx, true)
+			var reused bool
+			b, reused, enumErr = r.enumerate(ctx)
+			if reused {
+				r.note("gremlins' enumeration reused: nothing it depends on changed (every file of the module, the go command's settings, gremlins' version)")
+			}
 			if enumErr == nil {
 				sites, _, enumErr = ParseGremlinsOutput(b, cfg.Target)
 			}
@@ -403,6 +420,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		inErr = r.hashInputs(ctx)
 	}()
 	wg.Wait()
+	tracef("phase 1 done (baseline, enumeration, inputs)")
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -452,9 +470,11 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 			r.kills.add(k)
 		}
 	}
+	tracef("collected")
 	if err := r.runAll(ctx, muts); err != nil {
 		return nil, err
 	}
+	tracef("runAll done")
 	r.waitGen()
 	res.Generator = r.genCampaign()
 	notRun := 0
@@ -479,6 +499,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	before := r.inputs
+	tracef("before final hash")
 	if err := r.hashInputs(ctx); err != nil {
 		return nil, err
 	}
@@ -919,27 +940,42 @@ func (r *runner) hashInputs(ctx context.Context) error {
 		}
 		return toolFailure("go list "+r.suite.Pkg, err)
 	}
-	r.inputs = map[string]string{}
+	var dirs []string
+	seen := map[string]bool{}
+	for _, dir := range strings.Fields(string(out)) {
+		if !seen[dir] {
+			seen[dir] = true
+			dirs = append(dirs, dir)
+		}
+	}
+	r.inputDirs = dirs
+	in, err := r.hashDirs(dirs)
+	if err != nil {
+		return err
+	}
+	r.inputs = in
+	return nil
+}
+
+// hashDirs hashes go.mod, go.sum and every regular file under dirs (but
+// hidden directories and out/): the suite's inputs (hashInputs).
+func (r *runner) hashDirs(dirs []string) (map[string]string, error) {
+	inputs := map[string]string{}
 	add := func(p string) error {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
 		s := sha256.Sum256(b)
-		r.inputs[relTo(r.cfg.Root, p)] = hex.EncodeToString(s[:])
+		inputs[relTo(r.cfg.Root, p)] = hex.EncodeToString(s[:])
 		return nil
 	}
 	for _, f := range []string{"go.mod", "go.sum"} {
 		if err := add(filepath.Join(r.cfg.Root, f)); err != nil && !os.IsNotExist(err) {
-			return err
+			return nil, err
 		}
 	}
-	seen := map[string]bool{}
-	for _, dir := range strings.Fields(string(out)) {
-		if seen[dir] {
-			continue
-		}
-		seen[dir] = true
+	for _, dir := range dirs {
 		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -956,10 +992,27 @@ func (r *runner) hashInputs(ctx context.Context) error {
 			return nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return inputs, nil
+}
+
+// inputsKey hashes the salt (the go command's settings, the suite, the
+// options that change a verdict) and the suite's inputs: what a test
+// binary of the suite is built from, but an overlay.
+func inputsKey(salt string, inputs map[string]string) string {
+	h := sha256.New()
+	h.Write([]byte(salt))
+	paths := make([]string, 0, len(inputs))
+	for p := range inputs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fmt.Fprintf(h, "\x00%s %s", p, inputs[p])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // changedInputs lists the paths whose hashes differ between two input sets.
@@ -984,4 +1037,12 @@ func changedInputs(a, b map[string]string) []string {
 func inTarget(id, target string) bool {
 	file, _, _ := strings.Cut(strings.TrimPrefix(id, "gremlins:"), ":")
 	return filepath.ToSlash(filepath.Dir(file)) == strings.Trim(filepath.ToSlash(filepath.Clean(target)), "/")
+}
+
+var traceStart = time.Now()
+
+func tracef(format string, args ...any) {
+	if os.Getenv("WAITSIM_TRACE") != "" {
+		fmt.Fprintf(os.Stderr, "trace %6d ms: %s\n", time.Since(traceStart).Milliseconds(), fmt.Sprintf(format, args...))
+	}
 }
