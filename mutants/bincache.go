@@ -28,13 +28,15 @@ import (
 // binCacheVersion changes whenever the meaning of a kept binary does.
 const binCacheVersion = "waitsim-mutant-bin-v1"
 
-// binCacheDir is the cache directory of kept binaries ("" : none).
+// binCacheDir is the cache directory of kept binaries and enumerations
+// ("" : none): the directory mutants/ in the suite binaries' one, whose
+// own pruning (one package's binaries, by name) never meets them.
 func (r *runner) binCacheDir() string {
 	if r.cfg.BinDir != "" {
-		return r.cfg.BinDir
+		return filepath.Join(r.cfg.BinDir, "mutants")
 	}
 	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "waitsim", "suitebin")
+		return filepath.Join(d, "waitsim", "suitebin", "mutants")
 	}
 	return ""
 }
