@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/waitsim/waitsim/suitebin"
 	"github.com/waitsim/waitsim/workspace"
 )
 
@@ -160,6 +161,9 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !noCache {
 		cfg.CacheFile = cache
 	}
+	// Where test binaries and gremlins' enumeration are kept (as `waitsim
+	// run` keeps its binary): the user cache directory unless set.
+	cfg.BinDir = os.Getenv(suitebin.DirEnv)
 	switch progressMode {
 	case "auto":
 		cfg.Progress, cfg.TTY = stderr, isTerminal(stderr)

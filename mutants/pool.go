@@ -374,7 +374,14 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	bin, env := r.schemaBin, []string{fmt.Sprintf("%s=%d", schemaEnv, m.switchN)}
 	if m.switchN == 0 {
 		env = nil
-		bin, _, _, err = r.keptBuild(ctx, "mutant", 8, m.files, ov, filepath.Join(dir, "suite.test"))
+		bin = filepath.Join(dir, "suite.test")
+		if r.cfg.Mode == ModeSchemata {
+			// The few mutants the schemata binary cannot hold are
+			// kept; --mode overlay builds every mutant, every time.
+			bin, _, _, err = r.keptBuild(ctx, "mutant", 8, m.files, ov, bin)
+		} else {
+			err = r.build(ctx, ov, bin)
+		}
 		var nv *notViable
 		if errors.As(err, &nv) {
 			m.res.Status = StatusNotViable
