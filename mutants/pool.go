@@ -186,9 +186,6 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 // genDone reports whether the generator's baseline run is over (or was
 // never started).
 func (r *runner) genDone() bool {
-	if r.gen.done == nil {
-		return true
-	}
 	select {
 	case <-r.gen.done:
 		return true

@@ -371,6 +371,8 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer os.RemoveAll(tmp)
 	r := &runner{cfg: cfg, tmp: tmp, catalog: catalog}
+	r.gen.done = make(chan struct{})
+	defer r.waitGen()
 	r.srcRe = regexp.MustCompile(regexp.QuoteMeta(tmp+string(filepath.Separator)) + `w\d+` + regexp.QuoteMeta(string(filepath.Separator)) + `src` + regexp.QuoteMeta(string(filepath.Separator)))
 	if err := r.setup(ctx); err != nil {
 		return nil, err
@@ -452,10 +454,6 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.wall)*cfg.TimeoutFactor))
 	r.costOrder = costOrder(base.costs)
 	res.TimeoutMs = r.timeout.Milliseconds()
-	// The generator's baseline runs beside the mutants' preparation;
-	// runAll waits for it before the first mutant runs.
-	r.startGenBaseline(ctx)
-	defer r.waitGen()
 
 	// Phase 2: the mutants.
 	muts, notes, err := r.collect(ctx, sites)
@@ -618,6 +616,8 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 		return runReport{}, err
 	}
 	r.baseBin = bin.Path
+	// The generator's baseline runs on the same binary, beside this run.
+	r.startGenBaseline(ctx)
 	index := filepath.Join(dir, "results.json")
 	rep, err := r.runWith(ctx, bin.Path, r.suite.Run, 0, nil, results.Params{Results: index})
 	if err == nil {
