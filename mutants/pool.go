@@ -255,7 +255,7 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 		return rest, nil
 	}
 	r.schemaBin = bin
-	r.schemaMs = time.Since(start).Milliseconds()
+	r.schemaMs = max(1, time.Since(start).Milliseconds()) // 0 is "no schemata binary"
 	for i, m := range rest {
 		m.switchN = nums[i]
 	}
