@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -150,6 +151,22 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 			}
 		}(w)
 	}
+	// Listed equivalents, expected to survive, run every case and are
+	// vetted: the longest jobs, they go first (after the sanity mutant), so
+	// that no worker ends the campaign alone with one. The order decides
+	// no verdict.
+	sort.SliceStable(queue, func(i, j int) bool {
+		rank := func(m *mutant) int {
+			switch {
+			case m.res.Source == SourceSanity:
+				return 0
+			case m.equiv != nil:
+				return 1
+			}
+			return 2
+		}
+		return rank(queue[i]) < rank(queue[j])
+	})
 	go func() {
 		defer close(jobs)
 		for _, m := range queue {
