@@ -93,9 +93,11 @@ func (r *runner) hotSuite() string {
 	return fmt.Sprintf("the kill suite %s %s selects no test that calls waitsim.Run, the door that serves a hot process", r.suite.Pkg, r.suite.Run)
 }
 
-// hotUsable reports whether mutant m runs in a hot process.
+// hotUsable reports whether mutant m runs in a hot process. The sanity
+// mutant never does: every function of the target panics, which would end
+// the process at its first request.
 func (r *runner) hotUsable(m *mutant) bool {
-	return r.hotOK && r.schemaBin != "" && m.switchN > 0 && !m.valueSwitch
+	return r.hotOK && r.schemaBin != "" && m.switchN > 0 && !m.valueSwitch && m.res.Source != SourceSanity
 }
 
 // hotPattern is the -test.run pattern of a hot process: the suite's test,
