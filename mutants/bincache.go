@@ -90,7 +90,7 @@ func (r *runner) keptBuild(ctx context.Context, kind string, keep int, files map
 	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
 		now := time.Now()
 		_ = os.Chtimes(p, now, now)
-		return p, p, true, nil
+		return private(p, filepath.Join(r.tmp, "kept")), p, true, nil
 	}
 	if err := r.build(ctx, ov, bin); err != nil {
 		return bin, "", false, err
@@ -103,6 +103,22 @@ func (r *runner) keptBuild(ctx context.Context, kind string, keep int, files map
 	}
 	pruneKept(dir, name, p, keep)
 	return bin, p, false, nil
+}
+
+// private gives the campaign its own name for the kept binary p, in the
+// directory dir of its temporary directory: a hard link (or, across file
+// systems, a copy), which another campaign's pruning of the cache cannot
+// take away while this one still starts processes from it. p itself when
+// neither can be made.
+func private(p, dir string) string {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return p
+	}
+	q := filepath.Join(dir, filepath.Base(p))
+	if os.Link(p, q) == nil || copyFile(p, q) == nil {
+		return q
+	}
+	return p
 }
 
 // checkedMark is the file that says the kept schemata binary bin passed

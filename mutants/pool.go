@@ -331,7 +331,7 @@ func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mut
 	}
 	// A kept binary that passed its run with no mutant switched on
 	// passes it again (the same bytes, the same inputs).
-	if _, err := os.Stat(checkedMark(bin)); !kept || err != nil {
+	if _, err := os.Stat(checkedMark(keptAt)); !kept || err != nil {
 		rep, err := r.runSuite(ctx, bin, r.timeout)
 		if err != nil {
 			return "", nil, "", err

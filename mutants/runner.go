@@ -615,11 +615,13 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 		}
 		return runReport{}, err
 	}
-	r.baseBin = bin.Path
+	// The suite binaries' cache may prune it while this campaign still
+	// starts processes from it (suggest, the generator's baseline).
+	r.baseBin = private(bin.Path, filepath.Join(r.tmp, "kept"))
 	// The generator's baseline runs on the same binary, beside this run.
 	r.startGenBaseline(ctx)
 	index := filepath.Join(dir, "results.json")
-	rep, err := r.runWith(ctx, bin.Path, r.suite.Run, 0, nil, results.Params{Results: index})
+	rep, err := r.runWith(ctx, r.baseBin, r.suite.Run, 0, nil, results.Params{Results: index})
 	if err == nil {
 		r.caseFiles = readCaseIndex(index)
 	}
