@@ -56,7 +56,6 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 		prog.done(m.res)
 	}
 	queue, err := r.prepare(ctx, queue, finish)
-	tracef("prepared")
 	if err != nil {
 		r.waitGen()
 		return err
@@ -179,7 +178,6 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 	}()
 	wg.Wait()
 	r.waitGen()
-	tracef("mutants done")
 	if firstErr == nil && r.gen.err != nil {
 		firstErr = r.gen.err
 	}

@@ -422,7 +422,6 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		inErr = r.hashInputs(ctx)
 	}()
 	wg.Wait()
-	tracef("phase 1 done (baseline, enumeration, inputs)")
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -468,11 +467,9 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 			r.kills.add(k)
 		}
 	}
-	tracef("collected")
 	if err := r.runAll(ctx, muts); err != nil {
 		return nil, err
 	}
-	tracef("runAll done")
 	r.waitGen()
 	res.Generator = r.genCampaign()
 	notRun := 0
@@ -497,7 +494,6 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	before := r.inputs
-	tracef("before final hash")
 	if err := r.hashInputs(ctx); err != nil {
 		return nil, err
 	}
@@ -1039,12 +1035,4 @@ func changedInputs(a, b map[string]string) []string {
 func inTarget(id, target string) bool {
 	file, _, _ := strings.Cut(strings.TrimPrefix(id, "gremlins:"), ":")
 	return filepath.ToSlash(filepath.Dir(file)) == strings.Trim(filepath.ToSlash(filepath.Clean(target)), "/")
-}
-
-var traceStart = time.Now()
-
-func tracef(format string, args ...any) {
-	if os.Getenv("WAITSIM_TRACE") != "" {
-		fmt.Fprintf(os.Stderr, "trace %6d ms: %s\n", time.Since(traceStart).Milliseconds(), fmt.Sprintf(format, args...))
-	}
 }
