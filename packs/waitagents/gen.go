@@ -312,13 +312,13 @@ func (p *Pack) Generated(t *testing.T, opts GenOptions) {
 	}
 	setDefault("rapid.checks", strconv.Itoa(opts.Worlds))
 	setDefault("rapid.nofailfile", "true") // never write into the source tree
-	p.generate(t, opts, params.KillSuite, func(msg string) { t.Fatal(msg) })
+	p.generate(t, t, opts, params.KillSuite, func(msg string) { t.Fatal(msg) })
 }
 
-// generate runs rapid over Generate's worlds on t. With killSuite, the
-// first counterexample ends the run through kill, unshrunk.
-func (p *Pack) generate(t *testing.T, opts GenOptions, killSuite bool, kill func(msg string)) {
-	rapid.Check(t, func(rt *rapid.T) {
+// generate runs rapid, as tb, over Generate's worlds, each on t. With
+// killSuite, the first counterexample ends the run through kill, unshrunk.
+func (p *Pack) generate(tb rapid.TB, t *testing.T, opts GenOptions, killSuite bool, kill func(msg string)) {
+	rapid.Check(tb, func(rt *rapid.T) {
 		sc := Generate(rt)
 		c := scenario.Case{ID: "generated", File: "(generator)", Scenario: sc}
 		r := p.Run(t, &c)
@@ -354,7 +354,9 @@ func (p *Pack) serveHot(t *testing.T, req results.HotRequest) results.HotReply {
 	_ = flag.Set("rapid.nofailfile", "true")
 	var msg string
 	ok := t.Run("generated", func(st *testing.T) {
-		p.generate(st, GenOptions{}, true, func(m string) {
+		// rapid as the door's own test (its fail files are found by
+		// the test's name), running in this subtest.
+		p.generate(namedTB{st, t.Name()}, st, GenOptions{}, true, func(m string) {
 			msg = m
 			st.Fatal(m)
 		})
@@ -369,6 +371,16 @@ func (p *Pack) serveHot(t *testing.T, req results.HotRequest) results.HotReply {
 	}
 	return rep
 }
+
+// namedTB is a test under another name: what rapid knows of a hot
+// request's subtest, so that it finds the door test's fail files as a run
+// of its own would.
+type namedTB struct {
+	*testing.T
+	name string
+}
+
+func (n namedTB) Name() string { return n.name }
 
 // setDefault sets flag name to value unless the command line set it.
 func setDefault(name, value string) {
