@@ -161,7 +161,11 @@ func (r *runner) startHot(ctx context.Context, wk *worker) (*hotProc, error) {
 			if dec.Decode(&rep) != nil {
 				return
 			}
-			hp.replies <- rep
+			select {
+			case hp.replies <- rep:
+			case <-pctx.Done(): // killed: nobody waits for it
+				return
+			}
 		}
 	}()
 	go func() {

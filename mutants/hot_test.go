@@ -28,8 +28,12 @@ func TestHotSameVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A timeout of 8 s, unless the baseline takes 16 s: ahead of the
+	// sim's 30 s wall-clock watchdog, which would end d-spins' process
+	// first (exit 3, a kill in both runners) on a loaded machine where
+	// 5 × the baseline passes 30 s; still room for the survivor's full run.
 	cfg := Config{Root: root, CatalogDir: "mutants/testdata/hot-catalog", NoOperators: true, NoVet: true, Workers: 1,
-		TimeoutFactor: 5, TimeoutFloor: 5 * time.Second, GenWorlds: 10}
+		TimeoutFactor: 0.5, TimeoutFloor: 8 * time.Second, GenWorlds: 10}
 	want := map[string][2]string{ // table, generator
 		"sanity":             {StatusKilled, ""},
 		"a-schema-bound":     {StatusKilled, ""},
