@@ -244,10 +244,11 @@ func (r *Result) Call(caller string, index int) *CallResult {
 	return nil
 }
 
-// listTools lists the tools of server over an in-memory session of its
-// own, inside the bubble, before any caller connects: never over a world's
-// wire, so that a world's trace never holds the listing.
-func listTools(ctx context.Context, server *mcp.Server) ([]*mcp.Tool, error) {
+// ListTools lists the tools of server as a client sees them, over an
+// in-memory session of its own. A world lists its server's tools this way,
+// inside its bubble, before any caller connects: never over a world's wire,
+// so that a world's trace never holds the listing.
+func ListTools(ctx context.Context, server *mcp.Server) ([]*mcp.Tool, error) {
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {
@@ -415,7 +416,7 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 	if anyHTTP(w) {
 		server.AddReceivingMiddleware(wr.attributeSessions)
 	}
-	tools, err := listTools(ctx, server)
+	tools, err := ListTools(ctx, server)
 	if err != nil {
 		res.Err = fmt.Sprintf("tools/list: %v", err)
 		return res
