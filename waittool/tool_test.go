@@ -314,13 +314,14 @@ func TestCallerTimeoutShorterThanWait(t *testing.T) {
 }
 
 // TestProgress: one progress notification per poll, progress = elapsed ms,
-// total = capped ms; a caller that resets its timer on progress survives a
+// total = capped ms; a caller that resets its timer on progress (it sends a
+// progress token: resetOnProgress acts only with one) survives a
 // 45 s request timeout... and one that does not, at 25 s, loses the reply.
 func TestProgress(t *testing.T) {
 	res := run(t, waitagents.World{Name: "progress", Agents: running("c"),
 		Callers: []sim.CallerSpec{
 			{Name: "A", Progress: true, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
-			{Name: "B", ResetOnProgress: true, RequestTimeoutMs: 6000, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
+			{Name: "B", Progress: true, ResetOnProgress: true, RequestTimeoutMs: 6000, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
 			{Name: "C", RequestTimeoutMs: 6000, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
 		}})
 	a, b, c := res.Call("A", 1), res.Call("B", 1), res.Call("C", 1)
