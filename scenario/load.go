@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/results"
 
 	"github.com/goccy/go-yaml"
@@ -160,26 +161,20 @@ func LoadFile(file string, opts Options) ([]Case, []results.Problem) {
 
 func loadFile(file string, opts *Options) ([]Case, []results.Problem) {
 	one := func(p results.Problem) []results.Problem { return []results.Problem{p} }
-	src, err := readLimited(file)
-	var pe *posError
-	if errors.As(err, &pe) {
-		return nil, one(yamlProblem(file, err))
+	text, err := limits.Read(file, limits.Scenario)
+	var le *limits.Error
+	if errors.As(err, &le) {
+		return nil, one(results.Problem{File: file, Line: le.Line, Column: le.Column, Field: le.Field, Message: le.Message})
 	}
 	if err != nil {
 		return nil, one(results.Problem{File: file, Field: "file", Message: err.Error()})
 	}
-	if line, col, b, bad := notUTF8(src); bad {
-		return nil, one(results.Problem{File: file, Line: line, Column: col, Field: "file", Message: fmt.Sprintf("byte 0x%02x is not UTF-8 text: a scenario file is YAML, written in UTF-8", b)})
-	}
-	values, err := checkLimits(src)
-	if err != nil {
-		return nil, one(yamlProblem(file, err))
-	}
+	src, values := text.Src, text.Values
 	prob := func(line, col int, field, msg string) results.Problem {
 		return results.Problem{File: file, Line: line, Column: col, Field: field, Message: msg}
 	}
 	protects := ""
-	for _, l := range strings.Split(string(src), "\n") {
+	for _, l := range limits.SplitLines(string(src)) {
 		if strings.HasPrefix(l, ProtectsPrefix) {
 			protects = strings.TrimSpace(strings.TrimPrefix(l, ProtectsPrefix))
 			break

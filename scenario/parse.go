@@ -3,9 +3,9 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/results"
 
 	"github.com/goccy/go-yaml"
@@ -114,20 +114,20 @@ func tokenPath(root ast.Node, tk *token.Token) string {
 
 // lineOf returns line n (1-based) of file, or "".
 func lineOf(file string, n int) string {
-	b, err := os.ReadFile(file)
+	text, err := limits.Read(file, limits.Scenario)
 	if err != nil {
 		return ""
 	}
-	lines := strings.Split(string(b), "\n")
+	lines := limits.SplitLines(string(text.Src))
 	if n < 1 || n > len(lines) {
 		return ""
 	}
 	return lines[n-1]
 }
 
-// parseFile parses src into its single document body. Anchors and aliases
-// are refused: they are not needed, and expanding them can make a small file
-// huge.
+// parseFile parses src into its single document body. (Anchors and aliases
+// were refused before the parse, by limits.Check: they are not needed, and
+// expanding them can make a small file huge.)
 func parseFile(src []byte) (ast.Node, error) {
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
@@ -148,11 +148,6 @@ func parseFile(src []byte) (ast.Node, error) {
 	var bad error
 	ast.Walk(visitFunc(func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.AliasNode, *ast.AnchorNode:
-			if bad == nil {
-				bad = nodeErr(n, "yaml", "anchors and aliases (&name, *name) are not supported in scenario files; use a matrix to share values")
-			}
-			return false
 		case *ast.IntegerNode:
 			if tk := n.GetToken(); bad == nil && tk != nil && !decimalInt.MatchString(tk.Value) {
 				bad = nodeErr(n, tokenPath(docs[0].Body, tk), "integer %s: write integers as plain decimal digits with an optional minus sign (16, 1000, -5): no 0x, 0o, 0b, _, + or leading zeros (docs/scenarios.md: Numbers)", tk.Value)
