@@ -89,3 +89,26 @@ func TestByteOrderMark(t *testing.T) {
 		t.Errorf("a UTF-16 BOM: %q, want %s…", problems, want)
 	}
 }
+
+// TestIntegerOutOfRange (issue 20 item 2): an integer too large for 64
+// bits is named as one, wherever it is, not "a string". Before: "want an
+// integer; got string".
+func TestIntegerOutOfRange(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"horizonMs: 99999999999999999999999\n", ":3:12: horizonMs: integer 99999999999999999999999 is out of range"},
+		{"horizonMs: -99999999999999999999999\n", ":3:12: horizonMs: integer -99999999999999999999999 is out of range"},
+		{"bridge: {list: [99999999999999999999999]}\n", ":3:17: bridge.list[0]: integer 99999999999999999999999 is out of range"},
+		{"description: ${p}\nmatrix: {p: [18446744073709551616]}\n", ":4:14: matrix.p[0]: integer 18446744073709551616 is out of range"},
+	} {
+		file, cases, problems := loadSrc(t, "# protects: x\nname: a\n"+tc.src+"callers:\n  - name: A\n    args: {timeoutMs: 30000}\n")
+		if len(cases) != 0 || len(problems) != 1 || !strings.HasPrefix(problems[0], file+tc.want) {
+			t.Errorf("%q: %d cases, %q; want %s…", tc.src, len(cases), problems, tc.want)
+		}
+	}
+	// In args, the tool's input schema names it (TestLoaderRulesFire,
+	// args-beyond-int64).
+	// Quoted, it is a string, as before.
+	if _, _, problems := loadSrc(t, "# protects: x\nname: a\nhorizonMs: \"99999999999999999999999\"\ncallers:\n  - name: A\n"); len(problems) != 1 || !strings.Contains(problems[0], "want an integer; got string") {
+		t.Errorf("quoted: %q", problems)
+	}
+}
