@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -23,6 +24,162 @@ func measured(f func()) (time.Duration, uint64) {
 	el := time.Since(start)
 	runtime.ReadMemStats(&m1)
 	return el, m1.TotalAlloc - m0.TotalAlloc
+}
+
+// TestGenerateBounded (issue 20 item 2): what generate: makes waitsim build
+// is bounded at load, by messages and by characters summed over a
+// scenario's agents. Before: count and chars were bounded only at 10^12
+// each, and a 168-byte file crashed `waitsim run` out of memory (a 10^12
+// byte allocation).
+func TestGenerateBounded(t *testing.T) {
+	src := func(gens ...string) string {
+		s := "# protects: x\nname: g\nagents:\n"
+		for i, g := range gens {
+			s += fmt.Sprintf("  - id: a%d\n    state: running\n    generate: %s\n", i, g)
+		}
+		return s + "callers:\n  - name: A\n    args: {timeoutMs: 30000}\n"
+	}
+	for _, tc := range []struct {
+		name string
+		gens []string
+		want string // the one problem, after the file name; "" none
+	}{
+		{"bomb", []string{"{count: 1000000000000, chars: 1000000000000}"}, ":6:15: agents[0].generate: generates 1000000000000 messages"},
+		{"at-the-bounds", []string{"{count: 5000, chars: 100}", "{count: 5000, chars: 100}"}, ""},
+		{"messages-summed", []string{"{count: 5000, chars: 1}", "{count: 5001, chars: 1}"}, ":9:15: agents[1].generate: generates 10001 messages"},
+		{"chars-summed", []string{"{count: 1, chars: 600000}", "{count: 1, chars: 400001}"}, ":9:15: agents[1].generate: generates 1000001 characters"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file, cases, problems := loadSrc(t, src(tc.gens...))
+			if tc.want == "" {
+				if len(problems) != 0 || len(cases) != 1 {
+					t.Fatalf("refused: %q", problems)
+				}
+				return
+			}
+			if len(cases) != 0 || len(problems) != 1 || !strings.HasPrefix(problems[0], file+tc.want) {
+				t.Fatalf("%d cases, problems %q; want one problem %s…", len(cases), problems, tc.want)
+			}
+		})
+	}
+}
+
+// TestCallsBounded (issue 20 item 2): the calls a file can make waitsim run
+// are bounded at load: each caller counts as the calls it may make (its
+// maxCalls, default 50, when it follows or retries; else 1), at most 500 a
+// case and 5000 a file. Before: a 11 KB file of 200 followers loaded, and
+// `waitsim run` took 33.5 s and 1.3 GB (the issue measured 63 s and 1.5 GB
+// for a 16 KB one).
+func TestCallsBounded(t *testing.T) {
+	callers := func(n int, extra string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "  - {name: c%d, follow: true%s, args: {timeoutMs: 600000}}\n", i, extra)
+		}
+		return b.String()
+	}
+	head := "# protects: x\nname: f\nagents: [{id: a, state: running}]\n"
+	for _, tc := range []struct {
+		name, src string
+		want      string
+	}{
+		{"200-followers", head + "callers:\n" + callers(200, ""), ":5:3: callers: the callers may make 10000 calls in one case"},
+		{"10-followers", head + "callers:\n" + callers(10, ""), ""},
+		{"11-followers", head + "callers:\n" + callers(11, ""), ":5:3: callers: the callers may make 550 calls in one case"},
+		{"maxCalls-lowers-it", head + "callers:\n" + callers(50, ", maxCalls: 10"), ""},
+		{"maxCalls-huge", head + "callers:\n" + callers(1, ", maxCalls: 1000000000000"), ":5:3: callers: the callers may make 1000000000000 calls in one case"},
+		// 11 cases of 500 calls: 5500 in the file.
+		{"file", head + "description: ${p}\nmatrix:\n  p: [a, b, c, d, e, f, g, h, i, j, k]\ncallers:\n" + callers(10, ""),
+			":6:3: matrix: the file's cases may make 5500 calls"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file, cases, problems := loadSrc(t, tc.src)
+			if tc.want == "" {
+				if len(problems) != 0 || len(cases) == 0 {
+					t.Fatalf("refused: %q", problems)
+				}
+				return
+			}
+			if len(cases) != 0 || len(problems) != 1 || !strings.HasPrefix(problems[0], file+tc.want) {
+				t.Fatalf("%d cases, problems %q; want one problem %s…", len(cases), problems, tc.want)
+			}
+		})
+	}
+}
+
+// TestDuplicateRowsOnce (issue 20 item 2): matrix rows that give one case
+// id are one problem, found before any case is built. Before: 1000
+// identical rows gave 999 identical problems ("case id … already
+// defined"), and `waitsim run` took 4.6 s and 522 MB.
+func TestDuplicateRowsOnce(t *testing.T) {
+	rows := "# protects: x\nname: d\nmatrix:\n" + strings.Repeat("  - {t: 30000}\n", 1000) +
+		"agents: [{id: a, state: completed}]\ncallers:\n  - name: A\n    args: {timeoutMs: \"${t}\"}\n"
+	var file string
+	var cases []Case
+	var problems []string
+	el, alloc := measured(func() { file, cases, problems = loadSrc(t, rows) })
+	t.Logf("1000 identical rows: %v, %d KB allocated, %d problems", el.Round(time.Millisecond), alloc>>10, len(problems))
+	want := file + `:5:5: matrix[1]: gives case id "d[t=30000]", as matrix[0] does`
+	if len(cases) != 0 || len(problems) != 1 || !strings.HasPrefix(problems[0], want) {
+		t.Fatalf("%d cases, %d problems (first %q); want one: %s…", len(cases), len(problems), first(problems), want)
+	}
+	if alloc > 50<<20 {
+		t.Errorf("%d MB allocated, want under 50", alloc>>20)
+	}
+	// A map matrix: a value twice, and a parameter the id leaves out
+	// ("_") with more than one value, each one problem.
+	for _, tc := range []struct{ matrix, want string }{
+		{"{t: [30000, 40000, 30000]}", `:3:28: matrix.t[2]: the value of matrix.t[0] again (30000, as the case id writes it)`},
+		{"{t: [30000, 40000], _n: [1, 2]}", `:4:33: matrix._n: 2 values of a parameter the case id leaves out (its name starts with "_")`},
+	} {
+		src := "# protects: x\nname: d\ndescription: \"n${_n}\"\nmatrix: " + tc.matrix + "\nagents: [{id: a, state: completed}]\ncallers:\n  - name: A\n    args: {timeoutMs: \"${t}\"}\n"
+		if !strings.Contains(tc.matrix, "_n") {
+			src = strings.Replace(src, "description: \"n${_n}\"\n", "", 1)
+		}
+		file, cases, problems := loadSrc(t, src)
+		if len(cases) != 0 || len(problems) != 1 || !strings.HasPrefix(problems[0], file+tc.want) {
+			t.Errorf("%s: %d cases, problems %q; want one: %s…", tc.matrix, len(cases), problems, tc.want)
+		}
+	}
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// TestProblemsPerFileBounded (issue 20 item 2): a file lists at most 100
+// problems, then says how many more it had.
+func TestProblemsPerFileBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# protects: x\n")
+	for i := range 150 {
+		fmt.Fprintf(&b, "- name: s%d\n  bogus: 1\n  callers: [{name: A}]\n", i)
+	}
+	file, _, problems := loadSrc(t, b.String())
+	if len(problems) != 101 || !strings.HasPrefix(problems[99], file+":300:3: bogus: unknown field") ||
+		problems[100] != file+":0:0: file: and 50 more problems in this file (at most 100 are listed)" {
+		t.Fatalf("%d problems, the last two %q", len(problems), problems[max(0, len(problems)-2):])
+	}
+	// Across files: case ids defined twice count in the file that repeats them.
+	dir := t.TempDir()
+	src := "# protects: x\nname: d\nmatrix:\n  t: ["
+	for i := range 150 {
+		src += fmt.Sprintf("%d, ", 1000+i)
+	}
+	src = strings.TrimSuffix(src, ", ") + "]\nagents: [{id: a, state: completed}]\ncallers:\n  - name: A\n    args: {timeoutMs: \"${t}\"}\n"
+	for _, n := range []string{"a.yaml", "b.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := loadRef([]string{dir})
+	var fe *results.FileError
+	if !errors.As(err, &fe) || len(fe.Problems) != 101 || fe.Problems[100].Message != "and 50 more problems in this file (at most 100 are listed)" {
+		t.Fatalf("two files of one case ids: %v", err)
+	}
 }
 
 // TestNonRegularFilesRefused (issue 20 item 2): a FIFO, a device or a
