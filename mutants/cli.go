@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/workspace"
 )
 
@@ -286,13 +287,13 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	var shards []*Result
 	for _, p := range fs.Args() {
-		b, err := os.ReadFile(p)
+		text, err := limits.Read(p, limits.Results)
 		if err != nil {
-			fmt.Fprintln(stderr, "waitsim mutate merge:", err)
+			fmt.Fprintln(stderr, "waitsim mutate merge:", limitsError(p, err))
 			return ExitUsage
 		}
 		var r Result
-		if err := json.Unmarshal(b, &r); err != nil {
+		if err := json.Unmarshal(text.Src, &r); err != nil {
 			fmt.Fprintf(stderr, "waitsim mutate merge: %s: %v\n", p, err)
 			return ExitUsage
 		}
