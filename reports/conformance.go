@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/waitsim/waitsim/conformance"
@@ -15,7 +14,7 @@ const conformanceDisagreementLines = 20
 // Besides the version and types, its totals must match its results: a report
 // whose verdict its own rows contradict is an *InputError, never shown as a pass.
 func LoadConformance(path string) (*conformance.Report, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}
