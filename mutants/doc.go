@@ -9,6 +9,9 @@
 //     survived, not viable); a failure of the environment is an error, never
 //     a verdict.
 //   - Its defaults live in one place (Config.defaults), module-aware.
+//   - Every YAML or JSON file it reads (catalog entries, the equivalents
+//     file, the gremlins config, shards, the cache, gremlins' output) goes
+//     through limits.Read before a parser sees it.
 //   - One campaign per tree at a time (LockTree); no process it starts
 //     outlives it (workspace.GroupCommand).
 package mutants
