@@ -26,12 +26,12 @@ func measured(f func()) (time.Duration, uint64) {
 	return el, m1.TotalAlloc - m0.TotalAlloc
 }
 
-// TestGenerateBounded (issue 20 item 2): what generate: makes waitsim build
+// TestLoadGenerateBounded (issue 20 item 2): what generate: makes waitsim build
 // is bounded at load, by messages and by characters summed over a
 // scenario's agents. Before: count and chars were bounded only at 10^12
 // each, and a 168-byte file crashed `waitsim run` out of memory (a 10^12
 // byte allocation).
-func TestGenerateBounded(t *testing.T) {
+func TestLoadGenerateBounded(t *testing.T) {
 	src := func(gens ...string) string {
 		s := "# protects: x\nname: g\nagents:\n"
 		for i, g := range gens {
@@ -64,13 +64,13 @@ func TestGenerateBounded(t *testing.T) {
 	}
 }
 
-// TestCallsBounded (issue 20 item 2): the calls a file can make waitsim run
+// TestLoadCallsBounded (issue 20 item 2): the calls a file can make waitsim run
 // are bounded at load: each caller counts as the calls it may make (its
 // maxCalls, default 50, when it follows or retries; else 1), at most 500 a
 // case and 5000 a file. Before: a 11 KB file of 200 followers loaded, and
 // `waitsim run` took 33.5 s and 1.3 GB (the issue measured 63 s and 1.5 GB
 // for a 16 KB one).
-func TestCallsBounded(t *testing.T) {
+func TestLoadCallsBounded(t *testing.T) {
 	callers := func(n int, extra string) string {
 		var b strings.Builder
 		for i := range n {
@@ -86,11 +86,19 @@ func TestCallsBounded(t *testing.T) {
 		{"200-followers", head + "callers:\n" + callers(200, ""), ":5:3: callers: the callers may make 10000 calls in one case"},
 		{"10-followers", head + "callers:\n" + callers(10, ""), ""},
 		{"11-followers", head + "callers:\n" + callers(11, ""), ":5:3: callers: the callers may make 550 calls in one case"},
+		{"and-one-more", head + "callers:\n" + callers(10, "") + "  - {name: z, args: {timeoutMs: 600000}}\n", ":5:3: callers: the callers may make 501 calls in one case"},
 		{"maxCalls-lowers-it", head + "callers:\n" + callers(50, ", maxCalls: 10"), ""},
 		{"maxCalls-huge", head + "callers:\n" + callers(1, ", maxCalls: 1000000000000"), ":5:3: callers: the callers may make 1000000000000 calls in one case"},
-		// 11 cases of 500 calls: 5500 in the file.
+		// 11 cases of 500 calls: 5500 in the file; 10 of them, 5000.
 		{"file", head + "description: ${p}\nmatrix:\n  p: [a, b, c, d, e, f, g, h, i, j, k]\ncallers:\n" + callers(10, ""),
 			":6:3: matrix: the file's cases may make 5500 calls"},
+		{"file-at-the-bound", head + "description: ${p}\nmatrix:\n  p: [a, b, c, d, e, f, g, h, i, j]\ncallers:\n" + callers(10, ""), ""},
+		// A second scenario past the file's bound is not reported again.
+		{"file-once", "# protects: x\n- name: f\n  agents: [{id: a, state: running}]\n  description: ${p}\n  matrix:\n    p: [a, b, c, d, e, f, g, h, i, j, k]\n  callers:\n" +
+			strings.ReplaceAll(callers(10, ""), "  - ", "    - ") + "- name: g\n  callers:\n" + strings.ReplaceAll(callers(10, ""), "  - ", "    - "),
+			":6:5: matrix: the file's cases may make 5500 calls"},
+		// A caller that retries counts its maxCalls as a follower does.
+		{"retries", head + "callers:\n" + strings.ReplaceAll(callers(11, ""), "follow: true", "onTransportFailure: retry"), ":5:3: callers: the callers may make 550 calls in one case"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file, cases, problems := loadSrc(t, tc.src)
@@ -107,11 +115,11 @@ func TestCallsBounded(t *testing.T) {
 	}
 }
 
-// TestDuplicateRowsOnce (issue 20 item 2): matrix rows that give one case
+// TestMatrixDuplicateRowsOnce (issue 20 item 2): matrix rows that give one case
 // id are one problem, found before any case is built. Before: 1000
 // identical rows gave 999 identical problems ("case id … already
 // defined"), and `waitsim run` took 4.6 s and 522 MB.
-func TestDuplicateRowsOnce(t *testing.T) {
+func TestMatrixDuplicateRowsOnce(t *testing.T) {
 	rows := "# protects: x\nname: d\nmatrix:\n" + strings.Repeat("  - {t: 30000}\n", 1000) +
 		"agents: [{id: a, state: completed}]\ncallers:\n  - name: A\n    args: {timeoutMs: \"${t}\"}\n"
 	var file string
@@ -125,6 +133,12 @@ func TestDuplicateRowsOnce(t *testing.T) {
 	}
 	if alloc > 50<<20 {
 		t.Errorf("%d MB allocated, want under 50", alloc>>20)
+	}
+	// Checked once the first case has loaded, before the second is built:
+	// the second case's own problem (startMs: x) is never reached.
+	src := "# protects: x\nname: d\nmatrix:\n  - {t: 30000, _s: 1}\n  - {t: 30000, _s: x}\nagents: [{id: a, state: completed}]\ncallers:\n  - name: A\n    startMs: \"${_s}\"\n    args: {timeoutMs: \"${t}\"}\n"
+	if file, _, problems := loadSrc(t, src); len(problems) != 1 || !strings.HasPrefix(problems[0], file+`:5:5: matrix[1]: gives case id "d[t=30000]", as matrix[0] does`) {
+		t.Errorf("rows that differ only in a \"_\" parameter, the second failing on its own: %q", problems)
 	}
 	// A map matrix: a value twice, and a parameter the id leaves out
 	// ("_") with more than one value, each one problem.
@@ -150,9 +164,9 @@ func first(s []string) string {
 	return s[0]
 }
 
-// TestProblemsPerFileBounded (issue 20 item 2): a file lists at most 100
+// TestLoadProblemsPerFileBounded (issue 20 item 2): a file lists at most 100
 // problems, then says how many more it had.
-func TestProblemsPerFileBounded(t *testing.T) {
+func TestLoadProblemsPerFileBounded(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("# protects: x\n")
 	for i := range 150 {
@@ -162,6 +176,11 @@ func TestProblemsPerFileBounded(t *testing.T) {
 	if len(problems) != 101 || !strings.HasPrefix(problems[99], file+":300:3: bogus: unknown field") ||
 		problems[100] != file+":0:0: file: and 50 more problems in this file (at most 100 are listed)" {
 		t.Fatalf("%d problems, the last two %q", len(problems), problems[max(0, len(problems)-2):])
+	}
+	// Exactly 100: all listed, nothing counted.
+	hundred := strings.Join(strings.SplitAfter(b.String(), "\n")[:1+3*100], "")
+	if _, _, problems := loadSrc(t, hundred); len(problems) != 100 || strings.Contains(problems[99], "more problems") {
+		t.Fatalf("100 problems: %d, the last %q", len(problems), problems[len(problems)-1])
 	}
 	// Across files: case ids defined twice count in the file that repeats them.
 	dir := t.TempDir()
@@ -182,11 +201,11 @@ func TestProblemsPerFileBounded(t *testing.T) {
 	}
 }
 
-// TestNonRegularFilesRefused (issue 20 item 2): a FIFO, a device or a
+// TestLoadNonRegularFilesRefused (issue 20 item 2): a FIFO, a device or a
 // directory given as a scenario file is refused by what it is, at once.
 // Before: a FIFO named *.yaml hung `waitsim run DIR` (and Load) until
 // something wrote to it, and /dev/zero was "0 bytes, more than the limit".
-func TestNonRegularFilesRefused(t *testing.T) {
+func TestLoadNonRegularFilesRefused(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(okFile), 0o644); err != nil {
 		t.Fatal(err)
@@ -231,12 +250,12 @@ func TestNonRegularFilesRefused(t *testing.T) {
 	}
 }
 
-// TestByteOrderMark (issue 20 item 2): a UTF-8 byte order mark opening a
+// TestLoadByteOrderMark (issue 20 item 2): a UTF-8 byte order mark opening a
 // file is read as YAML reads it, as nothing, and the file loads; a UTF-16
 // one is named. Before: the mark glued itself to the first line, and a
 // valid file was refused as missing protects (and the mark made its
 // comment an unknown field).
-func TestByteOrderMark(t *testing.T) {
+func TestLoadByteOrderMark(t *testing.T) {
 	_, cases, problems := loadSrc(t, "\ufeff"+okFile)
 	if len(problems) != 0 || len(cases) != 1 || cases[0].Protects != "nothing, a fixture" {
 		t.Errorf("a UTF-8 BOM: %d cases, %q", len(cases), problems)
@@ -247,10 +266,10 @@ func TestByteOrderMark(t *testing.T) {
 	}
 }
 
-// TestIntegerOutOfRange (issue 20 item 2): an integer too large for 64
+// TestLoadIntegerOutOfRange (issue 20 item 2): an integer too large for 64
 // bits is named as one, wherever it is, not "a string". Before: "want an
 // integer; got string".
-func TestIntegerOutOfRange(t *testing.T) {
+func TestLoadIntegerOutOfRange(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"horizonMs: 99999999999999999999999\n", ":3:12: horizonMs: integer 99999999999999999999999 is out of range"},
 		{"horizonMs: -99999999999999999999999\n", ":3:12: horizonMs: integer -99999999999999999999999 is out of range"},

@@ -171,18 +171,27 @@ func loadSorted(file string, opts *Options) ([]Case, []results.Problem) {
 // come grouped by file), then one, of the whole file, that counts the rest.
 func bounded(problems []results.Problem) []results.Problem {
 	var out []results.Problem
-	for i := 0; i < len(problems); {
-		j := i
-		for j < len(problems) && problems[j].File == problems[i].File {
-			j++
-		}
-		group := problems[i:j]
-		if more := len(group) - MaxProblemsPerFile; more > 0 {
-			group = append(slices.Clip(group[:MaxProblemsPerFile]), results.Problem{File: problems[i].File, Field: "file",
+	listed, more := 0, 0 // of the current file
+	end := func(file string) {
+		if more > 0 {
+			out = append(out, results.Problem{File: file, Field: "file",
 				Message: fmt.Sprintf("and %d more problems in this file (at most %d are listed)", more, MaxProblemsPerFile)})
 		}
-		out = append(out, group...)
-		i = j
+	}
+	for k, p := range problems {
+		if k > 0 && p.File != problems[k-1].File {
+			end(problems[k-1].File)
+			listed, more = 0, 0
+		}
+		if listed < MaxProblemsPerFile {
+			out = append(out, p)
+			listed++
+		} else {
+			more++
+		}
+	}
+	if len(problems) > 0 {
+		end(problems[len(problems)-1].File)
 	}
 	return out
 }
