@@ -692,6 +692,10 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrUsage, err)
 		}
+		marks, err := loadMarks(r.cfg.Root, r.cfg.Target) // //waitsim:equivalent (equivmark.go)
+		if err != nil {
+			return nil, nil, err
+		}
 		for _, s := range sites {
 			if err := checkInPackage(s.File, r.cfg.Target); err != nil {
 				return nil, nil, fmt.Errorf("gremlins' output: mutant %s: field file: %v", s.ID(), err)
@@ -720,8 +724,10 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 					notes = append(notes, fmt.Sprintf("%s: stale equivalent entry (line %d now reads %q, the entry was judged on %q); running it", id, s.Line, line, e.Source))
 				}
 			}
+			applyMark(marks, m, s)
 			muts = append(muts, m)
 		}
+		notes = append(notes, unusedMarks(marks)...)
 		for id := range eq {
 			// An entry of another package is another campaign's (one
 			// equivalents file may serve campaigns on several targets).
