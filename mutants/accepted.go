@@ -147,9 +147,26 @@ func (e *AcceptedError) add(p string) {
 // parseAccepted parses the accepted file src (named rel) into its entries,
 // or every problem of it in file order.
 func parseAccepted(rel string, src []byte) ([]Accepted, []string) {
-	var problems []string
+	type problem struct {
+		line, col int
+		text      string
+	}
+	var found []problem
 	prob := func(line, col int, field, format string, args ...any) {
-		problems = append(problems, results.SingleLine(fmt.Sprintf("%s:%d:%d: %s: %s", rel, line, col, field, fmt.Sprintf(format, args...))))
+		found = append(found, problem{line, col, results.SingleLine(fmt.Sprintf("%s:%d:%d: %s: %s", rel, line, col, field, fmt.Sprintf(format, args...)))})
+	}
+	problems := func() []string { // in the order of the file
+		slices.SortStableFunc(found, func(a, b problem) int {
+			if a.line != b.line {
+				return a.line - b.line
+			}
+			return a.col - b.col
+		})
+		var out []string
+		for _, p := range found {
+			out = append(out, p.text)
+		}
+		return out
 	}
 	at := func(n ast.Node, field, format string, args ...any) {
 		tk := n.GetToken()
@@ -164,11 +181,11 @@ func parseAccepted(rel string, src []byte) ([]Accepted, []string) {
 		} else {
 			prob(1, 1, "yaml", "%v", err)
 		}
-		return nil, problems
+		return nil, problems()
 	}
 	if len(f.Docs) > 1 {
 		at(f.Docs[1], "yaml", "one document only: a list of entries, each with id and reason")
-		return nil, problems
+		return nil, problems()
 	}
 	var body ast.Node
 	if len(f.Docs) == 1 {
@@ -186,7 +203,7 @@ func parseAccepted(rel string, src []byte) ([]Accepted, []string) {
 		items = b.Values
 	default:
 		at(b, "accepted", "want a list of entries, each a mapping of id and reason")
-		return nil, problems
+		return nil, problems()
 	}
 	seen := map[string]int{}
 	for i, item := range items {
@@ -210,6 +227,10 @@ func parseAccepted(rel string, src []byte) ([]Accepted, []string) {
 			}
 			given[key] = true
 			v, isString := stringValue(kv.Value)
+			if _, null := kv.Value.(*ast.NullNode); null {
+				v, isString = "", true
+				kv.Value = kv.Key // placed at the key: a null value has no place of its own
+			}
 			if !isString {
 				at(kv.Value, field+"."+key, "want a string")
 				continue
@@ -245,8 +266,8 @@ func parseAccepted(rel string, src []byte) ([]Accepted, []string) {
 			out = append(out, e)
 		}
 	}
-	if len(problems) > 0 {
-		return nil, problems
+	if len(found) > 0 {
+		return nil, problems()
 	}
 	return out, nil
 }
@@ -408,7 +429,7 @@ func ratchetMutantNote(w io.Writer, res *Result, m MutantResult) {
 // survivors are accepted and new, then each accepted entry that can go.
 func ratchetSummary(w io.Writer, res *Result) {
 	r := res.Ratchet
-	if r == nil || res.Baseline != nil {
+	if r == nil || res.Baseline != nil || len(r.Accepted) == 0 && len(r.New) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "ratchet: %d new survivor(s), %d accepted survivor(s) of %d entries in %s\n", len(r.New), len(r.Held), len(r.Accepted), r.File)
