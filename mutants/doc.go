@@ -9,6 +9,9 @@
 //     survived, not viable); a failure of the environment is an error, never
 //     a verdict.
 //   - Its defaults live in one place (Config.defaults), module-aware.
+//   - A survivor fails the gate unless the committed accepted file lists it
+//     with a reason (the ratchet, accepted.go); an operator mutant marked
+//     //waitsim:equivalent in the source is not run (equivmark.go).
 //   - One campaign per tree at a time (LockTree); no process it starts
 //     outlives it (workspace.GroupCommand).
 package mutants
