@@ -17,6 +17,9 @@ var (
 	// Equivalents is the list of equivalent operator mutants
 	// (mutants.LoadEquivalents): 5 KB, 3 values an entry.
 	Equivalents = Kind{Name: "the equivalents file", Format: YAML, MaxBytes: 256 << 10, MaxDepth: 8, MaxEntries: 5000, MaxValues: 20000}
+	// Accepted is the ratchet's file of accepted survivors
+	// (mutants.LoadRatchet): like the equivalents file, 2 values an entry.
+	Accepted = Kind{Name: "the accepted survivors file", Format: YAML, MaxBytes: 256 << 10, MaxDepth: 8, MaxEntries: 5000, MaxValues: 20000}
 	// GremlinsConfig is .gremlins.yaml (mutants.LoadThresholds), which
 	// gremlins reads too: under 1 KB, 3 levels.
 	GremlinsConfig = Kind{Name: "the gremlins config", Format: YAML, MaxBytes: 64 << 10, MaxDepth: 16, MaxEntries: 1000, MaxValues: 10000}

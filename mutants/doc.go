@@ -12,6 +12,9 @@
 //   - Every YAML or JSON file it reads (catalog entries, the equivalents
 //     file, the gremlins config, shards, the cache, gremlins' output) goes
 //     through limits.Read before a parser sees it.
+//   - A survivor fails the gate unless the committed accepted file lists it
+//     with a reason (the ratchet, accepted.go); an operator mutant marked
+//     //waitsim:equivalent in the source is not run (equivmark.go).
 //   - One campaign per tree at a time (LockTree); no process it starts
 //     outlives it (workspace.GroupCommand).
 package mutants

@@ -463,7 +463,7 @@ func checkMutation(name, prefix string, m *mutants.Result) error {
 			return bad("generator.operatorKilled", "records %d of %d, its mutants %d of %d", g.OperatorKilled, g.OperatorScored, rg.OperatorKilled, rg.OperatorScored)
 		}
 	}
-	m.Counts, m.CatalogScore, m.OperatorScore, m.Generator = re.Counts, re.CatalogScore, re.OperatorScore, re.Generator
+	m.Counts, m.CatalogScore, m.OperatorScore, m.Generator, m.Ratchet = re.Counts, re.CatalogScore, re.OperatorScore, re.Generator, re.Ratchet
 	return nil
 }
 
