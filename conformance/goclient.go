@@ -130,7 +130,9 @@ func (d *goDriver) call(ctx context.Context, spec sim.CallerSpec, index int, arg
 	params := &mcp.CallToolParams{Name: waittool.ToolName, Arguments: args}
 	tok := token(spec.Name, index)
 	reset := make(chan struct{}, 1)
-	if spec.Progress || spec.ResetOnProgress {
+	// A progress token only with progress, and a reset only with a token:
+	// a reset without a token has no notification to restart on (contract §4).
+	if spec.Progress {
 		params.SetProgressToken(tok)
 		if spec.ResetOnProgress {
 			d.mu.Lock()

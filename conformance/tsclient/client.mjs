@@ -46,7 +46,9 @@ async function runCaller(spec) {
     const cr = { caller: spec.name, index, args, startMs: since(), progressNotes: [] };
     const t = spec.requestTimeoutMs ?? 0;
     const opts = { timeout: t === 0 ? DEFAULT_REQUEST_TIMEOUT_MS : t < 0 ? NO_TIMEOUT_MS : t };
-    if (spec.progress || spec.resetOnProgress) {
+    // As the SDK's users write it: resetTimeoutOnProgress without an onprogress
+    // handler sends no progress token, so it restarts nothing (contract §4).
+    if (spec.progress) {
       opts.onprogress = (p) => cr.progressNotes.push({ atMs: since(), progress: p.progress, total: p.total });
     }
     if (spec.resetOnProgress) opts.resetTimeoutOnProgress = true;
