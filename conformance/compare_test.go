@@ -1,20 +1,21 @@
 package conformance
 
 import (
-	"github.com/waitsim/waitsim/results"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/serve"
+	simpkg "github.com/waitsim/waitsim/sim"
 )
 
 func simCalls() []results.CallSummary {
 	return []results.CallSummary{
-		{Caller: "A", Index: 1, EndMs: 30000, Reply: map[string]any{"ok": true, "done": false, "remainingMs": 10000.0,
+		{Caller: "A", Index: 1, EndMs: 30000, Progress: 1, Reply: map[string]any{"ok": true, "done": false, "remainingMs": 10000.0,
 			"agents": []any{map[string]any{"sessionId": "c", "state": "running"}}, "outputs": []any{map[string]any{"sessionId": "c", "messages": []any{"x"}}}}},
-		{Caller: "B", Index: 1, EndMs: 3000, Lost: true},
+		{Caller: "B", Index: 1, EndMs: 3000, Lost: true, LostBy: simpkg.LostByTimeout},
 	}
 }
 
@@ -23,17 +24,19 @@ func realCalls() []Observed {
 		{Caller: "A", Index: 1, EndMs: 30004.5, Reply: map[string]any{"ok": true, "done": false, "remainingMs": 9996.0,
 			"agents": []any{map[string]any{"sessionId": "c", "state": "running"}}, "outputs": []any{map[string]any{"sessionId": "c", "messages": []any{"x"}}}},
 			ProgressNotes: []Note{{AtMs: 1000, Progress: 1000, Total: 30000}}},
-		{Caller: "B", Index: 1, EndMs: 3001, Lost: true},
+		{Caller: "B", Index: 1, EndMs: 3001, Lost: true, Cause: CauseTimeout},
 	}
 }
 
+var goRules = judgeRules{client: ClientGo}
+
 func TestCompareAgrees(t *testing.T) {
-	for _, c := range compare(simCalls(), realCalls(), 100) {
+	for _, c := range compare(simCalls(), realCalls(), 100, goRules) {
 		if len(c.Mismatches) > 0 || c.LostOutputs {
 			t.Errorf("%s#%d: %v", c.Caller, c.Index, c.Mismatches)
 		}
 	}
-	if got := compare(simCalls(), realCalls(), 100)[0].DiffMs; got != 4.5 {
+	if got := compare(simCalls(), realCalls(), 100, goRules)[0].DiffMs; got != 4.5 {
 		t.Errorf("DiffMs = %v, want 4.5", got)
 	}
 }
@@ -60,7 +63,7 @@ func TestCompareDisagrees(t *testing.T) {
 		"error":            {func(o []Observed) []Observed { o[1].Lost, o[1].RPCError = false, "boom"; return o }, "error: simulation false, real true"},
 	}
 	for name, tc := range cases {
-		got := compare(simCalls(), tc.edit(realCalls()), 100)
+		got := compare(simCalls(), tc.edit(realCalls()), 100, goRules)
 		var all []string
 		for _, c := range got {
 			all = append(all, c.Mismatches...)
@@ -79,22 +82,22 @@ func TestJudgeTolerance(t *testing.T) {
 	obs := realCalls()
 	obs[0].EndMs = 30250
 	e := RunEntry{observed: obs}
-	judge(&e, simCalls(), 10, 100)
+	judge(&e, simCalls(), 10, 100, goRules)
 	if e.Agree || e.ToleranceMs != 100 {
 		t.Errorf("250 ms late, stall 10 ms: agree %v, tolerance %v; want a disagreement at 100 ms", e.Agree, e.ToleranceMs)
 	}
 	e = RunEntry{observed: obs}
-	judge(&e, simCalls(), 90, 100)
+	judge(&e, simCalls(), 90, 100, goRules)
 	if !e.Agree || e.ToleranceMs != 90*StallFactor {
 		t.Errorf("250 ms late, stall 90 ms: agree %v, tolerance %v; want agreement at %d ms", e.Agree, e.ToleranceMs, 90*StallFactor)
 	}
 	e = RunEntry{observed: obs, serverStallMs: 90}
-	judge(&e, simCalls(), 10, 100)
+	judge(&e, simCalls(), 10, 100, goRules)
 	if !e.Agree || e.StallMs != 90 {
 		t.Errorf("250 ms late, the server's stall 90 ms: agree %v, stall %v; want agreement", e.Agree, e.StallMs)
 	}
 	e = RunEntry{observed: realCalls(), Error: "TypeScript client: boom"}
-	judge(&e, simCalls(), 0, 100)
+	judge(&e, simCalls(), 0, 100, goRules)
 	if e.Agree {
 		t.Error("a run with an error agrees")
 	}
