@@ -644,6 +644,7 @@ func safe(id string) string {
 func runTSClient(ctx context.Context, script string, plan Plan, logFile string, ready func()) clientOutput {
 	in, _ := json.Marshal(plan)
 	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.SysProcAttr = diesWithRunner()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return clientOutput{Error: err.Error()}
@@ -702,6 +703,7 @@ type server struct {
 // startServer starts waitsim with args and waits for its "listening on" line.
 func startServer(bin string, args []string, logFile string) (*server, error) {
 	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = diesWithRunner()
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err

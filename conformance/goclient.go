@@ -28,6 +28,7 @@ func runGoClient(ctx context.Context, plan Plan, ready func()) clientOutput {
 		transport = &mcp.StreamableClientTransport{Endpoint: plan.URL}
 	} else {
 		cmd := exec.Command(plan.Command[0], plan.Command[1:]...)
+		cmd.SysProcAttr = diesWithRunner()
 		if plan.StderrFile != "" {
 			f, err := os.OpenFile(plan.StderrFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 			if err != nil {

@@ -261,9 +261,8 @@ const probePath = "/__waitsim_probe"
 
 // launch starts bin and waits until it answers its token at probePath on
 // port (or the process ends, or proxyStartWait passes): an answer from
-// another process that took the port first is no answer. The process is
-// killed if this process dies first (Pdeathsig) and stays in its process
-// group, so that whatever stops the run stops it too.
+// another process that took the port first is no answer. The process dies
+// with the runner (diesWithRunner).
 func launch(bin string, args []string, logFile string, port int, token string) (*proxy, error) {
 	f, err := os.Create(logFile)
 	if err != nil {
@@ -271,7 +270,7 @@ func launch(bin string, args []string, logFile string, port int, token string) (
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = diesWithRunner()
 	if err := cmd.Start(); err != nil {
 		f.Close()
 		return nil, err
@@ -302,6 +301,14 @@ func launch(bin string, args []string, logFile string, port int, token string) (
 	}
 	px.stop()
 	return nil, fmt.Errorf("%s: no answer on port %d after %s", filepath.Base(bin), port, proxyStartWait)
+}
+
+// diesWithRunner is the process attribute of everything the runner starts
+// (servers, proxies, node): killed if the runner dies first (Linux's
+// Pdeathsig), even by SIGKILL; the child stays in the runner's process
+// group, so that whatever stops the run's group stops it too.
+func diesWithRunner() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
 
 // stop ends the proxy: SIGTERM (nginx and HAProxy both stop at once on it,
