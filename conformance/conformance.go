@@ -561,7 +561,9 @@ func runOne(ctx context.Context, opts Options, j job, run int, tk *ticket) RunEn
 		if j.mode == sim.ModeStatelessSSE || j.mode == sim.ModeStatelessJSON {
 			args = append(args, "--stateless")
 		}
-		if j.mode != "" && eventStoreFlag(opts.Waitsim) {
+		if eventStoreFlag(opts.Waitsim) {
+			// Only a case whose transport says eventStore: true runs with
+			// one (a plain case's simulated transport has none).
 			args = append(args, fmt.Sprintf("--event-store=%v", j.eventStore))
 		}
 		var err error
