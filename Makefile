@@ -8,7 +8,7 @@ N ?= 2000
 SEED ?= 0
 ROUNDS ?= 1
 
-.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker independent realclock conformance tsclient mcp-conformance mcp-suite faults fuzz bench golden report report-check clean speed
+.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker independent realclock conformance tsclient proxies mcp-conformance mcp-suite faults fuzz bench golden report report-check clean speed
 
 # The command is built once and run directly, so its exit codes (README.md)
 # reach make's "Error N" line unchanged (go run turns every failure into 1).
@@ -116,10 +116,32 @@ independent: bin
 ## conformance: real clients — the official TypeScript SDK client (npm ci
 ## from conformance/tsclient/package-lock.json, into out/tsclient) and the Go
 ## SDK client — against `waitsim serve` on the real clock over stdio, SSE and
-## JSON-response HTTP, compared with the simulation; writes
-## out/conformance.json. Wall time is the point: about 1.5 minutes.
-conformance: bin tsclient
-	$(WAITSIM) conformance
+## JSON-response HTTP, and the cases with a transport: through real proxies
+## (nginx with buffering off and on, HAProxy: Debian's packages, see
+## proxies), compared with the simulation; writes out/conformance.json, the
+## logs and the proxies' generated configs under out/conformance/. Wall time
+## is the point: about 2 minutes, bounded at 10.
+conformance: bin tsclient proxies
+	timeout -k 10 600 $(WAITSIM) conformance
+
+## proxies: Debian's nginx and haproxy for the proxied legs, installed with
+## apt-get when either is missing (as root, else through sudo). Their
+## packages' services are not started (a policy-rc.d that denies them, for
+## the install only, where the machine has none): conformance starts its own
+## on 127.0.0.1, as the same user, and stops them.
+PROXIES := nginx haproxy
+proxies:
+	@missing=; for p in $(PROXIES); do command -v $$p >/dev/null 2>&1 || [ -x /usr/sbin/$$p ] || missing="$$missing $$p"; done; \
+	[ -z "$$missing" ] && exit 0; \
+	sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	if [ ! -e /usr/sbin/policy-rc.d ]; then \
+		printf '#!/bin/sh\nexit 101\n' | $$sudo tee /usr/sbin/policy-rc.d >/dev/null && $$sudo chmod 755 /usr/sbin/policy-rc.d; \
+		trap '$$sudo rm -f /usr/sbin/policy-rc.d' EXIT; \
+	fi; \
+	echo "proxies: installing$$missing with apt-get"; \
+	$$sudo apt-get update -qq && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends $$missing >/dev/null && \
+	for p in $$missing; do command -v $$p >/dev/null 2>&1 || [ -x /usr/sbin/$$p ] || { echo "proxies: $$p still missing"; exit 1; }; done
 
 TSCLIENT := out/tsclient
 $(TSCLIENT)/.installed: conformance/tsclient/package.json conformance/tsclient/package-lock.json

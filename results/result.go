@@ -39,6 +39,13 @@ type CallSummary struct {
 	// its client waiting, when it then lost the call to its own timeout
 	// (sim.CallResult.CutBy): the transport's loss, seen late.
 	CutBy string `json:"cutBy,omitempty"`
+	// Cut says where the wire cut the call's own response when a cut lost
+	// it (sim.CallResult.Cut): sim.CutBeforeHeaders (a proxy's 504) or
+	// sim.CutAfterHeaders (an SSE stream closed after its headers).
+	Cut string `json:"cut,omitempty"`
+	// Progress counts the progress notifications the caller received for
+	// this call (sim.CallResult.Progress).
+	Progress int `json:"progress,omitempty"`
 	// WireDelayMs: the reply may have reached the caller up to this much later
 	// than the tool sent it (a resumed stream, sim.CallResult.WireDelayMs).
 	WireDelayMs int64 `json:"wireDelayMs,omitempty"`

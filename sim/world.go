@@ -189,6 +189,9 @@ type CallResult struct {
 	// what) and its client, with no event id to resume with, kept waiting
 	// until its own request timeout lost the call (ClientTS, ClientPython).
 	CutBy string `json:"cutBy,omitempty"`
+	// Cut says where the wire cut the call's own response, when a cut lost
+	// it (LostBy or CutBy names it): CutBeforeHeaders or CutAfterHeaders.
+	Cut string `json:"cut,omitempty"`
 	// WireDelayMs is how long the call's response stream was cut before a
 	// resumption picked it up (contract §6): the reply may reach the caller
 	// up to this much later than the tool sent it. 0 over memory.
@@ -768,6 +771,7 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	if c.wire != nil {
 		cr.WireDelayMs = c.wire.wireDelay()
 	}
+	cr.Cut = loss.where()
 	select {
 	case <-lost:
 		cr.Lost, cr.LostBy = true, LostByTimeout
