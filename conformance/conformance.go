@@ -186,6 +186,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if _, ok := opts.Sim[c.ID]; !ok {
 			return nil, fmt.Errorf("%w for case %s", ErrNoSimulation, c.ID)
 		}
+		if _, err := eventStore(c); err != nil {
+			return nil, err
+		}
 	}
 	if opts.LogDir != "" {
 		if err := os.MkdirAll(opts.LogDir, 0o755); err != nil {
@@ -301,18 +304,17 @@ func runOne(ctx context.Context, opts Options, c scenario.Case, client, transpor
 		e.Log = filepath.Join(opts.LogDir, fmt.Sprintf("%s.%s.%s.%d.log", safe(c.ID), client, transport, run))
 		_ = os.Remove(e.Log)
 	}
-	serveArgs := []string{"serve", c.File, "--case", c.ID, "--probe"}
+	args, err := serveArgs(c, transport)
+	if err != nil {
+		e.Error = err.Error()
+		return e
+	}
 	plan := Plan{Callers: c.World().Callers}
 	var srv *server
 	if transport == TransportStdio {
-		plan.Command = append([]string{opts.Waitsim}, serveArgs...)
+		plan.Command = append([]string{opts.Waitsim}, args...)
 		plan.StderrFile = e.Log
 	} else {
-		args := append(serveArgs, "--http", "127.0.0.1:0")
-		if transport == TransportJSON {
-			args = append(args, "--json-response")
-		}
-		var err error
 		if srv, err = startServer(opts.Waitsim, args, e.Log); err != nil {
 			e.Error = err.Error()
 			return e
@@ -356,6 +358,40 @@ func judge(e *RunEntry, sim []results.CallSummary, caseStallMs, floorMs float64)
 		}
 		e.MaxAbsDiffMs = math.Max(e.MaxAbsDiffMs, math.Abs(cc.DiffMs))
 	}
+}
+
+// serveArgs are the arguments of `waitsim serve` for case c over
+// transport: the case, the probe, and over HTTP the address (a port the
+// kernel picks), the response mode and the event store exactly as the
+// case's transport says (eventStore), so that the real outcome is compared
+// with the simulation's prediction for the same world.
+func serveArgs(c scenario.Case, transport string) ([]string, error) {
+	args := []string{"serve", c.File, "--case", c.ID, "--probe"}
+	if transport == TransportStdio {
+		return args, nil
+	}
+	store, err := eventStore(c)
+	if err != nil {
+		return nil, err
+	}
+	args = append(args, "--http", "127.0.0.1:0", fmt.Sprintf("--event-store=%v", store))
+	if transport == TransportJSON {
+		args = append(args, "--json-response")
+	}
+	return args, nil
+}
+
+// eventStore reports whether case c's transport keeps an event store
+// (transport: {eventStore: true}). One server serves every caller of a
+// run, so callers whose own transports disagree on it are an error.
+func eventStore(c scenario.Case) (bool, error) {
+	store := c.Scenario.Transport != nil && c.Scenario.Transport.EventStore
+	for _, cl := range c.Scenario.Callers {
+		if cl.Transport != nil && cl.Transport.EventStore != store {
+			return false, fmt.Errorf("case %s: caller %s's transport says eventStore: %v, the case's %v; one server serves every caller of a conformance run", c.ID, cl.Name, cl.Transport.EventStore, store)
+		}
+	}
+	return store, nil
 }
 
 func safe(id string) string {

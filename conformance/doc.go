@@ -18,4 +18,8 @@
 //   - Real outcomes are compared with the simulation's prediction for the
 //     same case within a stated tolerance, scaled by the process's measured
 //     scheduling stalls.
+//   - The servers serve the world the simulation predicts for: the case's
+//     bridge, roster changes and cap (its pack builds the server), and an
+//     event store exactly when the case's transport says eventStore: true
+//     (serveArgs).
 package conformance
