@@ -93,7 +93,9 @@ const MODES = [
 ];
 
 const SCENARIO_TIMEOUT_MS = 60_000; // the SSE scenarios read for at most 10 s + 5 s
-const START_TIMEOUT_MS = 15_000;
+// The first server may build the test binary that serves (waitsim serve
+// builds it once and reuses it while the sources are unchanged).
+const START_TIMEOUT_MS = 180_000;
 const STOP_TIMEOUT_MS = 5_000;
 const LISTENING = "waitsim serve: listening on ";
 
