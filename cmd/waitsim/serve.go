@@ -204,10 +204,12 @@ func serveCase(logw io.Writer, st workspace.Suite, sp results.ServeParams) int {
 	go func() { done <- cmd.Wait() }()
 	var kill <-chan time.Time
 	var waitErr error
+	signalled := false
 	for waiting := true; waiting; {
 		select {
 		case s := <-sigs:
 			_ = cmd.Process.Signal(s)
+			signalled = true
 			if kill == nil {
 				kill = time.After(serveStopGrace)
 			}
@@ -220,6 +222,11 @@ func serveCase(logw io.Writer, st workspace.Suite, sp results.ServeParams) int {
 	}
 	res, err := results.ReadRun(rf)
 	switch {
+	case err != nil && signalled:
+		// Stopped before it could serve (a signal while the binary
+		// started, before it took over SIGINT and SIGTERM).
+		fmt.Fprintln(logw, "waitsim serve: stopped")
+		return 0
 	case err != nil || (res.Serve == nil && len(res.Problems) == 0):
 		_, _ = logw.Write(tail.bytes())
 		fmt.Fprintf(logw, "waitsim serve: the test binary of %s %s ended (%v) without a result\n", st.Pkg, st.Test, waitErr)
