@@ -43,13 +43,14 @@ vet:
 	$(GO) vet ./...
 
 ## faults: issue 20's attacks that need a process, replayed against the
-## built binary (scripts/faults.sh): null tool arguments over stdio and
-## HTTP, an evil and a loopback Origin, a session flood past the cap, a
+## built binary (scripts/faults.sh): a bad case id, null tool arguments over
+## stdio and HTTP, an evil and a loopback Origin, a session flood past the cap, a
 ## stderr nobody reads, malformed --http addresses, mutate on a full temp
 ## dir, two campaigns in one tree, SIGKILL of a campaign's process group.
-## About 10 s; every process it starts is stopped, its files removed.
+## About 10 s (more when the first server builds the test binary that
+## serves); every process it starts is stopped, its files removed.
 faults: bin
-	timeout -k 5 240 scripts/faults.sh $(WAITSIM)
+	timeout -k 5 360 scripts/faults.sh $(WAITSIM)
 
 ## race: the suite under the race detector, except RACE_FREE: packages whose
 ## code and tests start no goroutine (reports/racefree_test.go keeps it so);
@@ -161,7 +162,8 @@ tsclient: $(TSCLIENT)/.installed
 ## stdio server scenarios), each server on 127.0.0.1 with a port the kernel
 ## picks, stopped at the end. Fails when a generic scenario fails or warns
 ## for a reason that is serve's; lists the scenarios that need tools, prompts
-## or resources serve does not have, with the reason. About 30 s; results
+## or resources serve does not have, with the reason. About 30 s (more when
+## the first server builds the test binary that serves); results
 ## in out/mcp-conformance/ (docs/real-clients.md).
 MCPSUITE := out/mcp-suite
 mcp-conformance: bin mcp-suite

@@ -230,6 +230,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if _, ok := opts.Sim[c.ID]; !ok {
 			return nil, fmt.Errorf("%w for case %s", ErrNoSimulation, c.ID)
 		}
+		if _, err := eventStore(c); err != nil {
+			return nil, err
+		}
 	}
 	if opts.LogDir != "" {
 		if err := os.MkdirAll(opts.LogDir, 0o755); err != nil {
@@ -348,33 +351,11 @@ func wireJobs(c scenario.Case, clients []string, legs []ProxyLeg) ([]job, error)
 	return out, nil
 }
 
-// serveHasEventStoreFlag reports whether `waitsim serve` knows
-// --event-store (the flag's default is on for stateful SSE; a case runs
-// with the event store only when its transport says eventStore: true).
-var serveHasEventStoreFlag = struct {
-	once sync.Once
-	yes  bool
-}{}
-
-func eventStoreFlag(bin string) bool {
-	serveHasEventStoreFlag.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		out, _ := exec.CommandContext(ctx, bin, "serve", "-h").CombinedOutput()
-		serveHasEventStoreFlag.yes = strings.Contains(string(out), "-event-store")
-	})
-	return serveHasEventStoreFlag.yes
-}
-
 // checkWireTools makes sure that what the proxied runs need is there: each
-// leg's proxy (and its version, recorded in every run), and an event store
-// switch in serve for a case that asks for one.
+// leg's proxy (and its version, recorded in every run).
 func checkWireTools(bin string, jobs []job) error {
 	for i := range jobs {
 		j := &jobs[i]
-		if j.eventStore && !eventStoreFlag(bin) {
-			return fmt.Errorf("case %s: transport.eventStore, but waitsim serve has no --event-store", j.c.ID)
-		}
 		if j.leg == nil {
 			continue
 		}
@@ -546,27 +527,18 @@ func runOne(ctx context.Context, opts Options, j job, run int, tk *ticket) RunEn
 		e.Log = filepath.Join(opts.LogDir, name+".log")
 		_ = os.Remove(e.Log)
 	}
-	serveArgs := []string{"serve", c.File, "--case", c.ID, "--probe"}
+	args, err := serveArgs(j)
+	if err != nil {
+		e.Error = err.Error()
+		return e
+	}
 	plan := Plan{Callers: c.World().Callers, DeadlineMs: e.DeadlineMs}
 	var srv *server
 	var px *proxy
 	if j.transport == TransportStdio {
-		plan.Command = append([]string{opts.Waitsim}, serveArgs...)
+		plan.Command = append([]string{opts.Waitsim}, args...)
 		plan.StderrFile = e.Log
 	} else {
-		args := append(serveArgs, "--http", "127.0.0.1:0")
-		if j.transport == TransportJSON || j.mode == sim.ModeJSON || j.mode == sim.ModeStatelessJSON {
-			args = append(args, "--json-response")
-		}
-		if j.mode == sim.ModeStatelessSSE || j.mode == sim.ModeStatelessJSON {
-			args = append(args, "--stateless")
-		}
-		if eventStoreFlag(opts.Waitsim) {
-			// Only a case whose transport says eventStore: true runs with
-			// one (a plain case's simulated transport has none).
-			args = append(args, fmt.Sprintf("--event-store=%v", j.eventStore))
-		}
-		var err error
 		if srv, err = startServer(opts.Waitsim, args, e.Log); err != nil {
 			e.Error = err.Error()
 			return e
@@ -629,6 +601,50 @@ func judge(e *RunEntry, sim []results.CallSummary, caseStallMs, floorMs float64,
 		}
 		e.MaxAbsDiffMs = math.Max(e.MaxAbsDiffMs, math.Abs(cc.DiffMs))
 	}
+}
+
+// serveArgs are the arguments of `waitsim serve` for case c over
+// transport: the case, the probe, and over HTTP the address (a port the
+// kernel picks), the response mode and the event store exactly as the
+// case's transport says (eventStore), so that the real outcome is compared
+// with the simulation's prediction for the same world.
+func serveArgs(j job) ([]string, error) {
+	c := j.c
+	args := []string{"serve", c.File, "--case", c.ID, "--probe"}
+	if j.transport == TransportStdio {
+		return args, nil
+	}
+	store := j.eventStore
+	if j.mode == "" {
+		// A plain case: one server serves every caller.
+		var err error
+		if store, err = eventStore(c); err != nil {
+			return nil, err
+		}
+	}
+	stateless := j.mode == sim.ModeStatelessSSE || j.mode == sim.ModeStatelessJSON
+	// Without sessions there are no streams to resume: no event store.
+	args = append(args, "--http", "127.0.0.1:0", fmt.Sprintf("--event-store=%v", store && !stateless))
+	if j.transport == TransportJSON || j.mode == sim.ModeJSON || j.mode == sim.ModeStatelessJSON {
+		args = append(args, "--json-response")
+	}
+	if stateless {
+		args = append(args, "--stateless")
+	}
+	return args, nil
+}
+
+// eventStore reports whether case c's transport keeps an event store
+// (transport: {eventStore: true}). One server serves every caller of a
+// run, so callers whose own transports disagree on it are an error.
+func eventStore(c scenario.Case) (bool, error) {
+	store := c.Scenario.Transport != nil && c.Scenario.Transport.EventStore
+	for _, cl := range c.Scenario.Callers {
+		if cl.Transport != nil && cl.Transport.EventStore != store {
+			return false, fmt.Errorf("case %s: caller %s's transport says eventStore: %v, the case's %v; one server serves every caller of a conformance run", c.ID, cl.Name, cl.Transport.EventStore, store)
+		}
+	}
+	return store, nil
 }
 
 func safe(id string) string {

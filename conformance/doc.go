@@ -26,4 +26,8 @@
 //     starts is stopped with a bounded wait, and every run has a deadline
 //     (HangGraceMs after the last simulated resolve) by which a call still
 //     pending is a hang.
+//   - The servers serve the world the simulation predicts for: the case's
+//     bridge, roster changes and cap (its pack builds the server), and an
+//     event store exactly when the case's transport says eventStore: true
+//     (serveArgs).
 package conformance

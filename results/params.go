@@ -45,6 +45,10 @@ type Params struct {
 	KillSuite bool `json:"killSuite,omitempty"`
 	// GenWorlds, when > 0, is how many worlds the scenario generator draws.
 	GenWorlds int `json:"genWorlds,omitempty"`
+	// Serve, when set, serves one case to real clients instead of running
+	// the table (`waitsim serve`); the results file then holds its Serve
+	// outcome, or the file's Problems.
+	Serve *ServeParams `json:"serve,omitempty"`
 }
 
 // CaseRef names a case and the file that defines it ("" when unknown).

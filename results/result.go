@@ -121,6 +121,9 @@ type RunResult struct {
 	// file and test name: the mutation runner orders its kill-first runs by
 	// it. Written even when a run stops at its first failure.
 	Index []IndexEntry `json:"index,omitempty"`
+	// Serve is how serving a case ended, when the params asked for one
+	// (Params.Serve).
+	Serve *ServeResult `json:"serve,omitempty"`
 }
 
 // IndexEntry is one case of a run's table: its id, the file that defines

@@ -55,7 +55,7 @@ func runConformance(args []string) int {
 	}
 	// Real clients talk to `waitsim serve`, which serves the reference
 	// tool: its table's workspace.Suite predicts what they see.
-	st, err := workspace.FindSuite(root, "./scenarios/", "TestTable")
+	st, err := workspace.FindSuite(root, workspace.OwnSuitePkg, workspace.OwnSuiteTest)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "waitsim conformance: works inside waitsim's own module (it serves the reference tool):", err)
 		return 2
