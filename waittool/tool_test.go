@@ -314,13 +314,15 @@ func TestCallerTimeoutShorterThanWait(t *testing.T) {
 }
 
 // TestProgress: one progress notification per poll, progress = elapsed ms,
-// total = capped ms; a caller that resets its timer on progress survives a
-// 45 s request timeout... and one that does not, at 25 s, loses the reply.
+// total = capped ms; a caller that sends a progress token and resets its
+// timer on progress survives a 6 s request timeout, and one that does not
+// reset loses the reply at 6 s (contract §4: a caller restarts its timeout
+// on progress only when it sends a progress token).
 func TestProgress(t *testing.T) {
 	res := run(t, waitagents.World{Name: "progress", Agents: running("c"),
 		Callers: []sim.CallerSpec{
 			{Name: "A", Progress: true, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
-			{Name: "B", ResetOnProgress: true, RequestTimeoutMs: 6000, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
+			{Name: "B", Progress: true, ResetOnProgress: true, RequestTimeoutMs: 6000, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
 			{Name: "C", RequestTimeoutMs: 6000, Args: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 5000}},
 		}})
 	a, b, c := res.Call("A", 1), res.Call("B", 1), res.Call("C", 1)
