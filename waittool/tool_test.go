@@ -291,7 +291,7 @@ func TestBridgePanic(t *testing.T) {
 		WrapBridge: func(b waittool.Bridge) waittool.Bridge { return panicky{b} },
 		Callers:    one(map[string]any{"timeoutMs": 600000})})
 	c := res.Call("A", 1)
-	if c.IsError || waitagents.ReplyOf(c) == nil || !strings.Contains(waitagents.ReplyOf(c).BridgeError, "kaboom") || !waitagents.ReplyOf(c).AgentsUnavailable {
+	if c.IsError || waitagents.ReplyOf(c) == nil || waitagents.ReplyOf(c).BridgeError != "bridge panic: kaboom" || !waitagents.ReplyOf(c).AgentsUnavailable {
 		t.Fatalf("reply %v err %q rpc %q", c.Raw, c.ErrorText, c.RPCError)
 	}
 }

@@ -42,6 +42,20 @@ const (
 	ModelProgress = "model-progress"
 )
 
+// The texts contract §2 spells out word for word, which a reply or a
+// notification must carry exactly (TestContractTexts keeps them equal to
+// docs/contract.md): the progress message of step 11, whose E and C are the
+// notification's progress and total in ms (E is the progress it carries,
+// min(elapsed, capped) by step 12, so that the message never states more
+// than total); the message of a read whose bridge panicked (step 9,
+// "bridge panic: …", followed by the panic's value as fmt's %v writes it);
+// and the error of a tool without a bridge (step 9).
+const (
+	progressMessage  = "waiting for agents: %d ms of %d ms"
+	panicPrefix      = "bridge panic: "
+	unavailableError = "orchestration_unavailable"
+)
+
 // modelActive is the contract's list of active lifecycle states (contract §2
 // "Input"); every other state is terminal.
 var modelActive = map[string]bool{"": true, "created": true, "prompt_sent": true, "running": true, "waiting": true}
@@ -193,8 +207,10 @@ func (m *model) read(op string, ids []string) (*Request, readEnd) {
 		m.cost = max(m.cost, r.CompletedMs-r.IssuedMs)
 		m.spent += r.CompletedMs - r.IssuedMs
 		m.now = r.CompletedMs
-		if r.Err != "" {
-			m.lastErr = r.Err
+		// A read fails with the bridge's error, or, when the bridge call
+		// panicked, with "bridge panic: " and the panic's value (step 9).
+		if msg := failure(r); msg != "" {
+			m.lastErr = msg
 			m.why = append(m.why, fmt.Sprintf("%s #%d failed at %d ms", op, r.ID, m.now))
 			return r, endFailed
 		}
@@ -211,6 +227,17 @@ func (m *model) read(op string, ids []string) (*Request, readEnd) {
 	m.spent += m.now - r.IssuedMs
 	m.why = append(m.why, fmt.Sprintf("%s #%d lost to the deadline at %d ms", op, r.ID, m.now))
 	return r, endLost
+}
+
+// failure is the message of read r's failure as the tool must report it
+// (contract §2 step 9): the bridge's error, word for word, or for a bridge
+// call that panicked "bridge panic: " and the panic's value; "" when it
+// returned a result.
+func failure(r *Request) string {
+	if r.Panic != "" {
+		return panicPrefix + r.Panic
+	}
+	return r.Err
 }
 
 // story tells what the model saw last, for messages: at most the last three
@@ -350,7 +377,7 @@ func (m *model) run(v callView) {
 	var want modelWant
 	if v.noBridge {
 		// No bridge: the tool answers at once, without a read (contract §2 step 9, ok).
-		want = modelWant{endMs: m.start, reply: map[string]any{"ok": false, "error": "orchestration_unavailable",
+		want = modelWant{endMs: m.start, reply: map[string]any{"ok": false, "error": unavailableError,
 			"done": false, "agents": []any{}, "outputs": []any{}}}
 	} else {
 		cs := v.spec.Sim() // the profile's knobs, then the file's
@@ -411,7 +438,8 @@ func (m *model) walk(token bool) (want modelWant, ok bool) {
 		// above the capped ms), only when it grows.
 		if elapsed := min(m.now-m.start, m.capped); token && elapsed > sent {
 			sent = elapsed
-			want.progress = append(want.progress, sim.ProgressNote{AtMs: m.now, Progress: float64(elapsed), Total: float64(m.capped)})
+			want.progress = append(want.progress, sim.ProgressNote{AtMs: m.now, Progress: float64(elapsed), Total: float64(m.capped),
+				Message: fmt.Sprintf(progressMessage, elapsed, m.capped)})
 		}
 		r, end := m.read("list", nil)
 		switch end {
@@ -563,15 +591,15 @@ func (m *model) compareProgress(notes, want []sim.ProgressNote, overHTTP bool) {
 		j := 0
 		for i, n := range notes {
 			if slices.ContainsFunc(notes[:i], func(p sim.ProgressNote) bool {
-				return p.Progress == n.Progress && p.Total == n.Total && p.AtMs < n.AtMs
+				return p.Progress == n.Progress && p.Total == n.Total && p.Message == n.Message && p.AtMs < n.AtMs
 			}) {
 				continue // delivered again, later (a replay needs a cut and a new stream): it counts once
 			}
-			for j < len(want) && (want[j].Progress != n.Progress || want[j].Total != n.Total || n.AtMs < want[j].AtMs) {
+			for j < len(want) && (want[j].Progress != n.Progress || want[j].Total != n.Total || want[j].Message != n.Message || n.AtMs < want[j].AtMs) {
 				j++
 			}
 			if j == len(want) {
-				m.fail(ModelProgress, "progress notification %d (%.0f/%.0f ms at %d ms) was not called for, or came out of order", i+1, n.Progress, n.Total, n.AtMs)
+				m.fail(ModelProgress, "progress notification %d (%.0f/%.0f ms at %d ms) was not called for, or came out of order (its message %q)", i+1, n.Progress, n.Total, n.AtMs, n.Message)
 				return
 			}
 			j++
@@ -585,7 +613,11 @@ func (m *model) compareProgress(notes, want []sim.ProgressNote, overHTTP bool) {
 		case i >= len(want):
 			m.fail(ModelProgress, "progress notification %d (%.0f/%.0f ms at %d ms) was not called for: want %d notifications", i+1, notes[i].Progress, notes[i].Total, notes[i].AtMs, len(want))
 		case notes[i] != want[i]:
-			m.fail(ModelProgress, "progress notification %d is %.0f/%.0f ms at %d ms, want %.0f/%.0f ms at %d ms", i+1, notes[i].Progress, notes[i].Total, notes[i].AtMs, want[i].Progress, want[i].Total, want[i].AtMs)
+			msg := fmt.Sprintf("progress notification %d is %.0f/%.0f ms at %d ms, want %.0f/%.0f ms at %d ms", i+1, notes[i].Progress, notes[i].Total, notes[i].AtMs, want[i].Progress, want[i].Total, want[i].AtMs)
+			if notes[i].Message != want[i].Message {
+				msg += fmt.Sprintf("; its message is %q, want %q", notes[i].Message, want[i].Message)
+			}
+			m.fail(ModelProgress, "%s", msg)
 		}
 	}
 }

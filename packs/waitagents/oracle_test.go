@@ -285,6 +285,18 @@ callers:
     startMs: 7000
     args: {timeoutMs: 1000, pollIntervalMs: 7000}
 `,
+	// panicky: the first list's bridge call panics; the tool retries it as
+	// a failed first list and reports "bridge panic: boom" (contract §2
+	// step 9); a poll's list panics again later, once agents were listed.
+	"panicky": `name: panicky
+bridge: {list: [{panic: boom}, 0, {latencyMs: 5, panic: "kaboom 2"}, 0]}
+agents:
+  - {id: c, state: running, messages: [hello]}
+callers:
+  - name: A
+    progress: true
+    args: {timeoutMs: 100000, pollIntervalMs: 10000}
+`,
 	// resumeretry: a resumption cut by the write deadline before its
 	// response began is sent again 3000 ms later: the reply resolves at
 	// 33000 ms, delayed by gaps of 1000 and 3000 ms (contract §6).
@@ -541,27 +553,57 @@ func TestInvariantsFire(t *testing.T) {
 			n := res.Calls[0].ProgressNotes
 			res.Calls[0].ProgressNotes = append(n, sim.ProgressNote{AtMs: 30000, Progress: 30000, Total: 30000})
 		}, []string{ModelProgress}, "progress notification 31 (30000/30000 ms at 30000 ms) was not called for", nil},
+		{"progress-wrong-message", "capped", func(t *testing.T, res *Result) {
+			res.Calls[0].ProgressNotes[3].Message = "waiting for agents (4000/30000 ms)"
+		}, []string{ModelProgress}, `progress notification 4 is 4000/30000 ms at 4000 ms, want 4000/30000 ms at 4000 ms; its message is "waiting for agents (4000/30000 ms)", want "waiting for agents: 4000 ms of 30000 ms"`, []string{"progress-reports-elapsed"}},
+		{"progress-message-without-its-end", "capped", func(t *testing.T, res *Result) {
+			res.Calls[0].ProgressNotes[0].Message = "waiting for agents: 1000 ms"
+		}, []string{ModelProgress}, `its message is "waiting for agents: 1000 ms", want "waiting for agents: 1000 ms of 30000 ms"`, nil},
+		{"progress-message-of-timeout", "capped", func(t *testing.T, res *Result) {
+			res.Calls[0].ProgressNotes[29].Message = "waiting for agents: 30000 ms of 100000 ms"
+		}, []string{ModelProgress}, `progress notification 30 is 30000/30000 ms at 30000 ms, want 30000/30000 ms at 30000 ms; its message is "waiting for agents: 30000 ms of 100000 ms"`, nil},
+		{"panic-kept", "panicky", func(t *testing.T, res *Result) {}, nil, "", []string{ModelReply, ModelRequests}},
+		{"panic-without-its-prefix", "panicky", func(t *testing.T, res *Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["bridgeError"] = "kaboom 2" })
+		}, []string{ModelReply}, `bridgeError = "kaboom 2", want "bridge panic: kaboom 2"`, nil},
+		{"panic-of-the-first-read", "panicky", func(t *testing.T, res *Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["bridgeError"] = "bridge panic: boom" })
+		}, []string{ModelReply}, `bridgeError = "bridge panic: boom", want "bridge panic: kaboom 2"`, nil},
+		{"panic-of-the-poll-a-list", "panicky", func(t *testing.T, res *Result) {
+			// had the poll's bridge call returned its list, the last failure
+			// would be the first list's panic
+			i := requestsOf(res, 0, "list")[2]
+			res.Requests[i].Panic, res.Requests[i].Agents = "", []waittool.Agent{{SessionID: "c", State: "running"}}
+		}, []string{ModelReply}, `bridgeError = "bridge panic: kaboom 2", want "bridge panic: boom"`, nil},
 		{"chain-passes-other-timeout", "chain", func(t *testing.T, res *Result) {
 			res.Calls[1].Args["timeoutMs"] = 30501.0
 		}, []string{"chain-terminates"}, "passed timeoutMs 30501", nil},
 		{"description-drops-cap", "capped", func(t *testing.T, res *Result) {
 			res.Tools = []*mcp.Tool{toolWith(res, "Waits for the agents. Call again with remainingMs.", "")}
-		}, []string{"description-states-cap"}, "does not state the 30-second cap", nil},
-		{"description-in-minutes", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most (half a minute); call again with remainingMs.", "")}
-		}, []string{"description-states-cap"}, "speaks of minutes", nil},
-		{"description-other-seconds", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds, or 90 s; call again with remainingMs.", "")}
-		}, []string{"description-states-cap"}, "states a cap of 90", nil},
-		{"description-no-remaining", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most; call again.", "")}
-		}, []string{"description-states-cap"}, "does not name remainingMs", nil},
-		{"description-no-call-again", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most and sets remainingMs.", "")}
-		}, []string{"description-states-cap"}, "does not say to call again", nil},
+		}, []string{"description-states-cap"}, `tool description differs from the text of contract §2 step 10 from character 7: "Waits for the agents. Call again with remainingMs."`, nil},
+		{"description-one-word-more", "capped", func(t *testing.T, res *Result) {
+			tool, _ := contractDescriptions(ReferenceContract)
+			res.Tools = []*mcp.Tool{toolWith(res, strings.Replace(tool, "30 seconds", "30 seconds or so", 1), "")}
+		}, []string{"description-states-cap"}, "tool description differs from the text of contract §2 step 10 from character 123", nil},
+		{"description-drops-its-last-character", "capped", func(t *testing.T, res *Result) {
+			tool, _ := contractDescriptions(ReferenceContract)
+			res.Tools = []*mcp.Tool{toolWith(res, strings.TrimSuffix(tool, "."), "")}
+		}, []string{"description-states-cap"}, "tool description differs from the text of contract §2 step 10 from character 287", nil},
 		{"timeout-description-drops-cap", "capped", func(t *testing.T, res *Result) {
 			res.Tools = []*mcp.Tool{toolWith(res, "", "Total wait in ms; call again with remainingMs.")}
-		}, []string{"description-states-cap"}, "timeoutMs description does not state", nil},
+		}, []string{"description-states-cap"}, "timeoutMs description differs from the text of contract §2 step 10 from character 7", nil},
+		{"timeout-description-other-default", "capped", func(t *testing.T, res *Result) {
+			_, timeout := contractDescriptions(ReferenceContract)
+			res.Tools = []*mcp.Tool{toolWith(res, "", strings.Replace(timeout, "default 30000", "default 60000", 1))}
+		}, []string{"description-states-cap"}, "timeoutMs description differs from the text of contract §2 step 10 from character 65", nil},
+		{"description-the-contracts-texts", "capped", func(t *testing.T, res *Result) {
+			tool, timeout := contractDescriptions(ReferenceContract)
+			res.Tools = []*mcp.Tool{toolWith(res, tool, timeout)}
+		}, nil, "", []string{"description-states-cap"}},
+		{"description-both-differ", "capped", func(t *testing.T, res *Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 90 s.", "Waits 90 s.")}
+		}, []string{"description-states-cap"}, `description-states-cap: tool description differs from the text of contract §2 step 10 from character 7: "Waits 90 s.", want "Waits until the child agents of a run are no longer active, then returns their outputs. One call waits at most 30 seconds (30000 ms), whatever timeoutMs asks. If the wait is cut short, the reply carries remainingMs: call this tool again with timeoutMs set to remainingMs to keep waiting."
+description-states-cap: timeoutMs description differs from the text of contract §2 step 10 from character 1: "Waits 90 s.", want "Total time to wait in ms, across calls (1000 to 600000, default 30000). One call waits at most 30 seconds; a reply that was cut short carries remainingMs: call again with timeoutMs set to it."`, nil},
 		{"no-tool", "capped", func(t *testing.T, res *Result) { res.Tools = nil },
 			[]string{"description-states-cap"}, "tools/list has no", nil},
 		// A reply a resumed stream delivered late (WireDelayMs): the tool
@@ -611,22 +653,6 @@ func TestInvariantsFire(t *testing.T) {
 		{"remaining-a-string", "capped", func(t *testing.T, res *Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = "70000" })
 		}, []string{"remaining-legal"}, "remainingMs = 70000 is not a legal timeoutMs", nil},
-		{"description-in-ms", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30000 ms at most; call again with remainingMs.", "Waits 30 s at most; call again with remainingMs.")}
-		}, nil, "", []string{"description-states-cap"}},
-		{"description-in-min", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds (0.5 min ) at most; call again with remainingMs.", "")}
-		}, []string{"description-states-cap"}, "tool description speaks of minutes", nil},
-		{"description-no-again", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most; then call with remainingMs.", "")}
-		}, []string{"description-states-cap"}, "does not say to call again", nil},
-		{"description-one-violation-each", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 90 s.", "Waits 90 s.")}
-		}, []string{"description-states-cap"}, `description-states-cap: timeoutMs description does not name remainingMs: "Waits 90 s."
-description-states-cap: timeoutMs description does not say to call again with remainingMs: "Waits 90 s."
-description-states-cap: timeoutMs description does not state the 30-second cap: "Waits 90 s."
-description-states-cap: timeoutMs description states a cap of 90 s: "Waits 90 s."
-description-states-cap: tool description does not name remainingMs: "Waits 90 s."`, nil},
 		{"default-caller-lost-by-the-transport", "capped", func(t *testing.T, res *Result) {
 			res.Calls[0].Lost, res.Calls[0].LostBy, res.Calls[0].StructuredJSON, res.Calls[0].Raw = true, "connection dropped (at 1000 ms)", nil, nil
 		}, nil, "", []string{"default-caller-never-loses"}},
@@ -725,6 +751,9 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 			[]string{ModelProgress}, "progress notification 2 (10000/30000 ms at 9999 ms) was not called for, or came out of order", nil},
 		{"http-progress-wrong-total", "http", func(t *testing.T, res *Result) { res.Calls[0].ProgressNotes[2].Total = 100000 },
 			[]string{ModelProgress}, "progress notification 3 (15000/100000 ms at 15000 ms) was not called for, or came out of order", nil},
+		{"http-progress-wrong-message", "http", func(t *testing.T, res *Result) {
+			res.Calls[0].ProgressNotes[1].Message = "waiting for agents: 10000 ms of 100000 ms"
+		}, []string{ModelProgress}, `progress notification 2 (10000/30000 ms at 10000 ms) was not called for, or came out of order (its message "waiting for agents: 10000 ms of 100000 ms")`, []string{"progress-reports-elapsed"}},
 		{"http-progress-out-of-order", "http", func(t *testing.T, res *Result) {
 			n := res.Calls[0].ProgressNotes
 			n[1], n[2] = n[2], n[1]
