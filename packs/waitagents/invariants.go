@@ -32,7 +32,7 @@ var Invariants = []check.Invariant{
 	{ID: "chain-terminates", Rule: "Following remainingMs terminates: each next call passes the last remainingMs, which shrinks (a retry after a transport failure: what is left of the lost call's budget), and the chain ends before the default bound of 50 calls (contract §2 step 9)."},
 	{ID: "bridge-errors-are-fields", Rule: "A valid call never gets an error result or a protocol error: bridge errors are reply fields (contract §2 step 9)."},
 	{ID: "transport-keeps-replies", Rule: "With the contract's 30 s cap, the transport loses no reply unless the world cuts sooner than 60 s: behind a proxy idle timeout of none or at least 60000 ms, with no drop and no server write timeout below 60000 ms, the transport cuts no call's response, in every mode and under every profile (contract §6). (A session the SDK's client gives up after cuts of its standalone stream is not counted here: see transport-session-fails.)"},
-	{ID: ModelRequests, Rule: "The call issues exactly the bridge reads the contract calls for, each at the instant it calls for it, and its reply resolves when the model says; a late tool timer may move an instant by at most the world's lateness, and a resumed stream may deliver the reply later by its gap (the reference model, contract §2 steps 1–8 and 12, §6)."},
+	{ID: ModelRequests, Rule: "The call issues exactly the bridge reads the contract calls for, each at the instant it calls for it, and its reply resolves when the model says; a late tool timer may move an instant by at most the world's lateness (by exactly it when the world's timers are late by a fixed amount, and then the machine delay a call hands to the next is known exactly), and a resumed stream may deliver the reply later by its gap (the reference model, contract §2 steps 1–8 and 12, §6)."},
 	{ID: ModelReply, Rule: "Every reply field equals what the reference model computes from the world's records: ok, error, done, agents with states, outputs (the exact messages kept), truncated, bridgeError, remainingMs, agentsUnavailable, outputsUnavailable (contract §2 steps 7–9)."},
 	{ID: ModelProgress, Rule: "With a progress token, the caller receives one notification per poll whose elapsed ms grew, progress = elapsed ms at the poll (at most total), total = capped ms and the message \"waiting for agents: E ms of C ms\" (E the progress, C the total), and none without a token; over HTTP those the transport carries, in order and none early, one a reopened stream delivers again counting once (contract §2 steps 11 and 12, §6)."},
 	{ID: "description-states-cap", Rule: "The tool description and the timeoutMs description are word for word the texts contract §2 step 10 gives, which state the 30-second cap, remainingMs and the call-again instruction, in no other unit (contract §2 step 10)."},
@@ -48,6 +48,7 @@ type callView struct {
 	deadline int64
 	late     bool            // over HTTP a notification may arrive late (a resumed stream replays it)
 	maxLate  int64           // the largest lateness the world gave a tool timer (ms)
+	exact    bool            // every tool timer fired exactly maxLate late (no jitter)
 	reqs     []Request       // this call's list/read requests, in issue order
 	noBridge bool            // the world registers the tool without a bridge
 	rep      *waittool.Reply // the reply, decoded
@@ -97,6 +98,7 @@ func (p *Pack) checkInvariants(c *scenario.Case, res *Result, sums []results.Cal
 		v := callView{sum: s, cr: cr, spec: spec, capped: min(timeout, p.capOf(c)), late: s.Wire != nil && s.Wire.Mode != string(sim.ModeMemory), noBridge: c.Scenario.NoBridge, rep: rep, c: k}
 		v.deadline = s.StartMs + v.capped
 		v.maxLate = res.MaxTimerLateMs
+		v.exact = c.Scenario.Timers == nil || c.Scenario.Timers.JitterMs == 0
 		for _, r := range res.Requests {
 			if r.CallID == s.CallID && s.CallID != 0 && r.Op != "hold" {
 				v.reqs = append(v.reqs, r)

@@ -93,8 +93,12 @@ const (
 
 // model is one call being walked. Timer lateness (contract §2 step 12) is
 // the one thing the world decides that the records show only by its effect:
-// a timer due at t wakes the call at some w with t ≤ w ≤ t + maxLate. The
-// model reads w from the next thing the call did (its next request, or its
+// a timer due at t wakes the call at some w with t ≤ w ≤ t + maxLate. When
+// the world's timers are late by a fixed amount (no jitter), every one is
+// exactly maxLate late and w is t + maxLate: every wake, every race's
+// verdict but one whose result came at the timer's own instant, and the
+// delay a call measures and hands on are then known. With jitter, the model
+// reads w from the next thing the call did (its next request, or its
 // reply) and checks the bound; where a late race timer leaves open whether a
 // result that ended after deadline + slip was in time, the model walks both
 // ways (see explore).
@@ -106,6 +110,10 @@ type model struct {
 	capped   int64
 	maxLate  int64 // the largest lateness the world gave a tool timer
 	endMs    int64 // when the reply resolved, as recorded
+	// exact: every timer of the tool fired exactly maxLate late (the
+	// world's timers have a lateness and no jitter, contract §2 step 12),
+	// so that every wake, and what the call measured, is known.
+	exact bool
 	// wireDelay: the reply reached the caller up to this much after the tool
 	// sent it (a resumed stream, contract §6); builtMs is the instant the
 	// reply's remainingMs says it was built, when built (it carries one).
@@ -137,8 +145,9 @@ func (m *model) fail(id, format string, args ...any) {
 }
 
 // wake returns when a timer of the call due at due woke it: due itself with
-// exact timers, else the instant of the call's next act in the records,
-// which must lie within due..due+maxLate.
+// exact timers, due + maxLate with timers late by a fixed amount, else the
+// instant of the call's next act in the records, which must lie within
+// due..due+maxLate.
 //
 // A reply that came over a resumed stream was sent up to wireDelay before the
 // caller got it (contract §6): the wake then lies in both windows, at the
@@ -148,6 +157,13 @@ func (m *model) fail(id, format string, args ...any) {
 func (m *model) wake(due int64, what string) int64 {
 	if m.maxLate == 0 {
 		return due
+	}
+	if m.exact {
+		// Known, whatever the call did next: a request issued at another
+		// instant, or a reply resolved at another, is reported where the
+		// model compares those.
+		m.late = max(m.late, m.maxLate)
+		return due + m.maxLate
 	}
 	w := m.endMs
 	if m.next < len(m.reqs) {
@@ -199,9 +215,15 @@ func (m *model) read(op string, ids []string) (*Request, readEnd) {
 	ended := r.CompletedMs >= 0
 	inTime := ended && r.CompletedMs <= limit
 	if ended && !inTime && r.CompletedMs <= limit+m.maxLate {
-		// The race timer, due at limit, may have woken after the result.
-		inTime = m.asked >= len(m.choices) || m.choices[m.asked]
-		m.asked++
+		if m.exact && r.CompletedMs < limit+m.maxLate {
+			// The race timer, due at limit, wakes the call at limit +
+			// maxLate, after the result: it is taken.
+			inTime = true
+		} else {
+			// The race timer, due at limit, may have woken after the result.
+			inTime = m.asked >= len(m.choices) || m.choices[m.asked]
+			m.asked++
+		}
 	}
 	if inTime {
 		m.cost = max(m.cost, r.CompletedMs-r.IssuedMs)
@@ -289,7 +311,7 @@ type lateAt struct{ endMs, late int64 }
 // reply was lost on the wire, or the wire delayed it).
 func checkModel(v callView, prior []lateAt, unknown bool) ([]results.Violation, int64, bool) {
 	base := model{who: fmt.Sprintf("%s#%d", v.sum.Caller, v.sum.Index), start: v.sum.StartMs,
-		deadline: v.deadline, capped: v.capped, maxLate: v.maxLate, endMs: v.sum.EndMs, reqs: v.reqs,
+		deadline: v.deadline, capped: v.capped, maxLate: v.maxLate, exact: v.exact, endMs: v.sum.EndMs, reqs: v.reqs,
 		in: modelInputOf(v.cr.Args, v.sum.TimeoutMs), wireDelay: v.sum.WireDelayMs, c: v.c}
 	if r, ok := v.sum.Reply["remainingMs"].(float64); ok {
 		base.builtMs, base.built = v.sum.StartMs+v.sum.TimeoutMs-int64(r), true
@@ -321,8 +343,14 @@ func checkModel(v callView, prior []lateAt, unknown bool) ([]results.Violation, 
 	// wake) may be the previous call: then v may inherit any delay the world
 	// can give, 0 to maxLate (contract §2 step 12).
 	if unknown {
-		for l := range v.maxLate + 1 {
-			all = append(all, l)
+		if v.exact {
+			// Every delay a call can measure is a timer's lateness or a
+			// slip, the lateness of its latest sleep: 0 or maxLate.
+			all = append(all, 0, v.maxLate)
+		} else {
+			for l := range v.maxLate + 1 {
+				all = append(all, l)
+			}
 		}
 	}
 	var candidates []int64

@@ -88,6 +88,18 @@ agents:
 callers:
   - name: A
 `,
+	// latereadjitter: lateread with jittered timers (0..5 ms late): the
+	// final read's race timer draws 5 ms (seed 13), so the read, ending at
+	// 30005 ms, is in time; a draw below 5 would have lost it.
+	"latereadjitter": `name: latereadjitter
+seed: 13
+bridge: {read: [30005], timeoutMs: none}
+timers: {jitterMs: 5}
+agents:
+  - {id: c, state: completed, messages: ["done"]}
+callers:
+  - name: A
+`,
 	// later: a capped call that starts at 1000 ms (times count from its start).
 	"later": `name: later
 agents:
@@ -285,6 +297,49 @@ callers:
     startMs: 7000
     args: {timeoutMs: 1000, pollIntervalMs: 7000}
 `,
+	// inherit-lost-first-list: A's only timer is its first list's race
+	// timer, 40 ms late; B inherits 40 ms and its one sleep ends 40 ms
+	// before its deadline (contract §2 step 12).
+	"inherit-lost-first-list": `name: inherit-lost-first-list
+timers: {lateMs: 40}
+bridge: {list: [2000, 0]}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 1000}
+  - name: B
+    startMs: 3000
+    args: {timeoutMs: 1000, pollIntervalMs: 10000}
+`,
+	// inherit-at-start: B starts before A ends; A's 40 ms, stored while B
+	// waits for its first list, is not B's (contract §2 step 12).
+	"inherit-at-start": `name: inherit-at-start
+timers: {lateMs: 40}
+bridge: {list: [0, 700, 0]}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 1000, pollIntervalMs: 10000}
+  - name: B
+    startMs: 500
+    args: {timeoutMs: 5000, pollIntervalMs: 10000}
+`,
+	// lostcall30: lostcall with timers 30 ms late: A's figure, lost with
+	// its reply, can only be 0 or 30 ms, never a figure between.
+	"lostcall30": `name: lostcall30
+timers: {lateMs: 30}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    transport: {mode: sse, dropAtMs: [100]}
+    args: {timeoutMs: 1000, pollIntervalMs: 250}
+  - name: B
+    startMs: 2000
+    args: {timeoutMs: 1000}
+`,
 	// panicky: the first list's bridge call panics; the tool retries it as
 	// a failed first list and reports "bridge panic: boom" (contract §2
 	// step 9); a poll's list panics again later, once agents were listed.
@@ -428,11 +483,16 @@ func TestInvariantsFire(t *testing.T) {
 			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 60500.0 })
 			res.Calls[1].Args["timeoutMs"] = 60500.0
 		}, []string{"chain-terminates"}, "passed timeoutMs 60500", nil},
-		{"late-race-lost-early", "lateread", func(t *testing.T, res *Result) {
+		{"late-race-lost-early", "latereadjitter", func(t *testing.T, res *Result) {
 			// a race timer that woke 3 ms late, before the read ended: lost
 			res.Calls[0].EndMs = 30003
 			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
 		}, nil, "", []string{ModelRequests, ModelReply, ModelProgress, "outputs-unavailable-exact"}},
+		{"late-race-lost-early-exact-timers", "lateread", func(t *testing.T, res *Result) {
+			// every timer of the world is 5 ms late, none 3
+			res.Calls[0].EndMs = 30003
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
+		}, []string{ModelRequests}, "resolved at 30003 ms, want 30005 ms", nil},
 		{"late-race-lost-at-the-end", "lateread", func(t *testing.T, res *Result) {
 			// the read ended at the instant the timer woke: it was in time
 			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
@@ -440,7 +500,7 @@ func TestInvariantsFire(t *testing.T) {
 		{"late-race-done-flipped", "lateread", func(t *testing.T, res *Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["done"] = false })
 		}, []string{ModelReply}, "done = false, want true", nil},
-		{"late-wake-too-late", "lateread", func(t *testing.T, res *Result) {
+		{"late-wake-too-late", "latereadjitter", func(t *testing.T, res *Result) {
 			res.Requests[requestsOf(res, 0, "read")[0]].CompletedMs = 30100
 			res.Calls[0].EndMs = 30006
 			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
@@ -867,21 +927,21 @@ description-states-cap: timeoutMs description differs from the text of contract 
 				res.Requests[j].CompletedMs -= 10
 			}
 			res.Calls[b].EndMs -= 10
-		}, []string{ModelRequests}, "woke the call at 2971 ms", nil},
+		}, []string{ModelRequests}, "request #8 is a list issued at 2971 ms; the contract calls for a list at 3001 ms", nil},
 		{"lost-call-after-gives-nothing", "lostcall", func(t *testing.T, res *Result) {
 			// the lost call is the tool's later one: B inherits nothing from it
 			i := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "A" })
 			res.Calls[i].CallID += 10
-		}, []string{ModelRequests}, "the poll sleep due at 3000 ms woke the call at 2981 ms", nil},
+		}, []string{ModelRequests}, "request #8 is a list issued at 2981 ms; the contract calls for a list at 3001 ms", nil},
 		{"resumed-reply-built-outside-the-window", "resumedlate", func(t *testing.T, res *Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 69990.0 })
 		}, []string{ModelReply}, "remainingMs = 69990, want 69995", nil},
 		{"resumed-reply-without-the-gap", "resumedlate", func(t *testing.T, res *Result) { res.Calls[0].WireDelayMs = 0 },
-			[]string{ModelRequests, "resolves-by-deadline"}, "the race timer of list #1 due at 30000 ms woke the call at 31000 ms", nil},
+			[]string{ModelRequests, "resolves-by-deadline"}, "resolved at 31000 ms, want 30005 ms (", nil},
 		{"resumed-reply-gap-just-enough", "resumedlate", func(t *testing.T, res *Result) { res.Calls[0].WireDelayMs = 995 },
 			nil, "", []string{ModelRequests, "resolves-by-deadline"}},
 		{"resumed-reply-gap-too-short", "resumedlate", func(t *testing.T, res *Result) { res.Calls[0].WireDelayMs = 994 },
-			[]string{ModelRequests}, "woke the call at 31000 ms", nil},
+			[]string{ModelRequests}, "resolved at 31000 ms, want 30005 ms, or up to 994 ms later over a resumed stream", nil},
 		{"inherits-nothing-from-an-exact-call", "inherit-lost-race", func(t *testing.T, res *Result) {
 			// B's sleep keeps no room for the machine, as if A's 3 ms were not known
 			b := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "B" })
@@ -891,7 +951,38 @@ description-states-cap: timeoutMs description differs from the text of contract 
 					res.Requests[j].CompletedMs += 20
 				}
 			}
-		}, []string{ModelRequests}, "B#1: the poll sleep due at 7980 ms woke the call at 8003 ms", nil},
+		}, []string{ModelRequests}, "B#1: request #5 is a list issued at 8003 ms; the contract calls for a list at 7983 ms", nil},
+		{"inherits-nothing-after-a-lost-race", "inherit-lost-first-list", func(t *testing.T, res *Result) {
+			// B's sleep keeps no room for the machine, as if A's race timer
+			// had not been measured
+			b := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "B" })
+			for _, j := range append(requestsOf(res, b, "list")[1:], requestsOf(res, b, "read")...) {
+				res.Requests[j].IssuedMs += 40
+				res.Requests[j].CompletedMs += 40
+			}
+			res.Calls[b].EndMs += 40
+		}, []string{ModelRequests}, "B#1: request #3 is a list issued at 4040 ms; the contract calls for a list at 4000 ms", nil},
+		{"inherits-after-a-lost-race", "inherit-lost-first-list", func(t *testing.T, res *Result) {}, nil, "", []string{ModelRequests, ModelReply}},
+		{"inherits-a-figure-stored-after-its-start", "inherit-at-start", func(t *testing.T, res *Result) {
+			// B's sleep keeps A's 40 ms, stored after B started
+			b := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "B" })
+			for _, j := range append(requestsOf(res, b, "list")[1:], requestsOf(res, b, "read")...) {
+				res.Requests[j].IssuedMs -= 40
+				res.Requests[j].CompletedMs -= 40
+			}
+			res.Calls[b].EndMs -= 40
+		}, []string{ModelRequests}, "B#1: request #4 is a list issued at 4100 ms; the contract calls for a list at 4140 ms", nil},
+		{"inherits-from-a-lost-call-what-no-timer-gives", "lostcall30", func(t *testing.T, res *Result) {
+			// B's sleep keeps 25 ms: a figure between the 0 and 30 ms a
+			// call of this world can measure
+			b := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "B" })
+			for _, j := range append(requestsOf(res, b, "list")[1:], requestsOf(res, b, "read")...) {
+				res.Requests[j].IssuedMs += 5
+				res.Requests[j].CompletedMs += 5
+			}
+			res.Calls[b].EndMs += 5
+		}, []string{ModelRequests}, "is a list issued at 3005 ms; the contract calls for a list at", nil},
+		{"inherits-from-a-lost-call", "lostcall30", func(t *testing.T, res *Result) {}, nil, "", []string{ModelRequests, ModelReply}},
 		{"resume-retry-gap-not-counted", "resumeretry", func(t *testing.T, res *Result) { res.Calls[0].WireDelayMs = 1000 },
 			[]string{"resolves-by-deadline", ModelRequests}, "resolved at 33000 ms, after the deadline 30000 ms", nil},
 	}
