@@ -215,15 +215,12 @@ func (m *model) read(op string, ids []string) (*Request, readEnd) {
 	ended := r.CompletedMs >= 0
 	inTime := ended && r.CompletedMs <= limit
 	if ended && !inTime && r.CompletedMs <= limit+m.maxLate {
-		if m.exact && r.CompletedMs < limit+m.maxLate {
-			// The race timer, due at limit, wakes the call at limit +
-			// maxLate, after the result: it is taken.
-			inTime = true
-		} else {
-			// The race timer, due at limit, may have woken after the result.
-			inTime = m.asked >= len(m.choices) || m.choices[m.asked]
-			m.asked++
-		}
+		// The race timer, due at limit, may have woken after the result
+		// (with exact lateness, a result before limit + maxLate was
+		// taken: the walk that says otherwise finds it ended before the
+		// timer woke the call).
+		inTime = m.asked >= len(m.choices) || m.choices[m.asked]
+		m.asked++
 	}
 	if inTime {
 		m.cost = max(m.cost, r.CompletedMs-r.IssuedMs)

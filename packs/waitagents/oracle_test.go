@@ -237,9 +237,23 @@ callers:
     args: {timeoutMs: 1000}
 `,
 	// resumedlate: the race timer of the only list fires 5 ms late, at
-	// 30005 ms; the reply, built then, reaches the caller over a stream
-	// resumed at 31000 ms (contract §6).
+	// 30005 ms (jittered timers, 0..5 ms late: seed 5 draws 5 for it); the
+	// reply, built then, reaches the caller over a stream resumed at 31000
+	// ms (contract §6).
 	"resumedlate": `name: resumedlate
+seed: 5
+timers: {jitterMs: 5}
+transport: {mode: sse, protocol: 2025-11-25, eventStore: true, idleTimeoutMs: 30000}
+bridge: {list: [stall], timeoutMs: none}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    profile: go-sdk
+    args: {timeoutMs: 100000}
+`,
+	// resumedlateexact: resumedlate with every timer 5 ms late.
+	"resumedlateexact": `name: resumedlateexact
 timers: {lateMs: 5}
 transport: {mode: sse, protocol: 2025-11-25, eventStore: true, idleTimeoutMs: 30000}
 bridge: {list: [stall], timeoutMs: none}
@@ -249,6 +263,22 @@ callers:
   - name: A
     profile: go-sdk
     args: {timeoutMs: 100000}
+`,
+	// inheritjitter: jittered timers (seed 5); A's first list loses its
+	// race to a late timer, whose wake the model reads from A's reply; B
+	// inherits A's figure (contract §2 step 12).
+	"inheritjitter": `name: inheritjitter
+seed: 5
+timers: {jitterMs: 30}
+bridge: {list: [2000, 0]}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 1000}
+  - name: B
+    startMs: 3000
+    args: {timeoutMs: 1000, pollIntervalMs: 10000}
 `,
 	// lostjitter: jittered timers; A's reply is lost, its handler measures
 	// 28 ms (the world's largest lateness), and B, whose one wake is 1 ms
@@ -500,6 +530,12 @@ func TestInvariantsFire(t *testing.T) {
 		{"late-race-done-flipped", "lateread", func(t *testing.T, res *Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["done"] = false })
 		}, []string{ModelReply}, "done = false, want true", nil},
+		{"late-wake-too-late-resolves", "latereadjitter", func(t *testing.T, res *Result) {
+			// the walk goes on from the latest wake the world allows
+			res.Requests[requestsOf(res, 0, "read")[0]].CompletedMs = 30100
+			res.Calls[0].EndMs = 30006
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
+		}, []string{ModelRequests}, "resolved at 30006 ms, want 30005 ms", nil},
 		{"late-wake-too-late", "latereadjitter", func(t *testing.T, res *Result) {
 			res.Requests[requestsOf(res, 0, "read")[0]].CompletedMs = 30100
 			res.Calls[0].EndMs = 30006
@@ -649,6 +685,10 @@ func TestInvariantsFire(t *testing.T) {
 			tool, _ := contractDescriptions(ReferenceContract)
 			res.Tools = []*mcp.Tool{toolWith(res, strings.TrimSuffix(tool, "."), "")}
 		}, []string{"description-states-cap"}, "tool description differs from the text of contract §2 step 10 from character 287", nil},
+		{"description-one-sentence-more", "capped", func(t *testing.T, res *Result) {
+			tool, _ := contractDescriptions(ReferenceContract)
+			res.Tools = []*mcp.Tool{toolWith(res, tool+" Really.", "")}
+		}, []string{"description-states-cap"}, "tool description differs from the text of contract §2 step 10 from character 288", nil},
 		{"timeout-description-drops-cap", "capped", func(t *testing.T, res *Result) {
 			res.Tools = []*mcp.Tool{toolWith(res, "", "Total wait in ms; call again with remainingMs.")}
 		}, []string{"description-states-cap"}, "timeoutMs description differs from the text of contract §2 step 10 from character 7", nil},
@@ -937,10 +977,12 @@ description-states-cap: timeoutMs description differs from the text of contract 
 			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 69990.0 })
 		}, []string{ModelReply}, "remainingMs = 69990, want 69995", nil},
 		{"resumed-reply-without-the-gap", "resumedlate", func(t *testing.T, res *Result) { res.Calls[0].WireDelayMs = 0 },
-			[]string{ModelRequests, "resolves-by-deadline"}, "resolved at 31000 ms, want 30005 ms (", nil},
+			[]string{ModelRequests, "resolves-by-deadline"}, "the race timer of list #1 due at 30000 ms woke the call at 31000 ms", nil},
 		{"resumed-reply-gap-just-enough", "resumedlate", func(t *testing.T, res *Result) { res.Calls[0].WireDelayMs = 995 },
 			nil, "", []string{ModelRequests, "resolves-by-deadline"}},
 		{"resumed-reply-gap-too-short", "resumedlate", func(t *testing.T, res *Result) { res.Calls[0].WireDelayMs = 994 },
+			[]string{ModelRequests}, "woke the call at 31000 ms", nil},
+		{"resumed-late-reply-exact-timers", "resumedlateexact", func(t *testing.T, res *Result) { res.Calls[0].WireDelayMs = 994 },
 			[]string{ModelRequests}, "resolved at 31000 ms, want 30005 ms, or up to 994 ms later over a resumed stream", nil},
 		{"inherits-nothing-from-an-exact-call", "inherit-lost-race", func(t *testing.T, res *Result) {
 			// B's sleep keeps no room for the machine, as if A's 3 ms were not known
@@ -962,6 +1004,22 @@ description-states-cap: timeoutMs description differs from the text of contract 
 			}
 			res.Calls[b].EndMs += 40
 		}, []string{ModelRequests}, "B#1: request #3 is a list issued at 4040 ms; the contract calls for a list at 4000 ms", nil},
+		{"inherits-nothing-after-a-lost-race-jittered", "inheritjitter", func(t *testing.T, res *Result) {
+			// B's sleep keeps no room for the machine: as if A, whose race
+			// timer woke it late (its reply tells when), had measured nothing
+			a := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "A" })
+			b := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "B" })
+			late := res.Calls[a].EndMs - 1000
+			if late <= 0 {
+				t.Fatalf("A's race timer woke on time (A resolved at %d ms): the world does not test this", res.Calls[a].EndMs)
+			}
+			shift := max(late, ReferenceContract.MachineDelayFloorMs)
+			for _, j := range append(requestsOf(res, b, "list")[1:], requestsOf(res, b, "read")...) {
+				res.Requests[j].IssuedMs += shift
+				res.Requests[j].CompletedMs += shift
+			}
+			res.Calls[b].EndMs += shift
+		}, []string{ModelRequests}, "B#1: the poll sleep due at 3980 ms woke the call at 4001 ms", nil},
 		{"inherits-after-a-lost-race", "inherit-lost-first-list", func(t *testing.T, res *Result) {}, nil, "", []string{ModelRequests, ModelReply}},
 		{"inherits-a-figure-stored-after-its-start", "inherit-at-start", func(t *testing.T, res *Result) {
 			// B's sleep keeps A's 40 ms, stored after B started
