@@ -197,8 +197,10 @@ report-check: bin
 
 ## realclock: the tool on the REAL clock with an instant in-process bridge
 ## (contract §2 step 12): 100 one-second calls and 10 capped chains, counting
-## replies that lose their outputs and progress above total. About 35 s of
-## wall time; kept out of the deterministic suite by a build tag.
+## replies that lose their outputs and progress above total, and calls whose
+## last sleep is shorter than a millisecond, whose progress must still grow.
+## About a minute of wall time; kept out of the deterministic suite by a
+## build tag.
 realclock: deps
 	$(GO) test -tags realclock -count=1 -v -run '^TestRealClock' ./waittool/
 

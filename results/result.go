@@ -161,6 +161,8 @@ type BridgeRequest struct {
 	DispatchedMs int64  `json:"dispatchedMs"`
 	CompletedMs  int64  `json:"completedMs"`
 	Err          string `json:"error,omitempty"`
+	// Panic: the bridge call panicked with this value when it completed.
+	Panic string `json:"panic,omitempty"`
 	// SharedWith is the ID of the request whose result this one shared, or 0.
 	SharedWith int `json:"sharedWith,omitempty"`
 	// WakeLateMs: the request was issued in the step that released a tool

@@ -151,8 +151,14 @@ func TestLoaderRulesFire(t *testing.T) {
 			[]string{`bad.yaml:5:23: callers[0].args.timeoutMs: ${t}: no matrix parameter "t"`}},
 		// a bridge step's forms, in one wording
 		{"step-forms", head + "bridge:\n  list: [x, [1]]\n" + caller,
-			[]string{`bad.yaml:4:10: bridge.list[0]: want an integer (ms), "stall", or a mapping {latencyMs, error, stall, reject, outputs}; got string "x"`,
-				`bad.yaml:4:13: bridge.list[1]: want an integer (ms), "stall", or a mapping {latencyMs, error, stall, reject, outputs}; got sequence "[1]"`}},
+			[]string{`bad.yaml:4:10: bridge.list[0]: want an integer (ms), "stall", or a mapping {latencyMs, error, panic, stall, reject, outputs}; got string "x"`,
+				`bad.yaml:4:13: bridge.list[1]: want an integer (ms), "stall", or a mapping {latencyMs, error, panic, stall, reject, outputs}; got sequence "[1]"`}},
+		// a step that panics does nothing else, and names its value
+		{"step-panic", head + "bridge:\n  list: [{panic: boom, stall: true}, {panic: \"\"}, {panic: 1}, {latencyMs: 5, panic: boom}]\n  read: [{panic: boom, outputs: []}]\n" + caller,
+			[]string{`bad.yaml:4:10: bridge.list[0].panic: a step that panics cannot also stall, fail or be rejected`,
+				`bad.yaml:4:46: bridge.list[1].panic: want a non-empty string`,
+				`bad.yaml:4:59: bridge.list[2].panic: want a non-empty string`,
+				`bad.yaml:5:10: bridge.read[0].outputs: only a step that succeeds returns outputs`}},
 		// expectations
 		{"expect-caller-needed", head + "callers:\n  - name: A\n  - name: B\nexpect:\n  - {resolvesAtMs: 5}\n",
 			[]string{"bad.yaml:7:5: expect[0].caller: required when there is more than one caller"}},

@@ -212,11 +212,12 @@ type CallResult struct {
 }
 
 // ProgressNote is one progress notification as a caller received it: at
-// virtual time AtMs, with the notification's progress and total values.
+// virtual time AtMs, with the notification's progress, total and message.
 type ProgressNote struct {
 	AtMs     int64   `json:"atMs"`
 	Progress float64 `json:"progress"`
 	Total    float64 `json:"total"`
+	Message  string  `json:"message,omitempty"`
 }
 
 // Result is the outcome of one world run.
@@ -600,7 +601,7 @@ func (c *caller) onProgress(_ context.Context, req *mcp.ProgressNotificationClie
 		return
 	}
 	c.wr.mu.Lock()
-	c.wr.progress[token] = append(c.wr.progress[token], ProgressNote{AtMs: c.wr.k.NowMs(), Progress: req.Params.Progress, Total: req.Params.Total})
+	c.wr.progress[token] = append(c.wr.progress[token], ProgressNote{AtMs: c.wr.k.NowMs(), Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
 	c.wr.mu.Unlock()
 	c.wr.k.Trace.SideAddf(c.actor(), "progress %.0f/%.0f ms (%s)", req.Params.Progress, req.Params.Total, token)
 	c.mu.Lock()
