@@ -198,11 +198,18 @@ report-check: bin
 ## realclock: the tool on the REAL clock with an instant in-process bridge
 ## (contract §2 step 12): 100 one-second calls and 10 capped chains, counting
 ## replies that lose their outputs and progress above total, and calls whose
-## last sleep is shorter than a millisecond, whose progress must still grow.
-## About a minute of wall time; kept out of the deterministic suite by a
-## build tag.
+## last sleep is shorter than a millisecond, whose progress must still grow;
+## then the loaded run: REALCLOCK_ROUNDS rounds of 100 one-second calls beside
+## REALCLOCK_BUSY busy-loop processes (default 3 per core: a load of at least
+## twice the cores), which the test starts, bounds and always kills, each
+## round with the load it ran under (Linux only). About a minute, then about
+## 30 s; kept out of the deterministic suite by a build tag.
+REALCLOCK_BUSY ?= $(shell echo $$((3 * $$(nproc))))
+REALCLOCK_ROUNDS ?= 5
 realclock: deps
-	$(GO) test -tags realclock -count=1 -v -run '^TestRealClock' ./waittool/
+	$(GO) test -tags realclock -count=1 -v -run '^TestRealClock(OneSecond|CappedChains)$$' ./waittool/
+	timeout -k 10 600 $(GO) test -tags realclock -count=1 -v -run '^TestRealClockLoaded$$' ./waittool/ \
+		-args -realclock.busy=$(REALCLOCK_BUSY) -realclock.rounds=$(REALCLOCK_ROUNDS)
 
 ## fuzz: N random worlds against the invariants (SEED=0: a random seed).
 fuzz:

@@ -85,9 +85,12 @@ func (rt *realTally) onProgress(_ context.Context, req *mcp.ProgressNotification
 
 // realServer returns one server holding the tool on the real clock; every
 // session of a test connects to it, as clients of one deployed tool do.
-func realServer(rt *realTally) *mcp.Server {
+func realServer(rt *realTally) *mcp.Server { return realServerObserved(rt.observe) }
+
+// realServerObserved is realServer with the tool's events going to observe.
+func realServerObserved(observe func(waittool.Event)) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim-real", Version: "v0"}, nil)
-	waittool.Register(server, waittool.Options{Clock: clock.New(), Bridge: instantBridge{}, Observer: rt.observe})
+	waittool.Register(server, waittool.Options{Clock: clock.New(), Bridge: instantBridge{}, Observer: observe})
 	return server
 }
 
