@@ -192,7 +192,7 @@ func TestRealClockLoaded(t *testing.T) {
 	startLoad(t, *busyProcs, *warmup+time.Duration(*rounds)*perRound+30*time.Second)
 	time.Sleep(*warmup)
 	avg0, _ := loadavg()
-	t.Logf("load: %d busy-loop processes on %d CPUs; 1-minute load average %.2f after a %v warm-up", *busyProcs, runtime.NumCPU(), avg0, *warmup)
+	t.Logf("load: %d busy-loop processes on %d CPUs; 1-minute load average %.2f after a %v warm-up; the tool without a Machine (exact): %v", *busyProcs, runtime.NumCPU(), avg0, *warmup, *exact)
 	failed := 0
 	for round := 1; round <= *rounds; round++ {
 		rt := &realTally{lastProgress: map[string]float64{}, ends: map[string]int{}}

@@ -8,7 +8,8 @@ package waittool_test
 //
 //	go test -tags realclock -count=1 -v -run '^TestRealClock' ./waittool/
 //
-// It serves the tool on clock.New() with an instant in-process bridge over the
+// It serves the tool on clock.New(), with the real clock's Machine
+// (machine.Twin, see withMachine), and an instant in-process bridge over the
 // SDK's in-memory transport, and counts the replies that lose their outputs
 // and the progress notifications above total or not growing; one test puts
 // a last sleep shorter than a millisecond into each call.
@@ -90,7 +91,9 @@ func realServer(rt *realTally) *mcp.Server { return realServerObserved(rt.observ
 // realServerObserved is realServer with the tool's events going to observe.
 func realServerObserved(observe func(waittool.Event)) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim-real", Version: "v0"}, nil)
-	waittool.Register(server, waittool.Options{Clock: clock.New(), Bridge: instantBridge{}, Observer: observe})
+	opts := waittool.Options{Clock: clock.New(), Bridge: instantBridge{}, Observer: observe}
+	withMachine(&opts)
+	waittool.Register(server, opts)
 	return server
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/waitsim/waitsim/check"
+	"github.com/waitsim/waitsim/machine"
 	"github.com/waitsim/waitsim/scenario"
 	"github.com/waitsim/waitsim/sim"
 	"github.com/waitsim/waitsim/waittool"
@@ -57,7 +58,7 @@ func (p *Pack) NewServer(c *scenario.Case, log io.Writer) (*mcp.Server, func(), 
 	})
 	switch {
 	case impl == ReferenceImpl:
-		waittool.Register(server, waittool.Options{Clock: clock.New(), Bridge: b, CapMs: w.CapMs, Observer: func(e waittool.Event) {
+		waittool.Register(server, waittool.Options{Clock: clock.New(), Machine: machine.Twin(), Bridge: b, CapMs: w.CapMs, Observer: func(e waittool.Event) {
 			sched.Logf(fmt.Sprintf("tool:%d", e.Call.ID), "%s %s (cost %d ms)", e.Kind, e.Detail, e.CostMs)
 		}})
 	case impl.RegisterGated != nil:
