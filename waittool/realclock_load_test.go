@@ -219,8 +219,8 @@ func TestRealClockLoaded(t *testing.T) {
 		took := time.Since(start)
 		mean, most := sampler.end()
 		avg1, _ := loadavg()
-		t.Logf("LOADED round %d: %d of %d calls lost their outputs; runnable mean %.1f, max %d (%d samples); 1-minute load average %.2f; %.1f s; latest reply %.1f ms after its deadline; reads lost or not issued: %v",
-			round, rt.lostOutputs, rt.calls, mean, most, len(sampler.samples), avg1, took.Seconds(), rt.maxOverMs, rt.ends)
+		t.Logf("LOADED round %d: %d of %d calls lost their outputs; runnable mean %.1f, max %d (%d samples); 1-minute load average %.2f; %.1f s; replies past their deadline: median %.1f ms, 99th percentile %.1f ms, latest %.1f ms; reads lost or not issued: %v",
+			round, rt.lostOutputs, rt.calls, mean, most, len(sampler.samples), avg1, took.Seconds(), rt.overQuantile(0.5), rt.overQuantile(0.99), rt.maxOverMs, rt.ends)
 		for _, line := range log.lost() {
 			t.Logf("  %s", line)
 		}

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -52,6 +53,7 @@ type realTally struct {
 	lastProgress          map[string]float64
 	ends                  map[string]int // lost / not issued reads, by kind
 	maxOverMs             float64        // the largest resolve time past the deadline, ms
+	overMs                []float64      // every call's resolve time past its deadline, ms
 }
 
 // observe counts how final reads and polls ended (the tool's own account, for
@@ -140,9 +142,23 @@ func realCall(t *testing.T, cs *mcp.ClientSession, rt *realTally, token string, 
 	if rep.OutputsUnavailable || len(rep.Outputs) != 1 {
 		rt.lostOutputs++
 	}
-	rt.maxOverMs = max(rt.maxOverMs, over)
+	if len(rt.overMs) == 0 || over > rt.maxOverMs {
+		rt.maxOverMs = over
+	}
+	rt.overMs = append(rt.overMs, over)
 	rt.mu.Unlock()
 	return rep
+}
+
+// overQuantile is the q-quantile (0..1) of the calls' resolve times past
+// their deadlines, in ms.
+func (rt *realTally) overQuantile(q float64) float64 {
+	if len(rt.overMs) == 0 {
+		return 0
+	}
+	s := slices.Clone(rt.overMs)
+	slices.Sort(s)
+	return s[min(int(q*float64(len(s))), len(s)-1)]
 }
 
 func (rt *realTally) report(t *testing.T, what string) {
