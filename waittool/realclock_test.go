@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -158,7 +159,7 @@ func (rt *realTally) overQuantile(q float64) float64 {
 	}
 	s := slices.Clone(rt.overMs)
 	slices.Sort(s)
-	return s[min(int(q*float64(len(s))), len(s)-1)]
+	return s[max(int(math.Ceil(q*float64(len(s))))-1, 0)]
 }
 
 func (rt *realTally) report(t *testing.T, what string) {
