@@ -207,7 +207,7 @@ report-check: bin
 REALCLOCK_BUSY ?= $(shell echo $$((3 * $$(nproc))))
 REALCLOCK_ROUNDS ?= 5
 realclock: deps
-	$(GO) test -tags realclock -count=1 -v -run '^TestRealClock(OneSecond|CappedChains)$$' ./waittool/
+	$(GO) test -tags realclock -count=1 -v -run '^TestRealClock(OneSecond|CappedChains|ProgressSubMillisecond)$$' ./waittool/
 	timeout -k 10 600 $(GO) test -tags realclock -count=1 -v -run '^TestRealClockLoaded$$' ./waittool/ \
 		-args -realclock.busy=$(REALCLOCK_BUSY) -realclock.rounds=$(REALCLOCK_ROUNDS)
 

@@ -8,11 +8,11 @@ package waittool_test
 //
 //	go test -tags realclock -count=1 -v -run '^TestRealClock' ./waittool/
 //
-// It serves the tool on clock.New(), with the real clock's Machine
-// (machine.Twin, see withMachine), and an instant in-process bridge over the
-// SDK's in-memory transport, and counts the replies that lose their outputs
-// and the progress notifications above total or not growing; one test puts
-// a last sleep shorter than a millisecond into each call.
+// It serves the tool on clock.New() with an instant in-process bridge over the
+// SDK's in-memory transport (realServer: with the real clock's Machine,
+// machine.Twin, see withMachine), and counts the replies that lose their
+// outputs and the progress notifications above total or not growing; one test
+// puts a last sleep shorter than a millisecond into each call.
 
 import (
 	"context"
