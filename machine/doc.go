@@ -28,4 +28,13 @@
 // process was stalled has that stall taken off its time (at most the twin's
 // time), and a read whose goroutine alone was kept from a CPU while the twin
 // ran elsewhere keeps that wait as the bridge's.
+//
+// The package is not waittool's: the tool is given its Machine, as it is
+// given its clock (waittool.Options.Machine; nil is waittool.ExactMachine,
+// an exact clock's). That keeps the twin out of the mutation gate's target
+// too, whose operator mutants run against the exact-clock table, where every
+// twin measures 0 and none of this code could be told from its mutants; the
+// rule is tested here instead, on synctest's virtual clock with a machine
+// that holds a read and its twin (machine_test.go), each test seen failing
+// with the rule removed.
 package machine
