@@ -56,6 +56,15 @@ type CallComparison struct {
 	// client started its own). TieClientFirst or TieProxyFirst says which
 	// came first for the real client; either agrees.
 	Tie string `json:"tie,omitempty"`
+	// NoteDelayMs, for a call its client lost to a request timeout it
+	// restarts on progress: how much later the real client received the
+	// last progress notification before its end than the simulated one
+	// (whose timeout fell due the timeout after it). That client's timer
+	// runs from the note's arrival, so its end is judged from there: the
+	// resolve time within the tolerance of the note's arrival plus the
+	// timeout, and the note's delay within the tolerance plus the proxy's
+	// hold (ProxyLeg.HoldMs: HAProxy holds each small chunk about 200 ms).
+	NoteDelayMs float64 `json:"noteDelayMs,omitempty"`
 	// Mismatches lists every disagreement; empty means this call agrees.
 	Mismatches []string `json:"mismatches,omitempty"`
 }
@@ -76,6 +85,31 @@ type judgeRules struct {
 	// JSON-response modes).
 	idleMs     int64
 	postSilent bool
+	// holdMs is how long the proxy may hold a progress notification on its
+	// way to the client (ProxyLeg.HoldMs; 0 without a proxy).
+	holdMs float64
+	// resetMs holds, by caller, the request timeout of a caller that
+	// restarts it on each progress notification (a progress token sent and
+	// resetOnProgress): its timer runs from the note's arrival.
+	resetMs map[string]int64
+}
+
+// noteAnchor is, for simulated call s lost to its caller's own request
+// timeout that restarts on progress, when the real client received the last
+// progress notification of r before r's end; ok is false when the end is
+// not anchored at a note (another cause, no reset, no note before the end
+// on either side).
+func noteAnchor(s results.CallSummary, r *Observed, rules judgeRules) (atMs float64, ok bool) {
+	timeout, reset := rules.resetMs[s.Caller]
+	if !reset || timeout <= 0 || simCause(s) != CauseTimeout || realCause(r) != CauseTimeout || s.Progress == 0 {
+		return 0, false
+	}
+	for _, n := range r.ProgressNotes {
+		if n.AtMs <= r.EndMs {
+			atMs, ok = n.AtMs, true
+		}
+	}
+	return atMs, ok
 }
 
 // simCause is what ended simulated call s, as a CallComparison cause.
@@ -185,7 +219,17 @@ func compare(sim []results.CallSummary, real []Observed, toleranceMs float64, ru
 		if s.IsError != realErr {
 			c.Mismatches = append(c.Mismatches, fmt.Sprintf("error: simulation %v, real %v %s%s", s.IsError, realErr, r.ErrorText, r.RPCError))
 		}
-		if math.Abs(c.DiffMs) > toleranceMs {
+		if at, ok := noteAnchor(s, r, rules); ok {
+			// The timer ran from the note's arrival: the simulated one's
+			// note came the timeout before its end.
+			c.NoteDelayMs = math.Round((at-float64(s.EndMs-rules.resetMs[s.Caller]))*10) / 10
+			if math.Abs(c.NoteDelayMs) > toleranceMs+rules.holdMs {
+				c.Mismatches = append(c.Mismatches, fmt.Sprintf("the last progress notification before the timeout arrived at %.1f ms, simulation %d ms: off by %.1f ms, tolerance %.0f ms and the proxy's hold %.0f ms", at, s.EndMs-rules.resetMs[s.Caller], c.NoteDelayMs, toleranceMs, rules.holdMs))
+			}
+			if off := c.DiffMs - c.NoteDelayMs; math.Abs(off) > toleranceMs {
+				c.Mismatches = append(c.Mismatches, fmt.Sprintf("resolves at %.1f ms, %.1f ms after its last progress notification; the simulation %d ms after: off by %.1f ms, tolerance %.0f ms", r.EndMs, r.EndMs-at, rules.resetMs[s.Caller], off, toleranceMs))
+			}
+		} else if math.Abs(c.DiffMs) > toleranceMs {
 			c.Mismatches = append(c.Mismatches, fmt.Sprintf("resolves at %.1f ms, simulation %d ms: off by %.1f ms, tolerance %.0f ms", r.EndMs, s.EndMs, c.DiffMs, toleranceMs))
 		}
 		c.Mismatches = append(c.Mismatches, compareReplies(s.Reply, r.Reply, toleranceMs)...)

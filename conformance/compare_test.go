@@ -278,3 +278,44 @@ func TestGoCause(t *testing.T) {
 		}
 	}
 }
+
+// A client that restarts its request timeout on progress times out the
+// timeout after it received the last note, and a proxy may hold that note
+// (HAProxy about 200 ms): its end is judged from the note's arrival, the
+// note's delay within the tolerance and the proxy's hold. CI's run 1 of
+// proxy-bridge-stalls[ts-sdk-reset] through HAProxy: the last note at
+// 2333.5 ms, the end at 32333.8 ms against the simulation's 32000.
+func TestCompareResetAnchoredAtNote(t *testing.T) {
+	sim := results.CallSummary{Caller: "A", Index: 1, EndMs: 32000, Lost: true, LostBy: simpkg.LostByTimeout, CutBy: "proxy idle timeout (20000 ms)", Cut: simpkg.CutAfterHeaders, Progress: 2}
+	hap := judgeRules{client: ClientTS, idleMs: 20000, holdMs: haproxyHoldMs, resetMs: map[string]int64{"A": 30000}}
+	noHold := hap
+	noHold.holdMs = 0
+	noReset := hap
+	noReset.resetMs = nil
+	real := func(last, end float64) Observed {
+		return Observed{Caller: "A", Index: 1, EndMs: end, Lost: true, Cause: CauseTimeout, CutAtMs: 22100,
+			ProgressNotes: []Note{{AtMs: 1330, Progress: 1000, Total: 100000}, {AtMs: last, Progress: 2000, Total: 100000}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		real  Observed
+		rules judgeRules
+		want  string // "" agrees
+		delay float64
+	}{
+		{"CI's run: the note held by HAProxy", real(2333.5, 32333.8), hap, "", 333.5},
+		{"the same without a proxy's hold", real(2333.5, 32333.8), noHold, "the last progress notification before the timeout arrived at 2333.5 ms, simulation 2000 ms: off by 333.5 ms", 333.5},
+		{"a client that does not reset: judged from the start", real(2333.5, 32333.8), noReset, "resolves at 32333.8 ms, simulation 32000 ms: off by 333.8 ms", 0},
+		{"the timer ran past the note's arrival plus the timeout", real(2100, 32333.8), hap, "resolves at 32333.8 ms, 30233.8 ms after its last progress notification; the simulation 30000 ms after: off by 233.8 ms, tolerance 150 ms", 100},
+		{"a note held longer than any proxy holds", real(2700, 32700), hap, "the last progress notification before the timeout arrived at 2700.0 ms", 700},
+	} {
+		got := compare([]results.CallSummary{sim}, []Observed{tc.real}, DefaultToleranceMs, tc.rules)[0]
+		all := strings.Join(got.Mismatches, "; ")
+		if tc.want == "" && all != "" || !strings.Contains(all, tc.want) {
+			t.Errorf("%s: mismatches %q, want %q", tc.name, all, tc.want)
+		}
+		if got.NoteDelayMs != tc.delay {
+			t.Errorf("%s: NoteDelayMs %v, want %v", tc.name, got.NoteDelayMs, tc.delay)
+		}
+	}
+}

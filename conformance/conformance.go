@@ -3,12 +3,11 @@ package conformance
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/waitsim/waitsim/results"
-	"github.com/waitsim/waitsim/scenario"
 	"io"
 	"math"
 	"os"
@@ -20,6 +19,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
 
 	"github.com/waitsim/waitsim/serve"
 	"github.com/waitsim/waitsim/sim"
@@ -441,6 +443,15 @@ func rulesOf(j job) judgeRules {
 		// In JSON-response mode the call's POST carries nothing until the
 		// reply, progress or not.
 		r.postSilent = j.mode == sim.ModeJSON || j.mode == sim.ModeStatelessJSON
+		r.holdMs = j.leg.HoldMs
+	}
+	for _, cs := range j.c.World().Callers {
+		if cs.Progress && cs.ResetOnProgress && cs.RequestTimeoutMs >= 0 {
+			if r.resetMs == nil {
+				r.resetMs = map[string]int64{}
+			}
+			r.resetMs[cs.Name] = cmp.Or(cs.RequestTimeoutMs, sim.DefaultRequestTimeoutMs)
+		}
 	}
 	return r
 }
