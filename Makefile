@@ -8,7 +8,7 @@ N ?= 2000
 SEED ?= 0
 ROUNDS ?= 1
 
-.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker independent realclock conformance tsclient mcp-conformance mcp-suite faults fuzz bench golden report report-check clean speed
+.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker independent realclock conformance tsclient proxies mcp-conformance mcp-suite faults fuzz bench golden report report-check clean speed
 
 # The command is built once and run directly, so its exit codes (README.md)
 # reach make's "Error N" line unchanged (go run turns every failure into 1).
@@ -43,13 +43,14 @@ vet:
 	$(GO) vet ./...
 
 ## faults: issue 20's attacks that need a process, replayed against the
-## built binary (scripts/faults.sh): null tool arguments over stdio and
-## HTTP, an evil and a loopback Origin, a session flood past the cap, a
+## built binary (scripts/faults.sh): a bad case id, null tool arguments over
+## stdio and HTTP, an evil and a loopback Origin, a session flood past the cap, a
 ## stderr nobody reads, malformed --http addresses, mutate on a full temp
 ## dir, two campaigns in one tree, SIGKILL of a campaign's process group.
-## About 10 s; every process it starts is stopped, its files removed.
+## About 10 s (more when the first server builds the test binary that
+## serves); every process it starts is stopped, its files removed.
 faults: bin
-	timeout -k 5 240 scripts/faults.sh $(WAITSIM)
+	timeout -k 5 360 scripts/faults.sh $(WAITSIM)
 
 ## race: the suite under the race detector, except RACE_FREE: packages whose
 ## code and tests start no goroutine (reports/racefree_test.go keeps it so);
@@ -118,10 +119,32 @@ independent: bin
 ## conformance: real clients — the official TypeScript SDK client (npm ci
 ## from conformance/tsclient/package-lock.json, into out/tsclient) and the Go
 ## SDK client — against `waitsim serve` on the real clock over stdio, SSE and
-## JSON-response HTTP, compared with the simulation; writes
-## out/conformance.json. Wall time is the point: about 1.5 minutes.
-conformance: bin tsclient
-	$(WAITSIM) conformance
+## JSON-response HTTP, and the cases with a transport: through real proxies
+## (nginx with buffering off and on, HAProxy: Debian's packages, see
+## proxies), compared with the simulation; writes out/conformance.json, the
+## logs and the proxies' generated configs under out/conformance/. Wall time
+## is the point: about 2 minutes, bounded at 10.
+conformance: bin tsclient proxies
+	timeout -k 10 600 $(WAITSIM) conformance
+
+## proxies: Debian's nginx and haproxy for the proxied legs, installed with
+## apt-get when either is missing (as root, else through sudo). Their
+## packages' services are not started (a policy-rc.d that denies them, for
+## the install only, where the machine has none): conformance starts its own
+## on 127.0.0.1, as the same user, and stops them.
+PROXIES := nginx haproxy
+proxies:
+	@missing=; for p in $(PROXIES); do command -v $$p >/dev/null 2>&1 || [ -x /usr/sbin/$$p ] || missing="$$missing $$p"; done; \
+	[ -z "$$missing" ] && exit 0; \
+	sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	if [ ! -e /usr/sbin/policy-rc.d ]; then \
+		printf '#!/bin/sh\nexit 101\n' | $$sudo tee /usr/sbin/policy-rc.d >/dev/null && $$sudo chmod 755 /usr/sbin/policy-rc.d; \
+		trap '$$sudo rm -f /usr/sbin/policy-rc.d' EXIT; \
+	fi; \
+	echo "proxies: installing$$missing with apt-get"; \
+	$$sudo apt-get update -qq && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends $$missing >/dev/null && \
+	for p in $$missing; do command -v $$p >/dev/null 2>&1 || [ -x /usr/sbin/$$p ] || { echo "proxies: $$p still missing"; exit 1; }; done
 
 TSCLIENT := out/tsclient
 $(TSCLIENT)/.installed: conformance/tsclient/package.json conformance/tsclient/package-lock.json
@@ -141,7 +164,8 @@ tsclient: $(TSCLIENT)/.installed
 ## stdio server scenarios), each server on 127.0.0.1 with a port the kernel
 ## picks, stopped at the end. Fails when a generic scenario fails or warns
 ## for a reason that is serve's; lists the scenarios that need tools, prompts
-## or resources serve does not have, with the reason. About 30 s; results
+## or resources serve does not have, with the reason. About 30 s (more when
+## the first server builds the test binary that serves); results
 ## in out/mcp-conformance/ (docs/real-clients.md).
 MCPSUITE := out/mcp-suite
 mcp-conformance: bin mcp-suite
@@ -175,10 +199,19 @@ report-check: bin
 
 ## realclock: the tool on the REAL clock with an instant in-process bridge
 ## (contract §2 step 12): 100 one-second calls and 10 capped chains, counting
-## replies that lose their outputs and progress above total. About 35 s of
-## wall time; kept out of the deterministic suite by a build tag.
+## replies that lose their outputs and progress above total, and calls whose
+## last sleep is shorter than a millisecond, whose progress must still grow;
+## then the loaded run: REALCLOCK_ROUNDS rounds of 100 one-second calls beside
+## REALCLOCK_BUSY busy-loop processes (default 3 per core: a load of at least
+## twice the cores), which the test starts, bounds and always kills, each
+## round with the load it ran under (Linux only). About a minute, then about
+## 30 s; kept out of the deterministic suite by a build tag.
+REALCLOCK_BUSY ?= $(shell echo $$((3 * $$(nproc))))
+REALCLOCK_ROUNDS ?= 5
 realclock: deps
-	$(GO) test -tags realclock -count=1 -v -run '^TestRealClock' ./waittool/
+	$(GO) test -tags realclock -count=1 -v -run '^TestRealClock(OneSecond|CappedChains|ProgressSubMillisecond)$$' ./waittool/
+	timeout -k 10 600 $(GO) test -tags realclock -count=1 -v -run '^TestRealClockLoaded$$' ./waittool/ \
+		-args -realclock.busy=$(REALCLOCK_BUSY) -realclock.rounds=$(REALCLOCK_ROUNDS)
 
 ## fuzz: N random worlds against the invariants (SEED=0: a random seed).
 fuzz:

@@ -20,6 +20,12 @@
 // run` and the mutation runner build the test binary of the package that
 // calls Run and hand it a params file (results.Params, named by
 // results.ParamsEnv); Run then writes a results file (results.RunResult).
+// `waitsim serve` goes through it too: with the params' Serve section, Run
+// serves one case of a file to real clients on the real clock instead of
+// running a table — the case's server built by the pack (check.Server: the
+// user's own tools for Params.Tool), served by package serve over stdio
+// (the file descriptors the command passed) or streamable HTTP, until
+// SIGINT, SIGTERM or the stdio client's end.
 //
 // Rules:
 //   - Run fails t for a case whose verdict is not pass, for a problem in a
@@ -27,6 +33,10 @@
 //     from its golden one; it skips a case that does not apply to the tool.
 //   - It reads the scenario files and the params file; it writes only the
 //     results file the params name and, with -waitsim.update, golden files.
+//   - Serving, it never writes its own stdout (the testing package's): the
+//     log goes to stderr, MCP over stdio to the command's descriptors; how
+//     serving ended goes to the results file (results.ServeResult, or the
+//     file's problems), and anything but a clean stop fails t.
 //   - The same scenario gives the byte-identical trace on every run: with
 //     Repeat, or -count/-cpu runs in one process, a difference fails the
 //     case.

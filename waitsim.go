@@ -118,9 +118,16 @@ func Run(t *testing.T, p Params) {
 	}
 	opts, err := pack.LoadOptions()
 	if err != nil {
+		if params.Serve != nil {
+			r.run.Serve = &results.ServeResult{Outcome: results.ServeFailed, Error: fmt.Sprintf("%s: the tools under test: %v", pack.Name(), err)}
+		}
 		t.Fatalf("%s: the tools under test: %v", pack.Name(), err)
 	}
 	r.opts = opts
+	if params.Serve != nil {
+		r.serveCase(*params.Serve)
+		return
+	}
 	if failFast() && len(params.Order) > 0 && params.Order[0].File != "" {
 		if stopped := r.runLazily(); stopped {
 			return
@@ -243,13 +250,19 @@ func (r *runner) fail(err error) {
 		r.t.Fatalf("waitsim: %v", err)
 		return
 	}
+	r.record(fe)
+	r.t.Fatal(fe.Error())
+}
+
+// record adds the problems of fe to the results file, each file relative
+// to the module root.
+func (r *runner) record(fe *results.FileError) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, p := range fe.Problems {
 		p.File = r.rel(p.File)
 		r.run.Problems = append(r.run.Problems, p)
 	}
-	r.mu.Unlock()
-	r.t.Fatal(fe.Error())
 }
 
 // fileGroup is the cases of one file, in the table's order.

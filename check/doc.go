@@ -15,5 +15,9 @@
 //   - A pack (Pack) runs its worlds and adds its checks to these; Generic
 //     is the pack of any tool registered on an mcp.Server, with these
 //     checks alone.
+//   - A pack that can serve a case to real clients on the real clock
+//     implements Server (`waitsim serve`): it decides what server a case
+//     gets, as it decides the world a case runs in. Generic does (the
+//     tools as they are), and so does packs/waitagents.
 //   - Times are virtual ms.
 package check

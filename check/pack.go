@@ -90,24 +90,12 @@ func ListTools(register func(*mcp.Server)) ([]*mcp.Tool, error) {
 	defer cancel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "v0"}, nil)
 	register(server)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
+	tools, err := sim.ListTools(ctx, server)
 	if err != nil {
 		return nil, err
 	}
-	defer ss.Wait()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "waitsim-tools", Version: "v0"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		ss.Close()
-		return nil, err
-	}
-	defer cs.Close()
-	lt, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(lt.Tools, func(i, j int) bool { return lt.Tools[i].Name < lt.Tools[j].Name })
-	return lt.Tools, nil
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	return tools, nil
 }
 
 // InputSchema is tool t's published input schema as a *jsonschema.Schema

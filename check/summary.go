@@ -23,7 +23,8 @@ func Summarize(c *scenario.Case, res *sim.Result, pack string) results.CaseResul
 	}
 	for _, cr := range res.Calls {
 		s := results.CallSummary{Caller: cr.Caller, Index: cr.Index, CallID: cr.CallID, StartMs: cr.StartMs, EndMs: cr.EndMs,
-			Lost: cr.Lost, IsError: cr.IsError || cr.RPCError != "", LostBy: cr.LostBy, CutBy: cr.CutBy, WireDelayMs: cr.WireDelayMs}
+			Lost: cr.Lost, IsError: cr.IsError || cr.RPCError != "", LostBy: cr.LostBy, CutBy: cr.CutBy, Cut: cr.Cut,
+			Progress: cr.Progress, WireDelayMs: cr.WireDelayMs}
 		if cr.Raw != nil {
 			s.Reply = cr.Raw
 		}

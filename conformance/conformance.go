@@ -3,24 +3,28 @@ package conformance
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/waitsim/waitsim/results"
-	"github.com/waitsim/waitsim/scenario"
 	"io"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
+
 	"github.com/waitsim/waitsim/serve"
+	"github.com/waitsim/waitsim/sim"
 )
 
 // ReportVersion is the version of out/conformance.json.
@@ -68,9 +72,14 @@ type Options struct {
 	// TSClient is tsclient/client.mjs in a directory where `npm ci` installed
 	// its package-lock.json; Node runs it.
 	TSClient string
-	// Clients and Transports to run (default: all).
+	// Clients and Transports to run (default: all). Transports are those of
+	// the plain cases; a case with a transport: runs over its own mode.
 	Clients    []string
 	Transports []string
+	// Proxies names the ProxyLegs a proxied case (transport.idleTimeoutMs
+	// above 0) runs through (nil: all of them; empty but not nil: none, and
+	// proxied cases are left out).
+	Proxies []string
 	// ToleranceMs is the tolerance floor: 0 means DefaultToleranceMs.
 	ToleranceMs float64
 	// Runs repeats everything this many times (0 means 1).
@@ -102,16 +111,24 @@ type Report struct {
 	Disagreements int     `json:"disagreements"`
 	LostOutputs   int     `json:"lostOutputs"`
 	MaxAbsDiffMs  float64 `json:"maxAbsDiffMs"` // over every compared call
-	WallMs        float64 `json:"wallMs"`
+	// TiesClientFirst and TiesProxyFirst count the calls whose simulation
+	// had the client's timeout and the proxy's idle timeout due at one
+	// instant (the client's fires first there), by what came first for the
+	// real client (CallComparison.Tie).
+	TiesClientFirst int     `json:"tiesClientFirst,omitempty"`
+	TiesProxyFirst  int     `json:"tiesProxyFirst,omitempty"`
+	WallMs          float64 `json:"wallMs"`
 	// Profiles sums up per client and transport; Results are every run.
 	Profiles []Profile  `json:"profiles"`
 	Results  []RunEntry `json:"results"`
 }
 
-// Profile sums up the runs of one client over one transport.
+// Profile sums up the runs of one client over one transport through one
+// proxy leg (Proxy: its name, "" for none).
 type Profile struct {
 	Client        string  `json:"client"`
 	Transport     string  `json:"transport"`
+	Proxy         string  `json:"proxy,omitempty"`
 	Runs          int     `json:"runs"`
 	Calls         int     `json:"calls"`
 	Disagreements int     `json:"disagreements"`
@@ -119,14 +136,25 @@ type Profile struct {
 	MaxAbsDiffMs  float64 `json:"maxAbsDiffMs"`
 }
 
-// RunEntry is one client's run of one case over one transport.
+// RunEntry is one client's run of one case over one transport, through a
+// proxy or not.
 type RunEntry struct {
-	Case      string `json:"case"`
-	File      string `json:"file"`
-	Client    string `json:"client"`
+	Case   string `json:"case"`
+	File   string `json:"file"`
+	Client string `json:"client"`
+	// Transport is stdio, sse or json for a plain case, the case's own
+	// transport mode (sse, json, stateless-sse, stateless-json) for a case
+	// with a transport:.
 	Transport string `json:"transport"`
-	Run       int    `json:"run"` // 1-based repetition
-	Agree     bool   `json:"agree"`
+	// Proxy is the proxy between client and server: which, its version, its
+	// idle timeout (the case's transport.idleTimeoutMs), whether it buffers;
+	// nil for none.
+	Proxy *ProxyLeg `json:"proxy,omitempty"`
+	Run   int       `json:"run"` // 1-based repetition
+	// DeadlineMs is when the runner stopped waiting: a call still pending
+	// then was a hang (ms since the first caller's start).
+	DeadlineMs float64 `json:"deadlineMs,omitempty"`
+	Agree      bool    `json:"agree"`
 	// Error: the run did not complete (the server or the client failed).
 	Error string `json:"error,omitempty"`
 	// ServeExit is the HTTP server's exit code after SIGINT (-1: none, stdio).
@@ -144,6 +172,14 @@ type RunEntry struct {
 	observed      []Observed // what the client saw, until judged
 	serverStallMs float64    // the largest stall its server's probe saw
 }
+
+// HangGraceMs is how long after the last resolve the simulation predicts
+// for a case the runner waits before it calls a call still pending a hang
+// (Plan.DeadlineMs): a bounded wait for a client that would wait for ever.
+// It is about five times the largest |real − simulated| ever measured here
+// (1038 ms, with stalls of up to 470 ms: docs/real-clients.md), so that a
+// late reply is not taken for a hang, and it bounds every run.
+const HangGraceMs = 5000
 
 // serverStall returns the largest stall the server's probe logged (0 if it
 // did not): from an HTTP server's stderr, or from a stdio server's log file.
@@ -167,10 +203,13 @@ func serverStall(srv *server, logFile string) float64 {
 // ErrNoSimulation: a case has no simulation result to compare with.
 var ErrNoSimulation = errors.New("no simulation result")
 
-// Run runs every case with every client over every transport — a case's
-// client runs in parallel, one server each, cases one after another — and
-// compares each with the simulation. It returns an error only when it could
-// not run at all; disagreements are in the Report.
+// Run runs every plain case with every client over every transport — a
+// case's client runs in parallel, one server each, cases one after another
+// —, then every case with a transport: (proxied through each of the
+// proxy legs when it has an idle timeout) with the client its callers'
+// profile names, all of them in parallel, and compares each with the
+// simulation. It returns an error only when it could not run at all;
+// disagreements are in the Report.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if len(opts.Clients) == 0 {
 		opts.Clients = []string{ClientTS, ClientGo}
@@ -182,9 +221,19 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		opts.ToleranceMs = DefaultToleranceMs
 	}
 	opts.Runs = max(opts.Runs, 1)
+	legs := ProxyLegs
+	if opts.Proxies != nil {
+		var err error
+		if legs, err = proxyLegsNamed(opts.Proxies); err != nil {
+			return nil, err
+		}
+	}
 	for _, c := range opts.Cases {
 		if _, ok := opts.Sim[c.ID]; !ok {
 			return nil, fmt.Errorf("%w for case %s", ErrNoSimulation, c.ID)
+		}
+		if _, err := eventStore(c); err != nil {
+			return nil, err
 		}
 	}
 	if opts.LogDir != "" {
@@ -192,52 +241,45 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	var plain []scenario.Case
+	var wired []job
+	for _, c := range opts.Cases {
+		if !c.World().Transport.HTTP() {
+			plain = append(plain, c)
+			continue
+		}
+		js, err := wireJobs(c, opts.Clients, legs)
+		if err != nil {
+			return nil, err
+		}
+		wired = append(wired, js...)
+	}
+	if len(wired) > 0 {
+		if err := checkWireTools(opts.Waitsim, wired); err != nil {
+			return nil, err
+		}
+	}
 	start := time.Now()
 	rep := &Report{Version: ReportVersion, ToleranceMs: opts.ToleranceMs, StallFactor: StallFactor}
 	for run := 1; run <= opts.Runs; run++ {
-		for _, c := range opts.Cases {
-			var pr *serve.Probe
-			bar := newBarrier(len(opts.Clients)*len(opts.Transports), func() { pr = serve.StartProbe() })
-			var wg sync.WaitGroup
-			entries := make([]RunEntry, 0, len(opts.Clients)*len(opts.Transports))
-			var mu sync.Mutex
+		var batches [][]job
+		for _, c := range plain {
+			var b []job
 			for _, client := range opts.Clients {
 				for _, tr := range opts.Transports {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						tk := &ticket{b: bar}
-						defer tk.leave()
-						e := runOne(ctx, opts, c, client, tr, run, tk)
-						mu.Lock()
-						entries = append(entries, e)
-						mu.Unlock()
-					}()
+					b = append(b, job{c: c, client: client, transport: tr})
 				}
 			}
-			wg.Wait()
-			<-bar.release
-			stall := pr.Stop()
-			if err := ctx.Err(); err != nil {
+			batches = append(batches, b)
+		}
+		if len(wired) > 0 {
+			batches = append(batches, wired)
+		}
+		for _, b := range batches {
+			entries, err := runBatch(ctx, opts, b, run)
+			if err != nil {
 				return nil, err
 			}
-			for i := range entries {
-				judge(&entries[i], opts.Sim[c.ID].Calls, stall, opts.ToleranceMs)
-				if e := entries[i]; opts.Progress != nil {
-					verdict := "agrees"
-					if !e.Agree {
-						verdict = "DISAGREES"
-					}
-					fmt.Fprintf(opts.Progress, "conformance: %-24s %-2s %-5s run %d: %s (max |diff| %.1f ms, tolerance %.0f ms)\n",
-						c.ID, e.Client, e.Transport, run, verdict, e.MaxAbsDiffMs, e.ToleranceMs)
-				}
-			}
-			sort.Slice(entries, func(i, j int) bool {
-				if entries[i].Client != entries[j].Client {
-					return entries[i].Client < entries[j].Client
-				}
-				return entries[i].Transport < entries[j].Transport
-			})
 			rep.Results = append(rep.Results, entries...)
 		}
 	}
@@ -246,16 +288,195 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
+// job is one client run: case c with a client over a transport (for a
+// case with a transport:, its mode), through a proxy leg or not.
+type job struct {
+	c          scenario.Case
+	client     string
+	transport  string
+	mode       sim.TransportMode // the case's HTTP mode; "" for a plain case
+	leg        *ProxyLeg         // nil: no proxy
+	eventStore bool              // the case's transport.eventStore
+}
+
+// wireJobs are the runs of a case with a transport: one per proxy leg when
+// it has an idle timeout (the leg's timeout is the case's), else one
+// without a proxy; its client is the one its callers' profile names.
+// Worlds the runner cannot reproduce (a caller with a transport of its own,
+// clients of different kinds, the Python client, a server write timeout,
+// drops) are an error.
+func wireJobs(c scenario.Case, clients []string, legs []ProxyLeg) ([]job, error) {
+	w := c.World()
+	t := w.Transport
+	bad := func(why string) error {
+		return fmt.Errorf("case %s: %s: the conformance runner cannot reproduce it", c.ID, why)
+	}
+	switch {
+	case t.WriteTimeoutMs > 0 || len(t.DropAtMs) > 0:
+		return nil, bad("transport.writeTimeoutMs or dropAtMs")
+	case t.Protocol != "":
+		return nil, bad("transport.protocol (the real clients ask for their own)")
+	case len(w.Callers) == 0:
+		return nil, bad("no callers")
+	}
+	kind := w.Callers[0].Client
+	for _, cs := range w.Callers {
+		if cs.Transport != nil {
+			return nil, bad("caller " + cs.Name + " has a transport of its own")
+		}
+		if cs.Client != kind {
+			return nil, bad("callers of different clients")
+		}
+	}
+	var client string
+	switch kind {
+	case sim.ClientTS:
+		client = ClientTS
+	case sim.ClientGo:
+		client = ClientGo
+	default:
+		return nil, bad("the " + kind.Label() + " (none is installed here)")
+	}
+	if !slices.Contains(clients, client) {
+		return nil, nil
+	}
+	j := job{c: c, client: client, transport: string(t.Mode), mode: t.Mode, eventStore: t.EventStore}
+	if t.IdleTimeoutMs <= 0 {
+		return []job{j}, nil
+	}
+	var out []job
+	for _, l := range legs {
+		l.IdleTimeoutMs = t.IdleTimeoutMs
+		j.leg = &l
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// checkWireTools makes sure that what the proxied runs need is there: each
+// leg's proxy (and its version, recorded in every run).
+func checkWireTools(bin string, jobs []job) error {
+	for i := range jobs {
+		j := &jobs[i]
+		if j.leg == nil {
+			continue
+		}
+		v, err := proxyVersion(j.leg.Proxy)
+		if err != nil {
+			return err
+		}
+		l := *j.leg
+		l.Version = v
+		j.leg = &l
+	}
+	return nil
+}
+
+// runBatch runs jobs in parallel, started together at one barrier once
+// every client is connected and warmed up, and judges each against its
+// case's simulation under the stalls seen meanwhile.
+func runBatch(ctx context.Context, opts Options, jobs []job, run int) ([]RunEntry, error) {
+	var pr *serve.Probe
+	bar := newBarrier(len(jobs), func() { pr = serve.StartProbe() })
+	var wg sync.WaitGroup
+	entries := make([]RunEntry, len(jobs))
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tk := &ticket{b: bar}
+			defer tk.leave()
+			entries[i] = runOne(ctx, opts, j, run, tk)
+		}()
+	}
+	wg.Wait()
+	<-bar.release
+	stall := pr.Stop()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i := range entries {
+		j := jobs[i]
+		judge(&entries[i], opts.Sim[j.c.ID].Calls, stall, opts.ToleranceMs, rulesOf(j))
+		if e := entries[i]; opts.Progress != nil {
+			verdict := "agrees"
+			if !e.Agree {
+				verdict = "DISAGREES"
+			}
+			via := ""
+			if e.Proxy != nil {
+				via = " via " + e.Proxy.Name
+			}
+			fmt.Fprintf(opts.Progress, "conformance: %-24s %-2s %-5s%s run %d: %s (max |diff| %.1f ms, tolerance %.0f ms)\n",
+				j.c.ID, e.Client, e.Transport, via, run, verdict, e.MaxAbsDiffMs, e.ToleranceMs)
+		}
+	}
+	sort.SliceStable(entries, func(i, j int) bool {
+		a, b := entries[i], entries[j]
+		if a.Case != b.Case {
+			return a.Case < b.Case
+		}
+		if a.Client != b.Client {
+			return a.Client < b.Client
+		}
+		if a.Transport != b.Transport {
+			return a.Transport < b.Transport
+		}
+		return legName(a.Proxy) < legName(b.Proxy)
+	})
+	return entries, nil
+}
+
+// legName is a leg's name, "" for none.
+func legName(l *ProxyLeg) string {
+	if l == nil {
+		return ""
+	}
+	return l.Name
+}
+
+// rulesOf is what judging job j needs to know of its world.
+func rulesOf(j job) judgeRules {
+	r := judgeRules{client: j.client}
+	if j.leg != nil {
+		r.idleMs = j.leg.IdleTimeoutMs
+		// In JSON-response mode the call's POST carries nothing until the
+		// reply, progress or not.
+		r.postSilent = j.mode == sim.ModeJSON || j.mode == sim.ModeStatelessJSON
+		r.holdMs = j.leg.HoldMs
+	}
+	for _, cs := range j.c.World().Callers {
+		if cs.Progress && cs.ResetOnProgress && cs.RequestTimeoutMs >= 0 {
+			if r.resetMs == nil {
+				r.resetMs = map[string]int64{}
+			}
+			r.resetMs[cs.Name] = cmp.Or(cs.RequestTimeoutMs, sim.DefaultRequestTimeoutMs)
+		}
+	}
+	return r
+}
+
+// deadlineOf is a run's bound: HangGraceMs after the last resolve the
+// simulation predicts for the case.
+func deadlineOf(calls []results.CallSummary) float64 {
+	var last int64
+	for _, c := range calls {
+		last = max(last, c.EndMs)
+	}
+	return float64(last + HangGraceMs)
+}
+
 // summarize fills the report's totals and profiles from its results.
 func summarize(rep *Report) {
 	rep.Agree = len(rep.Results) > 0
-	prof := map[[2]string]*Profile{}
-	var order [][2]string
+	prof := map[[3]string]*Profile{}
+	var order [][3]string
+	rep.TiesClientFirst, rep.TiesProxyFirst = 0, 0
 	for _, e := range rep.Results {
-		k := [2]string{e.Client, e.Transport}
+		k := [3]string{e.Client, e.Transport, legName(e.Proxy)}
 		p := prof[k]
 		if p == nil {
-			p = &Profile{Client: e.Client, Transport: e.Transport}
+			p = &Profile{Client: e.Client, Transport: e.Transport, Proxy: legName(e.Proxy)}
 			prof[k] = p
 			order = append(order, k)
 		}
@@ -275,16 +496,24 @@ func summarize(rep *Report) {
 				p.LostOutputs++
 				rep.LostOutputs++
 			}
+			switch c.Tie {
+			case TieClientFirst:
+				rep.TiesClientFirst++
+			case TieProxyFirst:
+				rep.TiesProxyFirst++
+			}
 		}
 		p.MaxAbsDiffMs = math.Max(p.MaxAbsDiffMs, e.MaxAbsDiffMs)
 		rep.MaxAbsDiffMs = math.Max(rep.MaxAbsDiffMs, e.MaxAbsDiffMs)
 		rep.MaxStallMs = math.Max(rep.MaxStallMs, e.StallMs)
 	}
 	sort.Slice(order, func(i, j int) bool {
-		if order[i][0] != order[j][0] {
-			return order[i][0] < order[j][0]
+		for x := range order[i] {
+			if order[i][x] != order[j][x] {
+				return order[i][x] < order[j][x]
+			}
 		}
-		return order[i][1] < order[j][1]
+		return false
 	})
 	rep.Profiles = nil
 	for _, k := range order {
@@ -292,41 +521,65 @@ func summarize(rep *Report) {
 	}
 }
 
-// runOne runs one client over one transport against a fresh server of case c.
-// Its client connects and warms up, then waits at tk for the other clients.
-func runOne(ctx context.Context, opts Options, c scenario.Case, client, transport string, run int, tk *ticket) RunEntry {
+// runOne runs job j: a fresh server of its case (and its proxy, if any),
+// its client connected and warmed up, waiting at tk for the other clients
+// of the batch.
+func runOne(ctx context.Context, opts Options, j job, run int, tk *ticket) RunEntry {
 	start := time.Now()
-	e := RunEntry{Case: c.ID, File: c.File, Client: client, Transport: transport, Run: run, ServeExit: -1}
+	c := j.c
+	e := RunEntry{Case: c.ID, File: c.File, Client: j.client, Transport: j.transport, Proxy: j.leg, Run: run, ServeExit: -1,
+		DeadlineMs: deadlineOf(opts.Sim[c.ID].Calls)}
+	name := fmt.Sprintf("%s.%s.%s", safe(c.ID), j.client, j.transport)
+	if j.leg != nil {
+		name += "." + j.leg.Name
+	}
+	name += fmt.Sprintf(".%d", run)
 	if opts.LogDir != "" {
-		e.Log = filepath.Join(opts.LogDir, fmt.Sprintf("%s.%s.%s.%d.log", safe(c.ID), client, transport, run))
+		e.Log = filepath.Join(opts.LogDir, name+".log")
 		_ = os.Remove(e.Log)
 	}
-	serveArgs := []string{"serve", c.File, "--case", c.ID, "--probe"}
-	plan := Plan{Callers: c.World().Callers}
+	args, err := serveArgs(j)
+	if err != nil {
+		e.Error = err.Error()
+		return e
+	}
+	plan := Plan{Callers: c.World().Callers, DeadlineMs: e.DeadlineMs}
 	var srv *server
-	if transport == TransportStdio {
-		plan.Command = append([]string{opts.Waitsim}, serveArgs...)
+	var px *proxy
+	if j.transport == TransportStdio {
+		plan.Command = append([]string{opts.Waitsim}, args...)
 		plan.StderrFile = e.Log
 	} else {
-		args := append(serveArgs, "--http", "127.0.0.1:0")
-		if transport == TransportJSON {
-			args = append(args, "--json-response")
-		}
-		var err error
 		if srv, err = startServer(opts.Waitsim, args, e.Log); err != nil {
 			e.Error = err.Error()
 			return e
 		}
 		plan.URL = srv.url
+		if j.leg != nil {
+			dir := filepath.Join(opts.LogDir, "proxy", name)
+			if opts.LogDir == "" {
+				dir = filepath.Join(os.TempDir(), "waitsim-conformance-proxy", name)
+			}
+			if px, err = startProxy(*j.leg, dir, srv.url); err != nil {
+				srv.stop()
+				e.Error = fmt.Sprintf("%s: %v", j.leg.Name, err)
+				return e
+			}
+			plan.URL, plan.Reconnect = px.url, true
+		}
 	}
 	var out clientOutput
-	switch client {
+	switch j.client {
 	case ClientGo:
 		out = runGoClient(ctx, plan, tk.arrive)
 	case ClientTS:
 		out = runTSClient(ctx, opts.TSClient, plan, e.Log, tk.arrive)
 	default:
-		out.Error = "unknown client " + client
+		out.Error = "unknown client " + j.client
+	}
+	var proxyErr error
+	if px != nil {
+		proxyErr = px.stop()
 	}
 	if srv != nil {
 		e.ServeExit = srv.stop()
@@ -334,6 +587,9 @@ func runOne(ctx context.Context, opts Options, c scenario.Case, client, transpor
 	e.Error = out.Error
 	if srv != nil && e.ServeExit != 0 && e.Error == "" {
 		e.Error = fmt.Sprintf("waitsim serve exited %d after SIGINT (want 0)", e.ServeExit)
+	}
+	if proxyErr != nil && e.Error == "" {
+		e.Error = fmt.Sprintf("%s: %v", j.leg.Name, proxyErr)
 	}
 	e.observed = out.Calls
 	e.serverStallMs = serverStall(srv, e.Log)
@@ -344,11 +600,11 @@ func runOne(ctx context.Context, opts Options, c scenario.Case, client, transpor
 // judge compares run e with the simulation's calls under the tolerance
 // max(floorMs, StallFactor × the larger of caseStallMs, the runner's probe
 // while the case ran, and the stall e's own server logged).
-func judge(e *RunEntry, sim []results.CallSummary, caseStallMs, floorMs float64) {
+func judge(e *RunEntry, sim []results.CallSummary, caseStallMs, floorMs float64, rules judgeRules) {
 	stallMs := math.Max(caseStallMs, e.serverStallMs)
 	e.StallMs = stallMs
 	e.ToleranceMs = math.Ceil(math.Max(floorMs, StallFactor*stallMs))
-	e.Calls = compare(sim, e.observed, e.ToleranceMs)
+	e.Calls = compare(sim, e.observed, e.ToleranceMs, rules)
 	e.Agree = e.Error == ""
 	for _, cc := range e.Calls {
 		if len(cc.Mismatches) > 0 {
@@ -356,6 +612,50 @@ func judge(e *RunEntry, sim []results.CallSummary, caseStallMs, floorMs float64)
 		}
 		e.MaxAbsDiffMs = math.Max(e.MaxAbsDiffMs, math.Abs(cc.DiffMs))
 	}
+}
+
+// serveArgs are the arguments of `waitsim serve` for case c over
+// transport: the case, the probe, and over HTTP the address (a port the
+// kernel picks), the response mode and the event store exactly as the
+// case's transport says (eventStore), so that the real outcome is compared
+// with the simulation's prediction for the same world.
+func serveArgs(j job) ([]string, error) {
+	c := j.c
+	args := []string{"serve", c.File, "--case", c.ID, "--probe"}
+	if j.transport == TransportStdio {
+		return args, nil
+	}
+	store := j.eventStore
+	if j.mode == "" {
+		// A plain case: one server serves every caller.
+		var err error
+		if store, err = eventStore(c); err != nil {
+			return nil, err
+		}
+	}
+	stateless := j.mode == sim.ModeStatelessSSE || j.mode == sim.ModeStatelessJSON
+	// Without sessions there are no streams to resume: no event store.
+	args = append(args, "--http", "127.0.0.1:0", fmt.Sprintf("--event-store=%v", store && !stateless))
+	if j.transport == TransportJSON || j.mode == sim.ModeJSON || j.mode == sim.ModeStatelessJSON {
+		args = append(args, "--json-response")
+	}
+	if stateless {
+		args = append(args, "--stateless")
+	}
+	return args, nil
+}
+
+// eventStore reports whether case c's transport keeps an event store
+// (transport: {eventStore: true}). One server serves every caller of a
+// run, so callers whose own transports disagree on it are an error.
+func eventStore(c scenario.Case) (bool, error) {
+	store := c.Scenario.Transport != nil && c.Scenario.Transport.EventStore
+	for _, cl := range c.Scenario.Callers {
+		if cl.Transport != nil && cl.Transport.EventStore != store {
+			return false, fmt.Errorf("case %s: caller %s's transport says eventStore: %v, the case's %v; one server serves every caller of a conformance run", c.ID, cl.Name, cl.Transport.EventStore, store)
+		}
+	}
+	return store, nil
 }
 
 func safe(id string) string {
@@ -373,6 +673,7 @@ func safe(id string) string {
 func runTSClient(ctx context.Context, script string, plan Plan, logFile string, ready func()) clientOutput {
 	in, _ := json.Marshal(plan)
 	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.SysProcAttr = diesWithRunner()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return clientOutput{Error: err.Error()}
@@ -403,9 +704,17 @@ func runTSClient(ctx context.Context, script string, plan Plan, logFile string, 
 		}
 		return clientOutput{Error: "TypeScript client: " + msg}
 	}
-	if stderr.Len() > 0 && logFile != "" {
+	if (stderr.Len() > 0 || len(out.TransportErrors) > 0) && logFile != "" {
 		if f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err == nil {
-			fmt.Fprintf(f, "--- TypeScript client stderr:\n%s", stderr.String())
+			if stderr.Len() > 0 {
+				fmt.Fprintf(f, "--- TypeScript client stderr:\n%s", stderr.String())
+			}
+			if len(out.TransportErrors) > 0 {
+				fmt.Fprintln(f, "--- TypeScript client transport errors (ms since the start):")
+				for _, te := range out.TransportErrors {
+					fmt.Fprintf(f, "%10.1f  %s\n", te.AtMs, te.Message)
+				}
+			}
 			f.Close()
 		}
 	}
@@ -423,6 +732,7 @@ type server struct {
 // startServer starts waitsim with args and waits for its "listening on" line.
 func startServer(bin string, args []string, logFile string) (*server, error) {
 	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = diesWithRunner()
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +28,7 @@ func runGoClient(ctx context.Context, plan Plan, ready func()) clientOutput {
 		transport = &mcp.StreamableClientTransport{Endpoint: plan.URL}
 	} else {
 		cmd := exec.Command(plan.Command[0], plan.Command[1:]...)
+		cmd.SysProcAttr = diesWithRunner()
 		if plan.StderrFile != "" {
 			f, err := os.OpenFile(plan.StderrFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 			if err != nil {
@@ -43,25 +46,48 @@ func runGoClient(ctx context.Context, plan Plan, ready func()) clientOutput {
 	if err != nil {
 		return clientOutput{Error: "connect: " + err.Error()}
 	}
-	defer cs.Close()
+	defer func() { cs.Close() }()
 	if _, err := cs.ListTools(ctx, nil); err != nil {
 		return clientOutput{Error: "tools/list: " + err.Error()}
 	}
+	if plan.Reconnect {
+		cs.Close()
+	}
 	ready()
+	if plan.Reconnect {
+		// A fresh session: its standalone stream opens as the callers start,
+		// as in the simulation, however long the wait at the barrier was.
+		if cs, err = client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: plan.URL}, nil); err != nil {
+			return clientOutput{Error: "connect again after the barrier: " + err.Error()}
+		}
+	}
 	d.cs = cs
 	d.t0 = time.Now()
+	d.hangCtx = ctx
+	if plan.DeadlineMs > 0 {
+		var cancel context.CancelFunc
+		d.hangCtx, cancel = context.WithDeadline(ctx, d.t0.Add(time.Duration(plan.DeadlineMs*float64(time.Millisecond))))
+		defer cancel()
+	}
 	var wg sync.WaitGroup
 	for _, spec := range plan.Callers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if wait := time.Duration(spec.StartMs)*time.Millisecond - time.Since(d.t0); wait > 0 {
-				time.Sleep(wait)
+				select {
+				case <-time.After(wait):
+				case <-d.hangCtx.Done():
+					return
+				}
 			}
-			d.runCaller(ctx, spec)
+			d.runCaller(d.hangCtx, spec)
 		}()
 	}
 	wg.Wait()
+	// The SDK may hand a notification to its handler after the result it
+	// preceded (contract §4): give the last ones time to land.
+	time.Sleep(noteSettle)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for i := range d.calls {
@@ -70,9 +96,37 @@ func runGoClient(ctx context.Context, plan Plan, ready func()) clientOutput {
 	return clientOutput{Calls: d.calls}
 }
 
+// noteSettle is how long the Go driver waits after its last call for
+// progress notifications still on their way to the handler.
+const noteSettle = 300 * time.Millisecond
+
+// goCutText is in the Go SDK client's error for a call whose SSE stream
+// ended after its headers without its reply (go-sdk v1.8.0).
+const goCutText = "request terminated without response"
+
+// goCause is what ended a call whose CallTool failed with err (its own
+// timeout aside): the plan's deadline (a hang: the call was still pending),
+// a proxy's 504 (go-sdk v1.8.0 ends its error with the status text, "…:
+// Gateway Timeout"), a stream cut after its headers, or "" for any other
+// error (a protocol error: a reply).
+func goCause(err error, pastDeadline bool) string {
+	switch {
+	case pastDeadline:
+		return CauseHang
+	case strings.Contains(err.Error(), http.StatusText(http.StatusGatewayTimeout)):
+		return Cause504
+	case strings.Contains(err.Error(), goCutText):
+		return CauseCut
+	}
+	return ""
+}
+
 type goDriver struct {
 	cs *mcp.ClientSession
 	t0 time.Time
+	// hangCtx ends at the plan's deadline: a call still pending then is a
+	// hang, and no call starts after it.
+	hangCtx context.Context
 
 	mu     sync.Mutex
 	calls  []Observed
@@ -107,7 +161,7 @@ func (d *goDriver) runCaller(ctx context.Context, spec sim.CallerSpec) {
 	if maxCalls == 0 {
 		maxCalls = sim.DefaultMaxCalls
 	}
-	for i := 1; i <= maxCalls; i++ {
+	for i := 1; i <= maxCalls && ctx.Err() == nil; i++ {
 		o := d.call(ctx, spec, i, args)
 		d.mu.Lock()
 		d.calls = append(d.calls, o)
@@ -130,7 +184,9 @@ func (d *goDriver) call(ctx context.Context, spec sim.CallerSpec, index int, arg
 	params := &mcp.CallToolParams{Name: waittool.ToolName, Arguments: args}
 	tok := token(spec.Name, index)
 	reset := make(chan struct{}, 1)
-	if spec.Progress || spec.ResetOnProgress {
+	// A progress token only with progress, and a reset only with a token:
+	// a reset without a token has no notification to restart on (contract §4).
+	if spec.Progress {
 		params.SetProgressToken(tok)
 		if spec.ResetOnProgress {
 			d.mu.Lock()
@@ -172,11 +228,16 @@ func (d *goDriver) call(ctx context.Context, spec sim.CallerSpec, index int, arg
 	d.mu.Unlock()
 	select {
 	case at := <-lost:
-		o.Lost, o.EndMs = true, at
+		o.Lost, o.Cause, o.EndMs = true, CauseTimeout, at
 		return o
 	default:
 	}
+	if err != nil {
+		o.Cause = goCause(err, ctx.Err() != nil)
+		o.Lost = o.Cause != ""
+	}
 	switch {
+	case o.Lost:
 	case err != nil:
 		o.RPCError = err.Error()
 	case res.IsError:

@@ -7,24 +7,36 @@ import (
 	"text/tabwriter"
 )
 
-// PrintTable writes the "simulation vs real" table: one row per client and
-// transport, then each disagreeing call with its mismatches.
+// PrintTable writes the "simulation vs real" table: one row per client,
+// transport and proxy leg, then each disagreeing call with its mismatches.
 func PrintTable(w io.Writer, rep *Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLIENT\tTRANSPORT\tRUNS\tCALLS\tDISAGREE\tLOST OUTPUTS\tMAX |REAL−SIM| (ms)")
+	fmt.Fprintln(tw, "CLIENT\tTRANSPORT\tPROXY\tRUNS\tCALLS\tDISAGREE\tLOST OUTPUTS\tMAX |REAL−SIM| (ms)")
 	for _, p := range rep.Profiles {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.1f\n", p.Client, p.Transport, p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
+		proxy := p.Proxy
+		if proxy == "" {
+			proxy = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%.1f\n", p.Client, p.Transport, proxy, p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
 	}
 	tw.Flush()
 	for _, e := range rep.Results {
+		where := fmt.Sprintf("%s %s %s", e.Case, e.Client, e.Transport)
+		if e.Proxy != nil {
+			where += " via " + e.Proxy.Label()
+		}
 		if e.Error != "" {
-			fmt.Fprintf(w, "%s %s %s run %d: %s\n", e.Case, e.Client, e.Transport, e.Run, e.Error)
+			fmt.Fprintf(w, "%s run %d: %s\n", where, e.Run, e.Error)
 		}
 		for _, c := range e.Calls {
 			if len(c.Mismatches) > 0 {
-				fmt.Fprintf(w, "%s %s %s run %d, %s#%d: %s\n", e.Case, e.Client, e.Transport, e.Run, c.Caller, c.Index, strings.Join(c.Mismatches, "; "))
+				fmt.Fprintf(w, "%s run %d, %s#%d: %s\n", where, e.Run, c.Caller, c.Index, strings.Join(c.Mismatches, "; "))
 			}
 		}
+	}
+	if n := rep.TiesClientFirst + rep.TiesProxyFirst; n > 0 {
+		fmt.Fprintf(w, "ties of the client's timeout and the proxy's: %d, the client's first in %d (the simulation's order), the proxy's in %d\n",
+			n, rep.TiesClientFirst, rep.TiesProxyFirst)
 	}
 	verdict := "every call agrees with the simulation"
 	if !rep.Agree {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/waitsim/waitsim/limits"
 )
 
 // cacheVersion changes whenever the meaning of a cached verdict does.
@@ -48,12 +50,12 @@ type Cache struct {
 	Killers map[string]string `json:"killers,omitempty"`
 }
 
-// LoadCache reads the cache at path; a missing, unreadable or older-version
-// file is an empty cache.
+// LoadCache reads the cache at path (limits.Read, a results file); a
+// missing, unreadable, refused or older-version file is an empty cache.
 func LoadCache(path string) *Cache {
 	c := &Cache{path: path}
-	if b, err := os.ReadFile(path); err == nil {
-		_ = json.Unmarshal(b, c)
+	if text, err := limits.Read(path, limits.Results); err == nil {
+		_ = json.Unmarshal(text.Src, c)
 	}
 	if c.Version != cacheVersion || c.Entries == nil {
 		c.Entries = map[string]*Verdict{}

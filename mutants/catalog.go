@@ -3,7 +3,6 @@ package mutants
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/results"
@@ -44,13 +44,14 @@ type CatalogEntry struct {
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
-// Bounds of a catalog's loading: a catalog file larger than
-// MaxCatalogFileBytes is refused unread, and a CatalogError lists at most
-// MaxCatalogProblems problems (and how many more there were).
-const (
-	MaxCatalogFileBytes = 256 << 10
-	MaxCatalogProblems  = 100
-)
+// MaxCatalogFileBytes is the size of a catalog file: a larger one is
+// refused unread. A catalog file is read through limits.Read, with the
+// limits of limits.CatalogEntry (bytes, depth, entries, values).
+var MaxCatalogFileBytes = int(limits.CatalogEntry.MaxBytes)
+
+// MaxCatalogProblems bounds the problems a CatalogError lists (it counts
+// how many more there were).
+const MaxCatalogProblems = 100
 
 // CatalogError is every problem found in the catalog files, one a line as
 // "file:line:column: field: message" (the file relative to the module
@@ -172,11 +173,17 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 		tk := n.GetToken()
 		prob(tk.Position.Line, tk.Position.Column, field, format, args...)
 	}
-	b, err := readCatalogFile(name)
+	text, err := limits.Read(name, limits.CatalogEntry)
+	var le *limits.Error
+	if errors.As(err, &le) {
+		prob(le.Line, le.Column, le.Field, "%s", le.Message)
+		return e, problems()
+	}
 	if err != nil {
 		prob(1, 1, "file", "%v", err)
 		return e, problems()
 	}
+	b := text.Src
 	if !idPattern.MatchString(e.ID) {
 		prob(1, 1, "id", "%q (the file's name) is not lower-case kebab-case", e.ID)
 	}
@@ -245,24 +252,6 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 		}
 	}
 	return e, problems()
-}
-
-// readCatalogFile reads a catalog file, refusing one larger than
-// MaxCatalogFileBytes without reading more than that.
-func readCatalogFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxCatalogFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxCatalogFileBytes {
-		return nil, fmt.Errorf("more than %d bytes: not a catalog entry", MaxCatalogFileBytes)
-	}
-	return b, nil
 }
 
 // entryPairs returns the key/value pairs of a catalog entry's mapping.
@@ -382,15 +371,15 @@ type Equivalent struct {
 // missing file is an empty list. Every entry needs an id, a source line and a
 // one-line reason.
 func LoadEquivalents(path string) (map[string]Equivalent, error) {
-	b, err := os.ReadFile(path)
+	text, err := limits.Read(path, limits.Equivalents)
 	if os.IsNotExist(err) {
 		return map[string]Equivalent{}, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, limitsError(path, err)
 	}
 	var list []Equivalent
-	if err := yaml.UnmarshalWithOptions(b, &list, yaml.DisallowUnknownField()); err != nil {
+	if err := yaml.UnmarshalWithOptions(text.Src, &list, yaml.DisallowUnknownField()); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	out := make(map[string]Equivalent, len(list))
@@ -418,12 +407,12 @@ type Thresholds struct {
 // unleash.threshold.efficacy, or one that is not a number in 0..100 is an
 // error naming the file: a wrong path must not switch the gate off.
 func LoadThresholds(path string) (Thresholds, error) {
-	b, err := os.ReadFile(path)
+	text, err := limits.Read(path, limits.GremlinsConfig)
 	if os.IsNotExist(err) {
 		return Thresholds{}, fmt.Errorf("config %s does not exist (it sets unleash.threshold.efficacy, the operator-score threshold): %w", path, os.ErrNotExist)
 	}
 	if err != nil {
-		return Thresholds{}, err
+		return Thresholds{}, limitsError(path, err)
 	}
 	var cfg struct {
 		Unleash struct {
@@ -432,7 +421,7 @@ func LoadThresholds(path string) (Thresholds, error) {
 			} `yaml:"threshold"`
 		} `yaml:"unleash"`
 	}
-	if err := yaml.Unmarshal(b, &cfg); err != nil {
+	if err := yaml.Unmarshal(text.Src, &cfg); err != nil {
 		return Thresholds{}, fmt.Errorf("%s: %v", path, err)
 	}
 	e := cfg.Unleash.Threshold.Efficacy
@@ -443,6 +432,16 @@ func LoadThresholds(path string) (Thresholds, error) {
 		return Thresholds{}, fmt.Errorf("%s: unleash.threshold.efficacy %v is not in 0..100", path, *e)
 	}
 	return Thresholds{OperatorScore: *e}, nil
+}
+
+// limitsError names path in err, a refusal of limits.Read as
+// "path:line:column: field: message".
+func limitsError(path string, err error) error {
+	var le *limits.Error
+	if errors.As(err, &le) {
+		return fmt.Errorf("%s:%w", path, err)
+	}
+	return err
 }
 
 func relTo(root, p string) string {

@@ -53,7 +53,7 @@ func TestCatalogProblems(t *testing.T) {
 		`d-lines.yaml:3:8: patch: names no file: want the headers --- a/p.go and +++ b/p.go`,
 		"e-empty.yaml:1:1: entry: want one mapping of intent, spec, file and patch",
 		"f-syntax.yaml:1:9: yaml: sequence end token ']' not found",
-		fmt.Sprintf("g-big.yaml:1:1: file: more than %d bytes: not a catalog entry", MaxCatalogFileBytes),
+		fmt.Sprintf("g-big.yaml:1:1: file: is %d bytes, more than the limit of %d for a catalog entry (docs/scenarios.md: Limits)", MaxCatalogFileBytes+len("intent: \n"), MaxCatalogFileBytes),
 	}
 	if got := strings.Join(ce.Problems, "\n"); got != strings.Join(want, "\n") || ce.More != 0 {
 		t.Errorf("problems:\n  %s\nwant:\n  %s", strings.Join(ce.Problems, "\n  "), strings.Join(want, "\n  "))

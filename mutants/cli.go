@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/suitebin"
 	"github.com/waitsim/waitsim/workspace"
 )
@@ -79,6 +80,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.Target, "target", "", "the package whose operator mutants gremlins enumerates (default: the kill suite's package when it holds code; in waitsim's module "+workspace.OwnTarget+")")
 	fs.StringVar(&cfg.CatalogDir, "catalog", "", "the semantic catalog's directory (default "+workspace.UserCatalog+", none when it does not exist; in waitsim's module "+workspace.OwnCatalog+")")
 	fs.StringVar(&cfg.Equivalents, "equivalents", "", "the committed list of equivalent operator mutants (default "+workspace.UserEquivalents+"; in waitsim's module "+workspace.OwnEquivalents+"; a missing file lists none)")
+	fs.StringVar(&cfg.Accepted, "accepted", "", "the committed list of accepted survivors, each with a reason: the gate fails only on a survivor it does not list (default "+workspace.UserAccepted+"; in waitsim's module "+workspace.OwnAccepted+"; a missing file lists none)")
 	fs.StringVar(&cfg.GremlinsCfg, "config", "", "gremlins' config: unleash.threshold.efficacy is the operator-score threshold (default "+workspace.GremlinsConfig+"; without one outside waitsim's module, 100)")
 	fs.IntVar(&cfg.Workers, "workers", 0, "parallel mutants, ≥ 1; 0 means the number of cores")
 	fs.StringVar(&shard, "shard", "", "run shard `k/n` of the campaign (join the shards' results with: waitsim mutate merge)")
@@ -259,7 +261,9 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 }
 
 const exitCodesHelp = `
-exit codes: 0 pass, 1 gate failed, 2 usage or configuration error (also: merge of an
+exit codes: 0 pass (also with accepted survivors), 1 gate failed (a catalog survivor not in the
+accepted file, a catalog mutant not viable or no longer applying, or the operator score without
+the accepted survivors below its threshold), 2 usage or configuration error (also: merge of an
 incomplete or inconsistent set of shards), 3 baseline failed or sanity mutant not killed
 (in any shard), 4 zero mutants tested, 5 runner error, 6 environment error (the machine, not
 a mutant: no space left, a process killed by a signal, a missing toolchain; or another campaign
@@ -295,13 +299,13 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	var shards []*Result
 	for _, p := range fs.Args() {
-		b, err := os.ReadFile(p)
+		text, err := limits.Read(p, limits.Results)
 		if err != nil {
-			fmt.Fprintln(stderr, "waitsim mutate merge:", err)
+			fmt.Fprintln(stderr, "waitsim mutate merge:", limitsError(p, err))
 			return ExitUsage
 		}
 		var r Result
-		if err := json.Unmarshal(b, &r); err != nil {
+		if err := json.Unmarshal(text.Src, &r); err != nil {
 			fmt.Fprintf(stderr, "waitsim mutate merge: %s: %v\n", p, err)
 			return ExitUsage
 		}
@@ -361,6 +365,7 @@ func Summary(w io.Writer, res *Result) {
 			continue
 		}
 		fmt.Fprintf(w, "%-23s %-8s %s — %s\n", orNotRun(m.Status), m.Source, m.ID, m.Intent)
+		ratchetMutantNote(w, res, m)
 		if m.Status != StatusSurvived {
 			if l := firstLines(m.Detail, 3); l != "" {
 				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(l, "\n", "\n    "))
@@ -411,6 +416,7 @@ func Summary(w io.Writer, res *Result) {
 			fmt.Fprintf(w, "    %s\n", d)
 		}
 	}
+	ratchetSummary(w, res)
 	fmt.Fprintf(w, "gate: %s (exit %d)\n", res.Gate, res.ExitCode)
 }
 

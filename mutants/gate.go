@@ -13,7 +13,7 @@ import (
 // Exit codes of `waitsim mutate` (document them in README.md).
 const (
 	ExitPass          = 0 // the gate passed
-	ExitGateFailed    = 1 // a catalog mutant survived, timed out, was not viable or no longer applies; or the operator score is below its threshold
+	ExitGateFailed    = 1 // a catalog mutant survived or timed out and is not an accepted survivor, or was not viable or no longer applies; or the operator score (without accepted survivors) is below its threshold
 	ExitUsage         = 2 // bad flags or configuration (catalog, equivalents, .gremlins.yaml, --diff ref)
 	ExitUntrusted     = 3 // the baseline failed, or the sanity mutant was not killed: no verdict can be trusted
 	ExitNothingTested = 4 // zero mutants were tested
@@ -35,10 +35,15 @@ const (
 // the catalog (100 when nothing was scored: see CatalogScored and
 // OperatorScored); the gate passes a score equal to its threshold. With
 // --diff (DiffRef set), no mutant at all on the changed lines passes.
+// With a ratchet (Result.Ratchet), a catalog survivor the accepted file
+// lists is not a failure, and the operator threshold is judged without the
+// operator survivors it lists; the scores themselves still count them.
 func Evaluate(res *Result) {
 	evaluateGenerator(res)
+	evaluateRatchet(res)
 	res.Counts = map[string]int{}
-	var catK, catN, opK, opN int
+	var catK, catN, opK, opN, opAccepted int
+	var opNew []string
 	var durs []int64
 	var sanity *MutantResult
 	var reasons []string
@@ -66,7 +71,12 @@ func Evaluate(res *Result) {
 			if killed {
 				catK++
 			}
-			if m.Status != StatusKilled {
+			_, accepted := res.Ratchet.accepted(m.ID)
+			switch {
+			case m.Status == StatusKilled, survives(m.Status) && accepted:
+			case survives(m.Status) && res.Ratchet != nil:
+				catBad = append(catBad, m.ID+" ("+m.Status+", not in "+res.Ratchet.File+")")
+			default:
 				catBad = append(catBad, m.ID+" ("+m.Status+")")
 			}
 		case SourceGremlins:
@@ -74,6 +84,11 @@ func Evaluate(res *Result) {
 				opN++
 				if killed {
 					opK++
+				}
+				if _, accepted := res.Ratchet.accepted(m.ID); accepted && !killed {
+					opAccepted++
+				} else if !killed {
+					opNew = append(opNew, m.ID)
 				}
 			}
 		}
@@ -103,9 +118,17 @@ func Evaluate(res *Result) {
 	if len(catBad) > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d catalog mutant(s) not killed: %s", len(catBad), strings.Join(catBad, ", ")))
 	}
-	if res.Shard == "" && opN > 0 && Below(opK, opN, res.Threshold) {
-		sc, th := ScoreAndThreshold(opK, opN, res.Threshold)
-		reasons = append(reasons, fmt.Sprintf("operator mutation score %s (%d of %d killed) is below the threshold %s (%s unleash.threshold.efficacy)", sc, opK, opN, th, configName(res)))
+	if judged := opN - opAccepted; res.Shard == "" && judged > 0 && Below(opK, judged, res.Threshold) {
+		sc, th := ScoreAndThreshold(opK, judged, res.Threshold)
+		what := "operator mutation score"
+		if opAccepted > 0 {
+			what = fmt.Sprintf("operator mutation score without the %d accepted survivor(s) of %s", opAccepted, res.Ratchet.File)
+		}
+		reason := fmt.Sprintf("%s %s (%d of %d killed) is below the threshold %s (%s unleash.threshold.efficacy)", what, sc, opK, judged, th, configName(res))
+		if res.Ratchet != nil {
+			reason += fmt.Sprintf(": %d new survivor(s), not in %s: %s", len(opNew), res.Ratchet.File, strings.Join(first(opNew, 5), ", "))
+		}
+		reasons = append(reasons, reason)
 	}
 	if len(reasons) > 0 {
 		res.Gate = strings.Join(reasons, "; ")
@@ -261,6 +284,8 @@ func Merge(shards []*Result, names ...string) (*Result, error) {
 			return fail("%s ran on tree %.12s, %s on tree %.12s (commit %q): the shards saw different files; run every shard on the same tree", name(i), orNone(s.Tree), name(0), orNone(ref.Tree), ref.Commit)
 		case s.Threshold != ref.Threshold:
 			return fail("%s has operator threshold %.1f%%, %s %.1f%%", name(i), s.Threshold, name(0), ref.Threshold)
+		case !sameInput(s.Ratchet, ref.Ratchet):
+			return fail("%s ran with %s, %s with %s: every shard must run with the same accepted survivors", name(i), describeRatchet(s.Ratchet), name(0), describeRatchet(ref.Ratchet))
 		}
 		if j, dup := byK[sh.K]; dup {
 			return fail("%s and %s are both shard %s", name(j), name(i), s.Shard)
@@ -273,7 +298,8 @@ func Merge(shards []*Result, names ...string) (*Result, error) {
 			return fail("shard %d/%d is missing (given: %s)", k, n, strings.Join(namesOf(len(shards), name), ", "))
 		}
 	}
-	out := &Result{Version: ResultVersion, Commit: ref.Commit, Tree: ref.Tree, Suite: ref.Suite, Threshold: ref.Threshold, Options: ref.Options, DiffRef: ref.DiffRef}
+	out := &Result{Version: ResultVersion, Commit: ref.Commit, Tree: ref.Tree, Suite: ref.Suite, Threshold: ref.Threshold, Options: ref.Options, DiffRef: ref.DiffRef,
+		Ratchet: ref.Ratchet.input()}
 	var untrusted []string
 	var camp *Campaign
 	campFrom := 0

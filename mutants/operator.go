@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/workspace"
 )
 
@@ -227,11 +228,11 @@ func (r *runner) runGremlins(ctx context.Context, dry bool) ([]byte, time.Durati
 			return nil, wall, code, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, tail(string(b), 2000))
 		}
 	}
-	j, err := os.ReadFile(out)
+	j, err := limits.Read(out, limits.Results)
 	if err != nil {
-		return nil, wall, code, fmt.Errorf("gremlins wrote no output: %v\n%s", err, tail(string(b), 2000))
+		return nil, wall, code, fmt.Errorf("gremlins wrote no output: %v\n%s", limitsError(out, err), tail(string(b), 2000))
 	}
-	return j, wall, code, nil
+	return j.Src, wall, code, nil
 }
 
 // measureGremlins runs gremlins' own campaign on the target (after the

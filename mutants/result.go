@@ -114,6 +114,9 @@ type Result struct {
 	Generator *GeneratorCampaign `json:"generator,omitempty"`
 	// Gremlins is gremlins' own campaign, when measured.
 	Gremlins *GremlinsRun `json:"gremlins,omitempty"`
+	// Ratchet is the accepted survivors the gate ran with (accepted.go):
+	// nil in results written before the ratchet, where every survivor is new.
+	Ratchet *Ratchet `json:"ratchet,omitempty"`
 	// Notes are things a reader should know: a suite fallback, stale
 	// equivalents, mutants not run.
 	Notes []string `json:"notes,omitempty"`
@@ -157,6 +160,9 @@ func (e *FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
 func (r *Result) Check() error {
 	if r.Mutants == nil && r.Baseline == nil {
 		return &FieldError{"mutants", "missing (null): a result without a failed baseline lists its mutants; a report cannot show a pass without them"}
+	}
+	if err := checkRatchet(r.Ratchet); err != nil {
+		return err
 	}
 	seen := map[string]int{}
 	for i, m := range r.Mutants {

@@ -39,6 +39,7 @@ type Config struct {
 	Target      string
 	CatalogDir  string // default "mutants/catalog"
 	Equivalents string // default "mutants/equivalent.yaml"
+	Accepted    string // the accepted survivors (the ratchet), default "mutants/accepted.yaml"
 	GremlinsCfg string // default ".gremlins.yaml": the operator-score threshold
 	Workers     int    // parallel mutants, default runtime.NumCPU()
 	Shard       Shard  // the zero Shard is the whole campaign
@@ -108,8 +109,8 @@ type Suite struct {
 // defaults (the command's flags default to empty). In waitsim's own module
 // they are its layout (workspace.Own*); in a module of one's own the kill
 // suite is the test that calls waitsim.Run (workspace.FindSuite), the target
-// its package, and the catalog and equivalents live under waitsim/, both
-// optional. It returns notes on what it chose and a usage error when a
+// its package, and the catalog, the equivalents and the accepted survivors
+// live under waitsim/, each optional. It returns notes on what it chose and a usage error when a
 // module of one's own leaves the suite or the target to guess.
 func (c *Config) defaults() ([]string, error) {
 	var notes []string
@@ -156,6 +157,12 @@ func (c *Config) defaults() ([]string, error) {
 		c.Equivalents = workspace.OwnEquivalents
 		if !own {
 			c.Equivalents = workspace.UserEquivalents
+		}
+	}
+	if c.Accepted == "" {
+		c.Accepted = workspace.OwnAccepted
+		if !own {
+			c.Accepted = workspace.UserAccepted
 		}
 	}
 	if c.GremlinsCfg == "" {
@@ -340,6 +347,10 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
+	ratchet, err := LoadRatchet(cfg.Root, cfg.Accepted)
+	if err != nil {
+		return nil, err
+	}
 	// The catalog is read and checked before anything is written: a
 	// path in it that leaves the target package is a usage error.
 	var catalog []CatalogEntry
@@ -379,7 +390,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	commit, tree, _ := workspace.TreeState(ctx, cfg.Root)
 	res := &Result{Version: ResultVersion, Suite: r.suite, Shard: cfg.Shard.String(), Commit: commit, Tree: tree,
-		Options: cfg.options(), DiffRef: cfg.DiffRef}
+		Options: cfg.options(), DiffRef: cfg.DiffRef, Ratchet: ratchet}
 	if r.suite.Note != "" {
 		res.Notes = append(res.Notes, r.suite.Note)
 	}
@@ -713,6 +724,10 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrUsage, err)
 		}
+		marks, err := loadMarks(r.cfg.Root, r.cfg.Target) // //waitsim:equivalent (equivmark.go)
+		if err != nil {
+			return nil, nil, err
+		}
 		for _, s := range sites {
 			if err := checkInPackage(s.File, r.cfg.Target); err != nil {
 				return nil, nil, fmt.Errorf("gremlins' output: mutant %s: field file: %v", s.ID(), err)
@@ -741,8 +756,10 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 					notes = append(notes, fmt.Sprintf("%s: stale equivalent entry (line %d now reads %q, the entry was judged on %q); running it", id, s.Line, line, e.Source))
 				}
 			}
+			applyMark(marks, m, s)
 			muts = append(muts, m)
 		}
+		notes = append(notes, unusedMarks(marks)...)
 		for id := range eq {
 			// An entry of another package is another campaign's (one
 			// equivalents file may serve campaigns on several targets).

@@ -26,6 +26,7 @@ var demoKillers = map[string][][2]string{
 	"total-budget-not-shared": {
 		{"scenarios/table/numeric-boundaries.yaml", "{budget: total-1000, "},                  // budget-bounds[budget=total-1000]
 		{"scenarios/table/budget-edges.yaml", "{budget: total, _args: {maxTotalChars: 1000}"}, // budget-spent-at-message-end[budget=total]
+		{"scenarios/table/budget-cuts.yaml", ""},
 	},
 	"failed-read-not-charged": {
 		{"scenarios/table/bridge-errors.yaml", "{latency: 2000, _at: 26000, "}, // error-first-list[latency=2000]

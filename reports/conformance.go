@@ -2,7 +2,7 @@ package reports
 
 import (
 	"fmt"
-	"os"
+	"slices"
 	"strings"
 
 	"github.com/waitsim/waitsim/conformance"
@@ -15,7 +15,7 @@ const conformanceDisagreementLines = 20
 // Besides the version and types, its totals must match its results: a report
 // whose verdict its own rows contradict is an *InputError, never shown as a pass.
 func LoadConformance(path string) (*conformance.Report, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -89,20 +89,28 @@ func conformanceMarkdown(b *mdBuilder, r *Run) {
 	b.blank()
 	b.line("%s %s", icon, cell(text))
 	b.blank()
-	b.line("| client | transport | runs | calls | disagree | lost outputs | max \\|real − sim\\| ms |")
-	b.line("|---|---|---:|---:|---:|---:|---:|")
+	b.line("| client | transport | proxy | runs | calls | disagree | lost outputs | max \\|real − sim\\| ms |")
+	b.line("|---|---|---|---:|---:|---:|---:|---:|")
 	for _, p := range c.Profiles {
-		b.line("| %s | %s | %d | %d | %d | %d | %.1f |", cell(p.Client), cell(p.Transport), p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
+		b.line("| %s | %s | %s | %d | %d | %d | %d | %.1f |", cell(p.Client), cell(p.Transport), cell(orDash(p.Proxy)), p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
 	}
 	b.blank()
+	if text := conformanceProxies(c); text != "" {
+		b.line("%s", cell(text))
+		b.blank()
+	}
 	var lines []string
 	for _, e := range c.Results {
+		where := fmt.Sprintf("%s · %s · %s", code(e.Case), cell(e.Client), cell(e.Transport))
+		if e.Proxy != nil {
+			where += " · " + cell(e.Proxy.Label())
+		}
 		if e.Error != "" {
-			lines = append(lines, fmt.Sprintf("- %s · %s · %s run %d: %s", code(e.Case), cell(e.Client), cell(e.Transport), e.Run, cell(e.Error)))
+			lines = append(lines, fmt.Sprintf("- %s run %d: %s", where, e.Run, cell(e.Error)))
 		}
 		for _, cc := range e.Calls {
 			if len(cc.Mismatches) > 0 {
-				lines = append(lines, fmt.Sprintf("- %s · %s · %s run %d · %s#%d: %s", code(e.Case), cell(e.Client), cell(e.Transport), e.Run,
+				lines = append(lines, fmt.Sprintf("- %s run %d · %s#%d: %s", where, e.Run,
 					cell(cc.Caller), cc.Index, cell(strings.Join(cc.Mismatches, "; "))))
 			}
 		}
@@ -119,6 +127,64 @@ func conformanceMarkdown(b *mdBuilder, r *Run) {
 	}
 }
 
+// orDash is s, or "—" when s is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// conformanceProxies says which proxies the proxied runs went through (each
+// with its version, buffering and idle timeouts) and how the ties of a
+// client's timeout with a proxy's went; "" when no run had a proxy.
+func conformanceProxies(c *conformance.Report) string {
+	type key struct{ name, version string }
+	var order []key
+	timeouts := map[key][]int64{}
+	buffering := map[key]bool{}
+	for _, e := range c.Results {
+		if e.Proxy == nil {
+			continue
+		}
+		k := key{e.Proxy.Name, e.Proxy.Version}
+		if _, ok := timeouts[k]; !ok {
+			order = append(order, k)
+		}
+		if !slices.Contains(timeouts[k], e.Proxy.IdleTimeoutMs) {
+			timeouts[k] = append(timeouts[k], e.Proxy.IdleTimeoutMs)
+		}
+		buffering[k] = e.Proxy.Buffering
+	}
+	if len(order) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range order {
+		ts := timeouts[k]
+		slices.Sort(ts)
+		ms := make([]string, len(ts))
+		for i, t := range ts {
+			ms[i] = fmt.Sprint(t)
+		}
+		buf := "off"
+		if buffering[k] {
+			buf = "on"
+		}
+		v := k.version
+		if v == "" {
+			v = "version unknown"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s; buffering %s; idle timeouts %s ms)", k.name, v, buf, strings.Join(ms, ", ")))
+	}
+	text := "Proxies: " + strings.Join(parts, "; ") + "."
+	if n := c.TiesClientFirst + c.TiesProxyFirst; n > 0 {
+		text += fmt.Sprintf(" Ties of a client's timeout with the proxy's: %d, the client's first in %d (the simulation's order), the proxy's in %d.",
+			n, c.TiesClientFirst, c.TiesProxyFirst)
+	}
+	return text
+}
+
 // htmlConformance adds the "simulation vs real" section: the profiles, then
 // every call of every run.
 func htmlConformance(b *strings.Builder, r *Run) {
@@ -130,17 +196,24 @@ func htmlConformance(b *strings.Builder, r *Run) {
 	b.WriteString("<h2 id=\"conformance\">Simulation vs real</h2>\n")
 	fmt.Fprintf(b, "<p class=\"headline\">%s %s</p>\n", icon, esc(text))
 	b.WriteString("<p class=\"note\">Real MCP clients against <code>waitsim serve</code> on the real clock, each call compared with the simulation of the same scenario file: lost or received, every reply field exactly (remainingMs within the tolerance), the resolve time within the tolerance. Times are wall ms since the first caller's start.</p>\n")
-	b.WriteString("<table class=\"cases\">\n<thead><tr><th>client</th><th>transport</th><th>runs</th><th>calls</th><th>disagree</th><th>lost outputs</th><th>max |real − sim| ms</th></tr></thead>\n<tbody>\n")
+	b.WriteString("<table class=\"cases\">\n<thead><tr><th>client</th><th>transport</th><th>proxy</th><th>runs</th><th>calls</th><th>disagree</th><th>lost outputs</th><th>max |real − sim| ms</th></tr></thead>\n<tbody>\n")
 	for _, p := range c.Profiles {
-		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%.1f</td></tr>\n",
-			esc(p.Client), esc(p.Transport), p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%.1f</td></tr>\n",
+			esc(p.Client), esc(p.Transport), esc(orDash(p.Proxy)), p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
 	}
 	b.WriteString("</tbody>\n</table>\n")
-	b.WriteString("<table class=\"cases\">\n<thead><tr><th>verdict</th><th>case</th><th>client</th><th>transport</th><th>run</th><th>call</th><th>simulation (ms)</th><th>real (ms)</th><th>diff (ms)</th><th>tolerance (ms)</th><th>mismatches</th></tr></thead>\n<tbody>\n")
+	if text := conformanceProxies(c); text != "" {
+		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(text))
+	}
+	b.WriteString("<table class=\"cases\">\n<thead><tr><th>verdict</th><th>case</th><th>client</th><th>transport</th><th>proxy</th><th>run</th><th>call</th><th>simulation (ms)</th><th>real (ms)</th><th>diff (ms)</th><th>tolerance (ms)</th><th>ended by (sim / real)</th><th>progress (sim / real)</th><th>mismatches</th></tr></thead>\n<tbody>\n")
 	for _, e := range c.Results {
+		proxy := "—"
+		if e.Proxy != nil {
+			proxy = e.Proxy.Label()
+		}
 		if e.Error != "" {
-			fmt.Fprintf(b, "<tr><td><span class=\"badge error\">error</span></td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td colspan=\"6\">%s</td></tr>\n",
-				esc(e.Case), esc(e.Client), esc(e.Transport), e.Run, esc(e.Error))
+			fmt.Fprintf(b, "<tr><td><span class=\"badge error\">error</span></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td colspan=\"8\">%s</td></tr>\n",
+				esc(e.Case), esc(e.Client), esc(e.Transport), esc(proxy), e.Run, esc(e.Error))
 		}
 		for _, cc := range e.Calls {
 			v := "pass"
@@ -154,8 +227,13 @@ func htmlConformance(b *strings.Builder, r *Run) {
 			if cc.RealLost {
 				real += " LOST"
 			}
-			fmt.Fprintf(b, "<tr><td><span class=\"badge %s\">%s</span></td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s#%d</td><td>%s</td><td>%s</td><td>%.1f</td><td>%.0f</td><td>%s</td></tr>\n",
-				v, v, esc(e.Case), esc(e.Client), esc(e.Transport), e.Run, esc(cc.Caller), cc.Index, sim, real, cc.DiffMs, e.ToleranceMs, esc(strings.Join(cc.Mismatches, "; ")))
+			ended := fmt.Sprintf("%s / %s", orDash(cc.SimCause), orDash(cc.RealCause))
+			if cc.Tie != "" {
+				ended += " (tie: " + cc.Tie + ")"
+			}
+			fmt.Fprintf(b, "<tr><td><span class=\"badge %s\">%s</span></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s#%d</td><td>%s</td><td>%s</td><td>%.1f</td><td>%.0f</td><td>%s</td><td>%d / %d</td><td>%s</td></tr>\n",
+				v, v, esc(e.Case), esc(e.Client), esc(e.Transport), esc(proxy), e.Run, esc(cc.Caller), cc.Index, sim, real, cc.DiffMs, e.ToleranceMs,
+				esc(ended), cc.SimProgress, cc.Progress, esc(strings.Join(cc.Mismatches, "; ")))
 		}
 	}
 	b.WriteString("</tbody>\n</table>\n")

@@ -77,7 +77,7 @@ func TestConformanceSection(t *testing.T) {
 	r.Normalize()
 	r.Conformance = confReport(false)
 	md := RunMarkdown(r, 0)
-	for _, want := range []string{"### Simulation vs real", "❌ 1 of 1 calls disagree", "| ts | sse | 1 | 1 | 1 | 1 | 3.5 |", "outputsUnavailable: absent in the simulation"} {
+	for _, want := range []string{"### Simulation vs real", "❌ 1 of 1 calls disagree", "| ts | sse | — | 1 | 1 | 1 | 1 | 3.5 |", "outputsUnavailable: absent in the simulation"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
@@ -105,5 +105,54 @@ func TestConformanceSection(t *testing.T) {
 	}
 	if strings.Contains(string(b), "conformance") || strings.Contains(string(b), "toleranceMs") {
 		t.Error("run.json carries the conformance table (wall-clock data)")
+	}
+}
+
+// A proxied run shows its leg: the proxy in the profiles, which proxies
+// with their versions, buffering and idle timeouts, how the ties went, and
+// per call the leg, what ended the call and the progress counts; the same
+// report renders the same bytes.
+func TestConformanceProxyLeg(t *testing.T) {
+	nginx := conformance.ProxyLeg{Name: "nginx", Proxy: "nginx", Version: "nginx/1.22.1", IdleTimeoutMs: 20000}
+	nginx40 := nginx
+	nginx40.IdleTimeoutMs = 40000
+	ha := conformance.ProxyLeg{Name: "haproxy", Proxy: "haproxy", Version: "HAProxy 2.6.12", IdleTimeoutMs: 20000}
+	call := func(simCause, realCause string, tie string, mism ...string) conformance.CallComparison {
+		return conformance.CallComparison{Caller: "A", Index: 1, SimEndMs: 20000, RealEndMs: 20010, DiffMs: 10, SimLost: true, RealLost: true,
+			SimCause: simCause, RealCause: realCause, SimProgress: 13, Progress: 13, Tie: tie, Mismatches: mism}
+	}
+	r := &conformance.Report{Version: conformance.ReportVersion, Commit: "c0ffee", ToleranceMs: 150, StallFactor: 4,
+		Runs: 3, Calls: 3, Disagreements: 1, MaxAbsDiffMs: 10, TiesClientFirst: 1,
+		Profiles: []conformance.Profile{{Client: "go", Transport: "sse", Proxy: "haproxy", Runs: 1, Calls: 1, Disagreements: 1},
+			{Client: "go", Transport: "sse", Proxy: "nginx", Runs: 2, Calls: 2}},
+		Results: []conformance.RunEntry{
+			{Case: "cap", Client: "go", Transport: "sse", Proxy: &ha, Run: 1, ToleranceMs: 150, Calls: []conformance.CallComparison{call("504", "cut", "", "ended by: simulation 504, real cut")}},
+			{Case: "cap", Client: "go", Transport: "sse", Proxy: &nginx, Run: 1, Agree: true, ToleranceMs: 150, Calls: []conformance.CallComparison{call("timeout", "timeout", conformance.TieClientFirst)}},
+			{Case: "below", Client: "go", Transport: "sse", Proxy: &nginx40, Run: 1, Agree: true, ToleranceMs: 150, Calls: []conformance.CallComparison{call("504", "504", "")}},
+		}}
+	run := &Run{Version: RunVersion, Commit: "c0ffee", Scenarios: &results.RunResult{Version: results.ResultVersion}}
+	run.Normalize()
+	run.Conformance = r
+	md := RunMarkdown(run, 0)
+	for _, want := range []string{"| client | transport | proxy |", "| go | sse | haproxy | 1 | 1 | 1 |", "| go | sse | nginx | 2 | 2 | 0 |",
+		"Proxies: haproxy (HAProxy 2.6.12; buffering off; idle timeouts 20000 ms); nginx (nginx/1.22.1; buffering off; idle timeouts 20000, 40000 ms).",
+		"Ties of a client's timeout with the proxy's: 1, the client's first in 1",
+		"· haproxy 20000 ms, buffering off run 1 · A#1: ended by: simulation 504, real cut"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	html := string(HTML(run, nil))
+	for _, want := range []string{"<th>proxy</th>", "<td>nginx 40000 ms, buffering off</td>", "504 / cut", "timeout / timeout (tie: client first)", "<td>13 / 13</td>",
+		"Proxies: haproxy (HAProxy 2.6.12;"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	if md2, html2 := RunMarkdown(run, 0), string(HTML(run, nil)); md2 != md || html2 != html {
+		t.Error("the same report renders differently twice")
+	}
+	if _, err := LoadConformance(writeJSON(t, r)); err != nil {
+		t.Errorf("a consistent proxied report is refused: %v", err)
 	}
 }

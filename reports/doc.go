@@ -16,6 +16,7 @@
 // Rules:
 //   - A report never shows a pass for data that is missing, stale or
 //     inconsistent: inputs are checked (commit, tree, versions) first.
+//   - Its inputs are read through limits.Read, as results files.
 //   - Text from scenario or catalog files is escaped before it reaches
 //     Markdown or HTML; a re-run line prints only as one plain command.
 //   - It starts no goroutine (reports/racefree_test.go keeps it so).

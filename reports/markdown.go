@@ -46,6 +46,7 @@ func RunMarkdown(r *Run, limit int) string {
 	}
 	if m := r.Mutation; m != nil {
 		mutationTable(&b, m)
+		ratchetMarkdown(&b, m)
 	}
 	conformanceMarkdown(&b, r)
 	if fs := headFailures(r); len(fs) > 0 {
@@ -59,7 +60,7 @@ func RunMarkdown(r *Run, limit int) string {
 		b.line("### Survivors (%d)", len(ss))
 		b.blank()
 		for _, m := range ss {
-			survivorBlock(&b, m)
+			survivorBlock(&b, m, ratchetNote(r.Mutation, m))
 		}
 	}
 	return Cut(b.String(), limit)
@@ -103,7 +104,7 @@ func CompareMarkdown(c *Comparison, limit int) string {
 		b.line("### New survivors (%d)", len(c.NewSurvivors))
 		b.blank()
 		for _, m := range c.NewSurvivors {
-			survivorBlock(&b, m)
+			survivorBlock(&b, m, ratchetNote(c.Head.Mutation, m))
 		}
 	}
 	if s := c.Score; s != nil {
@@ -125,6 +126,9 @@ func CompareMarkdown(c *Comparison, limit int) string {
 			b.line("- %s — %s", code(f.ID), cell(f.Protects))
 		}
 		b.blank()
+	}
+	if m := c.Head.Mutation; m != nil {
+		ratchetMarkdown(&b, m)
 	}
 	if len(c.FixedSurvivors) > 0 {
 		b.line("### Survivors now killed (%d)", len(c.FixedSurvivors))
@@ -479,7 +483,10 @@ func timelineActor(ln string) (actor, text string) {
 	return f[2], strings.TrimLeft(strings.TrimPrefix(rest, f[2]), " ")
 }
 
-func survivorBlock(b *mdBuilder, m mutants.MutantResult) {
+// survivorBlock renders a survivor: its id, place, intent, note (the
+// ratchet's word on it, Markdown already: ratchetNote), diff and suggested
+// case.
+func survivorBlock(b *mdBuilder, m mutants.MutantResult, note string) {
 	b.line("#### 🧟 %s (%s) — %s", code(m.ID), cell(m.Source), cell(m.Status))
 	loc := m.File
 	if m.Line > 0 {
@@ -487,6 +494,10 @@ func survivorBlock(b *mdBuilder, m mutants.MutantResult) {
 	}
 	b.line("%s · %s", code(loc), cell(m.Intent))
 	b.blank()
+	if note != "" {
+		b.line("%s", note)
+		b.blank()
+	}
 	if m.Diff != "" {
 		b.fence("diff", m.Diff)
 	}

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/workspace"
 
@@ -203,15 +203,26 @@ func describeTree(commit, tree string) string {
 
 // LoadRun reads and checks a Run file (run.json). Errors name the file and field.
 func LoadRun(path string) (*Run, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseRun(path, data)
+	return parseRun(path, data)
 }
 
-// ParseRun parses and checks a Run from data; name is used in errors.
+// ParseRun parses and checks a Run from data, first against the limits of
+// a results file (limits.Check); name is used in errors.
 func ParseRun(name string, data []byte) (*Run, error) {
+	text, err := limits.Check(data, limits.Results)
+	if err != nil {
+		return nil, inputError(name, err)
+	}
+	return parseRun(name, text.Src)
+}
+
+// parseRun parses and checks a Run from data, already checked against the
+// limits.
+func parseRun(name string, data []byte) (*Run, error) {
 	if err := checkVersion(name, data, "version", RunVersion); err != nil {
 		return nil, err
 	}
@@ -246,7 +257,7 @@ func ParseRun(name string, data []byte) (*Run, error) {
 
 // LoadScenarios reads and checks out/scenarios.json.
 func LoadScenarios(path string) (*results.RunResult, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +276,7 @@ func LoadScenarios(path string) (*results.RunResult, error) {
 
 // LoadMutation reads and checks out/mutation.json.
 func LoadMutation(path string) (*mutants.Result, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +291,28 @@ func LoadMutation(path string) (*mutants.Result, error) {
 		return nil, err
 	}
 	return &m, nil
+}
+
+// readInput reads the input file path through limits.Read, as a results
+// file: a refusal (not a regular file, too large, too deep…) is an
+// *InputError naming path:line:column and the field; the errors of the file
+// system are returned as they are.
+func readInput(path string) ([]byte, error) {
+	text, err := limits.Read(path, limits.Results)
+	if err != nil {
+		return nil, inputError(path, err)
+	}
+	return text.Src, nil
+}
+
+// inputError is err, a refusal of limits.Read or limits.Check of the file
+// name, as an *InputError; any other error as it is.
+func inputError(name string, err error) error {
+	var le *limits.Error
+	if errors.As(err, &le) {
+		return &InputError{File: fmt.Sprintf("%s:%d:%d", name, le.Line, le.Column), Msg: le.Field + ": " + le.Message}
+	}
+	return err
 }
 
 // checkVersion reads the top-level version field of data and compares it
@@ -430,7 +463,7 @@ func checkMutation(name, prefix string, m *mutants.Result) error {
 			return bad("generator.operatorKilled", "records %d of %d, its mutants %d of %d", g.OperatorKilled, g.OperatorScored, rg.OperatorKilled, rg.OperatorScored)
 		}
 	}
-	m.Counts, m.CatalogScore, m.OperatorScore, m.Generator = re.Counts, re.CatalogScore, re.OperatorScore, re.Generator
+	m.Counts, m.CatalogScore, m.OperatorScore, m.Generator, m.Ratchet = re.Counts, re.CatalogScore, re.OperatorScore, re.Generator, re.Ratchet
 	return nil
 }
 

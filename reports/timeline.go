@@ -259,7 +259,7 @@ func buildTimeline(c *results.CaseResult) *timeline {
 				end = tl.EndMs
 			}
 			cls := r.Op
-			if r.Err != "" && !open {
+			if (r.Err != "" || r.Panic != "") && !open {
 				cls = "failed"
 			}
 			title := fmt.Sprintf("%s: dispatched %d, ", name, r.DispatchedMs)
@@ -270,6 +270,9 @@ func buildTimeline(c *results.CaseResult) *timeline {
 			}
 			if r.Err != "" {
 				title += ": " + r.Err
+			}
+			if r.Panic != "" {
+				title += ": panics with " + r.Panic
 			}
 			tl.Spans = append(tl.Spans, tlSpan{Lane: bridge, StartMs: r.DispatchedMs, EndMs: end, Open: open, Class: cls,
 				Label: fmt.Sprintf("%s #%d", r.Op, r.ID), Title: title})

@@ -11,5 +11,6 @@
 //     format, a comma list or text parsed back.
 //   - A results file carries a version (ResultVersion, ParamsVersion); a
 //     reader refuses another one.
-//   - It imports nothing of waitsim but sim (trace entries).
+//   - It imports nothing of waitsim but sim (trace entries) and limits (the
+//     gate every file read goes through: ReadParams, ReadRun).
 package results

@@ -1,9 +1,13 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+
+	"github.com/waitsim/waitsim/limits"
 )
 
 // ParamsEnv names the environment variable that holds the path of a Params
@@ -46,6 +50,10 @@ type Params struct {
 	// from one pipe, answering each (HotReply) on another, instead of
 	// running its table once.
 	Hot *HotPipes `json:"hot,omitempty"`
+	// Serve, when set, serves one case to real clients instead of running
+	// the table (`waitsim serve`); the results file then holds its Serve
+	// outcome, or the file's Problems.
+	Serve *ServeParams `json:"serve,omitempty"`
 }
 
 // HotPipes are the file descriptors of a hot run's pipes, as the test
@@ -123,20 +131,25 @@ func WriteParams(file string, p Params) error {
 	return os.WriteFile(file, append(b, '\n'), 0o644)
 }
 
-// ReadParams reads the Params file named by ParamsEnv; ok is false when the
-// variable is unset. A file that cannot be read, is not a Params file of
-// this version, or holds unknown fields is an error naming it.
+// ReadParams reads the Params file named by ParamsEnv (through
+// limits.Read, as a params file); ok is false when the variable is unset. A
+// file that cannot be read, is refused by the limits (named
+// file:line:column), is not a Params file of this version, or holds
+// unknown fields is an error naming it.
 func ReadParams() (p Params, ok bool, err error) {
 	file := os.Getenv(ParamsEnv)
 	if file == "" {
 		return p, false, nil
 	}
-	f, err := os.Open(file)
+	text, err := limits.Read(file, limits.Params)
+	var le *limits.Error
+	if errors.As(err, &le) {
+		return p, true, fmt.Errorf("%s:%w", file, err)
+	}
 	if err != nil {
 		return p, true, fmt.Errorf("%s=%s: %w", ParamsEnv, file, err)
 	}
-	defer f.Close()
-	dec := json.NewDecoder(f)
+	dec := json.NewDecoder(bytes.NewReader(text.Src))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
 		return p, true, fmt.Errorf("%s: not a waitsim params file: %w", file, err)
@@ -157,15 +170,20 @@ func WriteRun(file string, r RunResult) error {
 	return os.WriteFile(file, append(b, '\n'), 0o644)
 }
 
-// ReadRun reads a results file written by WriteRun; another version is an
-// error naming the file.
+// ReadRun reads a results file written by WriteRun, through limits.Read (a
+// refusal names file:line:column); another version is an error naming the
+// file.
 func ReadRun(file string) (RunResult, error) {
 	var r RunResult
-	b, err := os.ReadFile(file)
+	text, err := limits.Read(file, limits.Results)
+	var le *limits.Error
+	if errors.As(err, &le) {
+		return r, fmt.Errorf("%s:%w", file, err)
+	}
 	if err != nil {
 		return r, err
 	}
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := json.Unmarshal(text.Src, &r); err != nil {
 		return r, fmt.Errorf("%s: %w", file, err)
 	}
 	if r.Version != ResultVersion {

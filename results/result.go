@@ -39,6 +39,13 @@ type CallSummary struct {
 	// its client waiting, when it then lost the call to its own timeout
 	// (sim.CallResult.CutBy): the transport's loss, seen late.
 	CutBy string `json:"cutBy,omitempty"`
+	// Cut says where the wire cut the call's own response when a cut lost
+	// it (sim.CallResult.Cut): sim.CutBeforeHeaders (a proxy's 504) or
+	// sim.CutAfterHeaders (an SSE stream closed after its headers).
+	Cut string `json:"cut,omitempty"`
+	// Progress counts the progress notifications the caller received for
+	// this call (sim.CallResult.Progress).
+	Progress int `json:"progress,omitempty"`
 	// WireDelayMs: the reply may have reached the caller up to this much later
 	// than the tool sent it (a resumed stream, sim.CallResult.WireDelayMs).
 	WireDelayMs int64 `json:"wireDelayMs,omitempty"`
@@ -114,6 +121,9 @@ type RunResult struct {
 	// file and test name: the mutation runner orders its kill-first runs by
 	// it. Written even when a run stops at its first failure.
 	Index []IndexEntry `json:"index,omitempty"`
+	// Serve is how serving a case ended, when the params asked for one
+	// (Params.Serve).
+	Serve *ServeResult `json:"serve,omitempty"`
 }
 
 // IndexEntry is one case of a run's table: its id, the file that defines
@@ -151,6 +161,8 @@ type BridgeRequest struct {
 	DispatchedMs int64  `json:"dispatchedMs"`
 	CompletedMs  int64  `json:"completedMs"`
 	Err          string `json:"error,omitempty"`
+	// Panic: the bridge call panicked with this value when it completed.
+	Panic string `json:"panic,omitempty"`
 	// SharedWith is the ID of the request whose result this one shared, or 0.
 	SharedWith int `json:"sharedWith,omitempty"`
 	// WakeLateMs: the request was issued in the step that released a tool

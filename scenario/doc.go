@@ -8,9 +8,13 @@
 //
 // Rules:
 //   - Every file is checked whole before anything runs: all its problems
-//     at once, sorted by place.
-//   - A file's bytes are checked against the limits (limits.go) before the
-//     YAML parser sees them; nothing read grows without bound.
+//     at once, sorted by place, at most MaxProblemsPerFile of them.
+//   - A file is read through the limits package (limits.Read with
+//     limits.Scenario: a regular file, its bytes, depth, entries and values)
+//     before the YAML parser sees it; what a file makes waitsim build or run
+//     once parsed (the work of checking its cases, generated messages,
+//     calls) is bounded at load (limits.go). Nothing read grows without
+//     bound.
 //   - The format knows the keys of the wait_agents pack (bridge, agents,
 //     changes, reply…); a loader for another pack refuses them by name
 //     (Options.Pack).

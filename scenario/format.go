@@ -176,12 +176,15 @@ type ReplyExpect struct {
 }
 
 // Step is one bridge request's behaviour: an integer (latency ms), "stall",
-// or a map {latencyMs, error, stall, reject, outputs}.
+// or a map {latencyMs, error, panic, stall, reject, outputs}.
 type Step struct {
 	LatencyMs int64  `json:"latencyMs,omitempty" yaml:"latencyMs,omitempty"`
 	Error     string `json:"error,omitempty" yaml:"error,omitempty"`
-	Stall     bool   `json:"stall,omitempty" yaml:"stall,omitempty"`
-	Reject    bool   `json:"reject,omitempty" yaml:"reject,omitempty"`
+	// Panic: after latencyMs the bridge call panics with this string as
+	// its value instead of returning (contract §2 step 9: "bridge panic: …").
+	Panic  string `json:"panic,omitempty" yaml:"panic,omitempty"`
+	Stall  bool   `json:"stall,omitempty" yaml:"stall,omitempty"`
+	Reject bool   `json:"reject,omitempty" yaml:"reject,omitempty"`
 	// Outputs, on a read step, is what the read returns instead of the
 	// outputs of the ids it was asked for: any ids, in any order, an id
 	// twice — what a real bridge can send back. nil: the asked ids' outputs.
@@ -226,12 +229,16 @@ func (s *Step) UnmarshalYAML(n ast.Node) error {
 					return nodeErr(kv.Value, "latencyMs", "latency must be from 0 to %d ms, got %s", MaxMs, iv.GetToken().Value)
 				}
 				s.LatencyMs = ms
-			case "error":
+			case "error", "panic":
 				sv, ok := kv.Value.(*ast.StringNode)
 				if !ok || sv.Value == "" {
-					return nodeErr(kv.Value, "error", "want a non-empty string")
+					return nodeErr(kv.Value, key, "want a non-empty string")
 				}
-				s.Error = sv.Value
+				if key == "error" {
+					s.Error = sv.Value
+				} else {
+					s.Panic = sv.Value
+				}
 			case "outputs":
 				outs, err := outputsOf(kv.Value)
 				if err != nil {
@@ -249,13 +256,16 @@ func (s *Step) UnmarshalYAML(n ast.Node) error {
 					s.Reject = bv.Value
 				}
 			default:
-				return nodeErr(kv.Key, key, "unknown field in a step (want latencyMs, error, stall, reject, outputs)")
+				return nodeErr(kv.Key, key, "unknown field in a step (want latencyMs, error, panic, stall, reject, outputs)")
 			}
 		}
 		if s.Stall && (s.Error != "" || s.Reject) {
 			return nodeErr(n, "step", "a stalled step cannot also fail or be rejected")
 		}
-		if s.Outputs != nil && (s.Stall || s.Error != "" || s.Reject) {
+		if s.Panic != "" && (s.Stall || s.Error != "" || s.Reject) {
+			return nodeErr(n, "panic", "a step that panics cannot also stall, fail or be rejected")
+		}
+		if s.Outputs != nil && (s.Stall || s.Error != "" || s.Panic != "" || s.Reject) {
 			return nodeErr(n, "outputs", "only a step that succeeds returns outputs")
 		}
 		return nil
@@ -265,7 +275,7 @@ func (s *Step) UnmarshalYAML(n ast.Node) error {
 
 // stepForms names the forms a bridge step may take, the one wording of
 // every problem about a step's form.
-const stepForms = `an integer (ms), "stall", or a mapping {latencyMs, error, stall, reject, outputs}`
+const stepForms = `an integer (ms), "stall", or a mapping {latencyMs, error, panic, stall, reject, outputs}`
 
 // outputsOf reads a step's outputs: a list of {id, messages}.
 func outputsOf(n ast.Node) ([]OutputSpec, error) {
@@ -392,9 +402,9 @@ func (w *Want) String() string {
 // asked ids).
 func (s Step) MarshalYAML() (any, error) {
 	switch {
-	case s.Outputs == nil && !s.Stall && !s.Reject && s.Error == "":
+	case s.Outputs == nil && !s.Stall && !s.Reject && s.Error == "" && s.Panic == "":
 		return s.LatencyMs, nil
-	case s.Outputs == nil && s.Stall && !s.Reject && s.Error == "" && s.LatencyMs == 0:
+	case s.Outputs == nil && s.Stall && !s.Reject && s.Error == "" && s.Panic == "" && s.LatencyMs == 0:
 		return "stall", nil
 	}
 	var m yaml.MapSlice
@@ -403,6 +413,9 @@ func (s Step) MarshalYAML() (any, error) {
 	}
 	if s.Error != "" {
 		m = append(m, yaml.MapItem{Key: "error", Value: s.Error})
+	}
+	if s.Panic != "" {
+		m = append(m, yaml.MapItem{Key: "panic", Value: s.Panic})
 	}
 	if s.Stall {
 		m = append(m, yaml.MapItem{Key: "stall", Value: true})

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/waittool"
 )
@@ -35,4 +36,11 @@ func problemLines(fe *results.FileError) []string {
 		lines[i] = p.String()
 	}
 	return lines
+}
+
+// checkLimits checks src as the loader does before it parses a file, and
+// returns the values counted.
+func checkLimits(src []byte) (int, error) {
+	text, err := limits.Check(src, limits.Scenario)
+	return text.Values, err
 }

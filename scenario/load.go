@@ -11,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/sim"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -117,7 +119,7 @@ func Load(paths []string, opts Options) ([]Case, error) {
 	seen := map[string]string{}  // case id → where
 	named := map[string]string{} // go test name → case id
 	for _, f := range files {
-		cs, errs := LoadFile(f, opts)
+		cs, errs := loadSorted(f, &opts)
 		problems = append(problems, errs...)
 		for _, c := range cs {
 			where := fmt.Sprintf("%s:%d", c.File, c.Line)
@@ -141,14 +143,21 @@ func Load(paths []string, opts Options) ([]Case, error) {
 		}
 	}
 	if len(problems) > 0 {
-		return nil, &results.FileError{Problems: problems}
+		return nil, &results.FileError{Problems: bounded(problems)}
 	}
 	return cases, nil
 }
 
-// LoadFile loads one file; its problems come sorted by place in the file.
+// LoadFile loads one file; its problems come sorted by place in the file,
+// at most MaxProblemsPerFile of them, then one that counts the rest.
 func LoadFile(file string, opts Options) ([]Case, []results.Problem) {
-	cases, problems := loadFile(file, &opts)
+	cases, problems := loadSorted(file, &opts)
+	return cases, bounded(problems)
+}
+
+// loadSorted loads one file, its problems sorted by place in the file.
+func loadSorted(file string, opts *Options) ([]Case, []results.Problem) {
+	cases, problems := loadFile(file, opts)
 	slices.SortStableFunc(problems, func(a, b results.Problem) int {
 		if a.Line != b.Line {
 			return a.Line - b.Line
@@ -158,28 +167,51 @@ func LoadFile(file string, opts Options) ([]Case, []results.Problem) {
 	return cases, problems
 }
 
+// bounded keeps at most MaxProblemsPerFile problems of each file (problems
+// come grouped by file), then one, of the whole file, that counts the rest.
+func bounded(problems []results.Problem) []results.Problem {
+	var out []results.Problem
+	listed, more := 0, 0 // of the current file
+	end := func(file string) {
+		if more > 0 {
+			out = append(out, results.Problem{File: file, Field: "file",
+				Message: fmt.Sprintf("and %d more problems in this file (at most %d are listed)", more, MaxProblemsPerFile)})
+		}
+	}
+	for k, p := range problems {
+		if k > 0 && p.File != problems[k-1].File {
+			end(problems[k-1].File)
+			listed, more = 0, 0
+		}
+		if listed < MaxProblemsPerFile {
+			out = append(out, p)
+			listed++
+		} else {
+			more++
+		}
+	}
+	if len(problems) > 0 {
+		end(problems[len(problems)-1].File)
+	}
+	return out
+}
+
 func loadFile(file string, opts *Options) ([]Case, []results.Problem) {
 	one := func(p results.Problem) []results.Problem { return []results.Problem{p} }
-	src, err := readLimited(file)
-	var pe *posError
-	if errors.As(err, &pe) {
-		return nil, one(yamlProblem(file, err))
+	text, err := limits.Read(file, limits.Scenario)
+	var le *limits.Error
+	if errors.As(err, &le) {
+		return nil, one(results.Problem{File: file, Line: le.Line, Column: le.Column, Field: le.Field, Message: le.Message})
 	}
 	if err != nil {
 		return nil, one(results.Problem{File: file, Field: "file", Message: err.Error()})
 	}
-	if line, col, b, bad := notUTF8(src); bad {
-		return nil, one(results.Problem{File: file, Line: line, Column: col, Field: "file", Message: fmt.Sprintf("byte 0x%02x is not UTF-8 text: a scenario file is YAML, written in UTF-8", b)})
-	}
-	values, err := checkLimits(src)
-	if err != nil {
-		return nil, one(yamlProblem(file, err))
-	}
+	src, values := text.Src, text.Values
 	prob := func(line, col int, field, msg string) results.Problem {
 		return results.Problem{File: file, Line: line, Column: col, Field: field, Message: msg}
 	}
 	protects := ""
-	for _, l := range strings.Split(string(src), "\n") {
+	for _, l := range limits.SplitLines(string(src)) {
 		if strings.HasPrefix(l, ProtectsPrefix) {
 			protects = strings.TrimSpace(strings.TrimPrefix(l, ProtectsPrefix))
 			break
@@ -194,38 +226,53 @@ func loadFile(file string, opts *Options) ([]Case, []results.Problem) {
 		return nil, append(problems, yamlProblem(file, perr))
 	}
 	var cases []Case
-	work := values // the parse above
+	fl := &fileLoad{file: file, values: values, work: values, protects: protects, opts: opts} // work: the parse above
 	for i, node := range nodes {
-		cs, errs := loadScenario(file, node, i, protects, values, &work, opts)
+		cs, errs := fl.scenario(node, i)
 		cases = append(cases, cs...)
 		problems = append(problems, errs...)
 	}
 	return cases, problems
 }
 
-// loadScenario loads the i-th scenario of a file, node. values is the
-// file's value count and work the work spent on the file so far
-// (MaxLoadWork): checking a scenario, or one of its matrix cases, adds values.
-func loadScenario(file string, node ast.Node, i int, protects string, values int, work *int, opts *Options) ([]Case, []results.Problem) {
-	*work += values
-	if *work > MaxLoadWork {
+// fileLoad is the loading of one file: what it has cost so far, against
+// the bounds of a file (MaxLoadWork, MaxCallsPerFile).
+type fileLoad struct {
+	file     string
+	values   int // the file's value count
+	work     int // the work spent on the file so far (MaxLoadWork)
+	calls    int // the calls its cases so far may make (MaxCallsPerFile)
+	over     bool
+	protects string
+	opts     *Options
+}
+
+// scenario loads the i-th scenario of the file, node: checking it, or
+// one of its matrix cases, adds the file's values to the work.
+func (fl *fileLoad) scenario(node ast.Node, i int) ([]Case, []results.Problem) {
+	file, values := fl.file, fl.values
+	if fl.over {
+		return nil, nil // the file's bound is reported once
+	}
+	fl.work += values
+	if fl.work > MaxLoadWork {
 		return nil, []results.Problem{yamlProblem(file, nodeErr(node, "scenarios", "too much to load: %d scenarios in a file of %d values: (1 + cases) × values summed over them is more than %d (docs/scenarios.md: Limits)", i+1, values, MaxLoadWork))}
 	}
 	line := node.GetToken().Position.Line
-	combos, err := matrixCombos(node)
+	combos, distinct, err := matrixCombos(node)
 	if err != nil {
 		return nil, []results.Problem{yamlProblem(file, err)}
 	}
-	if *work+len(combos)*values > MaxLoadWork {
-		// Named at its matrix, or at the scenario when it has none.
-		at, field := child(node, "matrix"), "matrix"
-		if at == nil {
-			at, field = node, "scenarios"
-		}
+	// Named at its matrix, or at the scenario when it has none.
+	at, field := child(node, "matrix"), "matrix"
+	if at == nil {
+		at, field = node, "scenarios"
+	}
+	if fl.work+len(combos)*values > MaxLoadWork {
 		return nil, []results.Problem{yamlProblem(file, nodeErr(at, field,
 			"%d cases of a file of %d values: (1 + cases) × values is more than %d (docs/scenarios.md: Limits)", len(combos), values, MaxLoadWork))}
 	}
-	*work += len(combos) * values
+	fl.work += len(combos) * values
 	var cases []Case
 	var problems []results.Problem
 	n := node // one parse serves every case: substitute's changes are undone after each
@@ -237,10 +284,21 @@ func loadScenario(file string, node ast.Node, i int, protects string, values int
 			}
 		}
 		var ok bool
-		problems, ok = loadCase(file, n, params, &undo, line, protects, &cases, problems, opts)
+		problems, ok = loadCase(file, n, params, &undo, line, fl.protects, &cases, problems, fl.opts)
 		restore()
 		if !ok {
 			break
+		}
+		if len(cases) == 1 && distinct != nil {
+			if err := distinct(); err != nil {
+				return nil, append(problems, yamlProblem(file, err))
+			}
+		}
+		fl.calls += Calls(&cases[len(cases)-1].Scenario)
+		if fl.calls > MaxCallsPerFile {
+			fl.over = true
+			return nil, append(problems, yamlProblem(file, nodeErr(at, field,
+				"the file's cases may make %d calls or more: more than %d a file (a caller counts its maxCalls, default %d, when it follows or retries, else 1; docs/scenarios.md: Limits)", fl.calls, MaxCallsPerFile, sim.DefaultMaxCalls)))
 		}
 	}
 	return cases, problems

@@ -242,25 +242,3 @@ func TestTableMatchesSchema(t *testing.T) {
 		t.Error("schema.json accepts an unknown caller field")
 	}
 }
-
-// TestLoadNotUTF8: the first byte that is not UTF-8, with its line and its
-// column in characters; U+FFFD written as text is valid.
-func TestLoadNotUTF8(t *testing.T) {
-	for _, c := range []struct {
-		src       string
-		line, col int
-		b         byte
-		bad       bool
-	}{
-		{"a: \uFFFD\n", 0, 0, 0, false},
-		{"ok\n", 0, 0, 0, false},
-		{"\xff", 1, 1, 0xff, true},
-		{"a\nbé\xc3", 2, 3, 0xc3, true},
-		{"a\n\nxy\x80z\xff", 3, 3, 0x80, true},
-	} {
-		line, col, b, bad := notUTF8([]byte(c.src))
-		if line != c.line || col != c.col || b != c.b || bad != c.bad {
-			t.Errorf("%q: %d:%d 0x%02x %v, want %d:%d 0x%02x %v", c.src, line, col, b, bad, c.line, c.col, c.b, c.bad)
-		}
-	}
-}

@@ -49,27 +49,38 @@ func valueText(v any) string {
 }
 
 // matrixCombos returns the parameter sets of the scenario at n: one empty set
-// without a matrix.
-func matrixCombos(n ast.Node) ([][]Param, error) {
+// without a matrix; and distinct, which refuses, as one problem, the first
+// two sets that would give one case id (nil when there is one set). The
+// loader calls it once the first case has loaded: a first case that fails
+// on its own stops the expansion, as before, whatever its matrix.
+func matrixCombos(n ast.Node) (combos [][]Param, distinct func() error, err error) {
 	m := child(n, "matrix")
 	if m == nil {
-		return [][]Param{nil}, nil
+		return [][]Param{nil}, nil, nil
 	}
 	var v any
 	if err := yaml.NodeToValue(m, &v, yaml.UseOrderedMap()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch mv := v.(type) {
 	case yaml.MapSlice: // parameter → values: every combination
 		combos := [][]Param{nil}
+		distinct := func() error {
+			for _, item := range mv {
+				if err := distinctValues(m, fmt.Sprint(item.Key), item.Value.([]any)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		for _, item := range mv {
 			name := fmt.Sprint(item.Key)
 			vals, ok := item.Value.([]any)
 			if !ok || len(vals) == 0 {
-				return nil, nodeErr(locate(m, name), "matrix."+name, "want a non-empty list of values")
+				return nil, nil, nodeErr(locate(m, name), "matrix."+name, "want a non-empty list of values")
 			}
 			if len(combos)*len(vals) > MaxCasesPerScenario {
-				return nil, nodeErr(m, "matrix", "expands to more than %d cases", MaxCasesPerScenario)
+				return nil, nil, nodeErr(m, "matrix", "expands to more than %d cases", MaxCasesPerScenario)
 			}
 			var next [][]Param
 			for _, c := range combos {
@@ -79,17 +90,20 @@ func matrixCombos(n ast.Node) ([][]Param, error) {
 			}
 			combos = next
 		}
-		return combos, nil
+		if len(combos) == 1 {
+			distinct = nil
+		}
+		return combos, distinct, nil
 	case []any: // rows
 		if len(mv) > MaxCasesPerScenario {
-			return nil, nodeErr(m, "matrix", "has %d rows, more than %d", len(mv), MaxCasesPerScenario)
+			return nil, nil, nodeErr(m, "matrix", "has %d rows, more than %d", len(mv), MaxCasesPerScenario)
 		}
 		var combos [][]Param
 		var keys []string
 		for i, row := range mv {
 			ms, ok := row.(yaml.MapSlice)
 			if !ok || len(ms) == 0 {
-				return nil, nodeErr(locate(m, i), fmt.Sprintf("matrix[%d]", i), "want a mapping of parameter to value")
+				return nil, nil, nodeErr(locate(m, i), fmt.Sprintf("matrix[%d]", i), "want a mapping of parameter to value")
 			}
 			var ps []Param
 			var ks []string
@@ -100,13 +114,59 @@ func matrixCombos(n ast.Node) ([][]Param, error) {
 			if i == 0 {
 				keys = ks
 			} else if !slices.Equal(keys, ks) {
-				return nil, nodeErr(locate(m, i), fmt.Sprintf("matrix[%d]", i), "every row must name the same parameters in the same order (%s)", strings.Join(keys, ", "))
+				return nil, nil, nodeErr(locate(m, i), fmt.Sprintf("matrix[%d]", i), "every row must name the same parameters in the same order (%s)", strings.Join(keys, ", "))
 			}
 			combos = append(combos, ps)
 		}
-		return combos, nil
+		if len(combos) == 1 {
+			return combos, nil, nil
+		}
+		return combos, func() error { return distinctRows(n, m, combos) }, nil
 	}
-	return nil, nodeErr(m, "matrix", "want a map of parameter to list of values, or a list of rows")
+	return nil, nil, nodeErr(m, "matrix", "want a map of parameter to list of values, or a list of rows")
+}
+
+// distinctValues refuses values of the parameter name of the map matrix m
+// that would give two cases one id: a value given twice (as the id writes
+// it), or a parameter the id leaves out (its name starts with "_") given
+// more than one value. Found before the second case is built, it is one
+// problem, however many cases would share an id.
+func distinctValues(m ast.Node, name string, vals []any) error {
+	if strings.HasPrefix(name, "_") {
+		if len(vals) > 1 {
+			return nodeErr(locate(m, name), "matrix."+name, "%d values of a parameter the case id leaves out (its name starts with \"_\"): their cases would share their ids; give it one value, or a name without \"_\" (or use a list of rows)", len(vals))
+		}
+		return nil
+	}
+	seen := map[string]int{}
+	for j, v := range vals {
+		text := valueText(plain(v))
+		if prev, dup := seen[text]; dup {
+			return nodeErr(locate(m, name, j), fmt.Sprintf("matrix.%s[%d]", name, j), "the value of matrix.%s[%d] again (%s, as the case id writes it): their cases would share their ids; give each value once", name, prev, text)
+		}
+		seen[text] = j
+	}
+	return nil
+}
+
+// distinctRows refuses the first row of the list matrix m of the scenario n
+// that gives the case id of an earlier row. Found before the second case is
+// built, it is one problem, however many rows repeat. (Ids that differ but
+// are one go test name are Load's problem, between any two cases.)
+func distinctRows(n, m ast.Node, combos [][]Param) error {
+	name := ""
+	if s, ok := child(n, "name").(*ast.StringNode); ok {
+		name = s.Value
+	}
+	seen := map[string]int{}
+	for i, ps := range combos {
+		id := caseID(name, ps)
+		if prev, dup := seen[id]; dup {
+			return nodeErr(locate(m, i), fmt.Sprintf("matrix[%d]", i), "gives case id %q, as matrix[%d] does: every row must give its own (parameters whose name starts with \"_\" are not part of it)", id, prev)
+		}
+		seen[id] = i
+	}
+	return nil
 }
 
 // plain turns ordered maps back into plain maps.

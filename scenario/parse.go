@@ -3,9 +3,10 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"os"
+	"strconv"
 	"strings"
 
+	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/results"
 
 	"github.com/goccy/go-yaml"
@@ -114,20 +115,22 @@ func tokenPath(root ast.Node, tk *token.Token) string {
 
 // lineOf returns line n (1-based) of file, or "".
 func lineOf(file string, n int) string {
-	b, err := os.ReadFile(file)
+	text, err := limits.Read(file, limits.Scenario)
 	if err != nil {
 		return ""
 	}
-	lines := strings.Split(string(b), "\n")
+	lines := limits.SplitLines(string(text.Src))
 	if n < 1 || n > len(lines) {
 		return ""
 	}
 	return lines[n-1]
 }
 
-// parseFile parses src into its single document body. Anchors and aliases
-// are refused: they are not needed, and expanding them can make a small file
-// huge.
+// parseFile parses src into its single document body. (Anchors and aliases
+// were refused before the parse, by limits.Check: they are not needed, and
+// expanding them can make a small file huge.) An integer is written in
+// decimal digits, and one too large for 64 bits, which the parser leaves a
+// string, is named as out of range.
 func parseFile(src []byte) (ast.Node, error) {
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
@@ -148,11 +151,13 @@ func parseFile(src []byte) (ast.Node, error) {
 	var bad error
 	ast.Walk(visitFunc(func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.AliasNode, *ast.AnchorNode:
-			if bad == nil {
-				bad = nodeErr(n, "yaml", "anchors and aliases (&name, *name) are not supported in scenario files; use a matrix to share values")
+		case *ast.StringNode:
+			// In args the tool's input schema names it (argNumbers).
+			if tk := n.GetToken(); bad == nil && tk != nil && tk.Type == token.StringType && outOfRange(tk.Value) {
+				if path := tokenPath(docs[0].Body, tk); !inArgs(path) {
+					bad = nodeErr(n, path, "integer %s is out of range: it does not fit in 64 bits, and no integer of a scenario file is above %d (quote it if it is text; docs/scenarios.md: Numbers)", tk.Value, MaxMs)
+				}
 			}
-			return false
 		case *ast.IntegerNode:
 			if tk := n.GetToken(); bad == nil && tk != nil && !decimalInt.MatchString(tk.Value) {
 				bad = nodeErr(n, tokenPath(docs[0].Body, tk), "integer %s: write integers as plain decimal digits with an optional minus sign (16, 1000, -5): no 0x, 0o, 0b, _, + or leading zeros (docs/scenarios.md: Numbers)", tk.Value)
@@ -164,6 +169,18 @@ func parseFile(src []byte) (ast.Node, error) {
 		return nil, bad
 	}
 	return docs[0].Body, nil
+}
+
+// outOfRange reports whether a plain scalar is an integer YAML reads but
+// 64 bits cannot hold (the parser then leaves it a string).
+func outOfRange(v string) bool {
+	_, err := strconv.ParseInt(v, 0, 64)
+	return errors.Is(err, strconv.ErrRange)
+}
+
+// inArgs reports whether the field path is inside a caller's args.
+func inArgs(path string) bool {
+	return strings.HasPrefix(path, "callers[") && strings.Contains(path, "].args")
 }
 
 // visitFunc adapts a function to ast.Visitor.

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,8 +151,14 @@ func TestLoaderRulesFire(t *testing.T) {
 			[]string{`bad.yaml:5:23: callers[0].args.timeoutMs: ${t}: no matrix parameter "t"`}},
 		// a bridge step's forms, in one wording
 		{"step-forms", head + "bridge:\n  list: [x, [1]]\n" + caller,
-			[]string{`bad.yaml:4:10: bridge.list[0]: want an integer (ms), "stall", or a mapping {latencyMs, error, stall, reject, outputs}; got string "x"`,
-				`bad.yaml:4:13: bridge.list[1]: want an integer (ms), "stall", or a mapping {latencyMs, error, stall, reject, outputs}; got sequence "[1]"`}},
+			[]string{`bad.yaml:4:10: bridge.list[0]: want an integer (ms), "stall", or a mapping {latencyMs, error, panic, stall, reject, outputs}; got string "x"`,
+				`bad.yaml:4:13: bridge.list[1]: want an integer (ms), "stall", or a mapping {latencyMs, error, panic, stall, reject, outputs}; got sequence "[1]"`}},
+		// a step that panics does nothing else, and names its value
+		{"step-panic", head + "bridge:\n  list: [{panic: boom, stall: true}, {panic: \"\"}, {panic: 1}, {latencyMs: 5, panic: boom}]\n  read: [{panic: boom, outputs: []}]\n" + caller,
+			[]string{`bad.yaml:4:10: bridge.list[0].panic: a step that panics cannot also stall, fail or be rejected`,
+				`bad.yaml:4:46: bridge.list[1].panic: want a non-empty string`,
+				`bad.yaml:4:59: bridge.list[2].panic: want a non-empty string`,
+				`bad.yaml:5:10: bridge.read[0].outputs: only a step that succeeds returns outputs`}},
 		// expectations
 		{"expect-caller-needed", head + "callers:\n  - name: A\n  - name: B\nexpect:\n  - {resolvesAtMs: 5}\n",
 			[]string{"bad.yaml:7:5: expect[0].caller: required when there is more than one caller"}},
@@ -272,22 +279,32 @@ func TestSchemaProblem(t *testing.T) {
 func TestLoadWorkEdges(t *testing.T) {
 	// file is a list of two scenarios: the first with a matrix of cases
 	// cases (its first case fails on its own, which stops its expansion),
-	// padded with messages until the file holds exactly 1500 values. Its
-	// work: 1500 × (1 + (1 + cases)) before the second scenario.
+	// padded with messages until the file holds exactly v values. Its
+	// work: v × (1 + (1 + cases)) before the second scenario.
+	v := MaxLoadWork / 1000
 	file := func(cases int) string {
 		src := func(pad int) string {
+			// The messages, spread over three agents (at most MaxEntries
+			// a list).
+			msgs := func(i int) string {
+				n := pad / 3
+				if i < pad%3 {
+					n++
+				}
+				return strings.TrimSuffix(strings.Repeat("x, ", n), ", ")
+			}
 			return "# protects: x\n- name: a\n  bogus: 1\n  description: ${p}\n  callers: [{name: A}]\n  matrix: {p: [" +
 				strings.TrimSuffix(strings.Repeat("x, ", cases), ", ") + "]}\n" +
-				"  agents: [{id: c, state: running, messages: [" + strings.TrimSuffix(strings.Repeat("x, ", pad), ", ") + "]}]\n" +
+				"  agents: [{id: c, state: running, messages: [" + msgs(0) + "]}, {id: d, state: running, messages: [" + msgs(1) + "]}, {id: e, state: running, messages: [" + msgs(2) + "]}]\n" +
 				"- name: b\n  callers: [{name: A}]\n"
 		}
-		n, err := checkLimits([]byte(src(1))) // each message one value
+		n, err := checkLimits([]byte(src(3))) // each message one value
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := src(1 + 1500 - n)
-		if n, err := checkLimits([]byte(out)); err != nil || n != 1500 {
-			t.Fatalf("the padded file holds %d values (%v), want 1500", n, err)
+		out := src(3 + v - n)
+		if n, err := checkLimits([]byte(out)); err != nil || n != v {
+			t.Fatalf("the padded file holds %d values (%v), want %d", n, err, v)
 		}
 		return out
 	}
@@ -296,14 +313,14 @@ func TestLoadWorkEdges(t *testing.T) {
 		cases int
 		want  []string
 	}{
-		// 1500 × (1 + 1 + 996) + 1500 × (1 + 1) = MaxLoadWork: within.
+		// v × (1 + 1 + 996) + v × (1 + 1) = MaxLoadWork: within.
 		{996, []string{unknown}},
 		// The second scenario begins at MaxLoadWork; its one case passes it.
-		{997, []string{unknown, "bad.yaml:8:3: scenarios: 1 cases of a file of 1500 values: (1 + cases) × values is more than 1500000 (docs/scenarios.md: Limits)"}},
+		{997, []string{unknown, fmt.Sprintf("bad.yaml:8:3: scenarios: 1 cases of a file of %d values: (1 + cases) × values is more than %d (docs/scenarios.md: Limits)", v, MaxLoadWork)}},
 		// The first scenario ends at MaxLoadWork; the second begins past it.
-		{998, []string{unknown, "bad.yaml:8:3: scenarios: too much to load: 2 scenarios in a file of 1500 values: (1 + cases) × values summed over them is more than 1500000 (docs/scenarios.md: Limits)"}},
+		{998, []string{unknown, fmt.Sprintf("bad.yaml:8:3: scenarios: too much to load: 2 scenarios in a file of %d values: (1 + cases) × values summed over them is more than %d (docs/scenarios.md: Limits)", v, MaxLoadWork)}},
 		// The first scenario's cases pass it.
-		{999, []string{"bad.yaml:6:11: matrix: 999 cases of a file of 1500 values: (1 + cases) × values is more than 1500000 (docs/scenarios.md: Limits)"}},
+		{999, []string{fmt.Sprintf("bad.yaml:6:11: matrix: 999 cases of a file of %d values: (1 + cases) × values is more than %d (docs/scenarios.md: Limits)", v, MaxLoadWork)}},
 	} {
 		if got := loadProblems(t, file(tc.cases)); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 			t.Errorf("%d cases:\n got %q\nwant %q", tc.cases, got, tc.want)

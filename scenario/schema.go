@@ -18,13 +18,14 @@ func f64(v float64) *float64 { return &v }
 // The output is deterministic, indented JSON.
 func JSONSchema(args *jsonschema.Schema) ([]byte, error) {
 	step := &jsonschema.Schema{
-		Description: `a bridge request's behaviour: latency in ms, "stall", or {latencyMs, error, stall, reject, outputs}`,
+		Description: `a bridge request's behaviour: latency in ms, "stall", or {latencyMs, error, panic, stall, reject, outputs}`,
 		OneOf: []*jsonschema.Schema{
 			{Type: "integer", Minimum: f64(0), Maximum: f64(float64(MaxMs)), Description: "latency in ms"},
 			{Type: "string", Enum: []any{"stall"}, Description: "never completes by itself"},
 			{Type: "object", AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}, Properties: map[string]*jsonschema.Schema{
 				"latencyMs": {Type: "integer", Minimum: f64(0), Maximum: f64(float64(MaxMs))},
 				"error":     {Type: "string", MinLength: new(int(1)), Description: "completes with this error after latencyMs"},
+				"panic":     {Type: "string", MinLength: new(int(1)), Description: "after latencyMs the bridge call panics with this value"},
 				"stall":     {Type: "boolean"},
 				"reject":    {Type: "boolean", Description: "rejected at once, without entering the queue"},
 				"outputs": {Type: "array", Description: "read steps only: what the read returns instead of the asked ids' outputs (any ids, any order, an id twice)",

@@ -54,6 +54,7 @@ func validate(sc *Scenario, n ast.Node, opts *Options) []error {
 		}
 	}
 	ids := map[string]bool{}
+	messages, chars, over := 0, 0, false // generated so far (MaxGeneratedMessages, MaxGeneratedChars)
 	for i, a := range sc.Agents {
 		if a.ID == "" {
 			bad(fmt.Sprintf("agents[%d].id", i), []any{"agents", i}, "required")
@@ -62,8 +63,24 @@ func validate(sc *Scenario, n ast.Node, opts *Options) []error {
 			bad(fmt.Sprintf("agents[%d].id", i), []any{"agents", i, "id"}, "duplicate agent %q", a.ID)
 		}
 		ids[a.ID] = true
-		if g := a.Generate; g != nil && (g.Count < 1 || g.Chars < 1) {
-			bad(fmt.Sprintf("agents[%d].generate", i), []any{"agents", i, "generate"}, "count and chars must be ≥ 1")
+		g := a.Generate
+		if g == nil {
+			continue
+		}
+		f, path := fmt.Sprintf("agents[%d].generate", i), []any{"agents", i, "generate"}
+		switch {
+		case g.Count < 1 || g.Chars < 1:
+			bad(f, path, "count and chars must be ≥ 1")
+		case over: // the bound is reported once
+		case messages+g.Count > MaxGeneratedMessages:
+			over = true
+			bad(f, path, "generates %d messages, with the agents before it: more than %d a scenario (docs/scenarios.md: Limits)", messages+g.Count, MaxGeneratedMessages)
+		case chars+g.Count*g.Chars > MaxGeneratedChars: // count ≤ MaxGeneratedMessages, chars ≤ MaxMs: it fits
+			over = true
+			bad(f, path, "generates %d characters (count × chars), with the agents before it: more than %d a scenario (docs/scenarios.md: Limits)", chars+g.Count*g.Chars, MaxGeneratedChars)
+		default:
+			messages += g.Count
+			chars += g.Count * g.Chars
 		}
 	}
 	order := make([]int, len(sc.Changes))
@@ -101,6 +118,9 @@ func validate(sc *Scenario, n ast.Node, opts *Options) []error {
 	}
 	if len(sc.Callers) == 0 {
 		bad("callers", []any{"callers"}, "at least one caller is required")
+	}
+	if n := Calls(sc); n > MaxCallsPerCase {
+		bad("callers", []any{"callers"}, "the callers may make %d calls in one case: more than %d (a caller counts its maxCalls, default %d, when it follows or retries, else 1: set maxCalls lower, or use fewer callers; docs/scenarios.md: Limits)", n, MaxCallsPerCase, sim.DefaultMaxCalls)
 	}
 	names := map[string]bool{}
 	for i, c := range sc.Callers {
@@ -174,6 +194,25 @@ func validate(sc *Scenario, n ast.Node, opts *Options) []error {
 		}
 	}
 	return errs
+}
+
+// Calls is the number of calls the callers of sc may make at most: a
+// caller that follows a chain (follow) or calls again after a transport
+// failure (onTransportFailure: retry) makes up to its maxCalls (default
+// sim.DefaultMaxCalls), any other one call.
+func Calls(sc *Scenario) int {
+	n := 0
+	for _, c := range sc.Callers {
+		switch {
+		case !c.Follow && c.OnTransportFailure != string(sim.FailRetry):
+			n++
+		case c.MaxCalls > 0:
+			n += c.MaxCalls
+		default:
+			n += sim.DefaultMaxCalls
+		}
+	}
+	return n
 }
 
 // toolNames lists the names of tools, sorted, for a message.

@@ -4,12 +4,16 @@
 #
 #   scripts/faults.sh out/bin/waitsim     (make faults; make test runs it)
 #
+#   bad-case       a case id the file does not have: exit 2, naming the
+#                  file's cases (this first server builds, or finds in the
+#                  cache, the test binary that serves every later one)
 #   null-stdio     a tools/call whose arguments are null, over stdio: answered,
 #                  and the server goes on answering (it used to exit 2)
 #   null-http      the same over HTTP
 #   origin         Origin http://evil.example: 403; a loopback Origin: 200
 #   flood          1000 initializes at once, --max-sessions 100: 100 sessions,
-#                  900 × 503, the process grows by less than 64 MB
+#                  900 × 503, the processes (waitsim serve and the test binary
+#                  that serves) grow by less than 64 MB
 #   stderr         stderr a pipe nobody reads: 400 calls (about 4× the 64 KiB
 #                  a pipe holds of their log) answered, SIGTERM still stops it
 #   bad-addr       a malformed --http address: exit 2 (usage)
@@ -32,8 +36,9 @@
 # temporary directory, removed at the end; the children's TMPDIR is inside
 # it, and no waitsim-* may be left there. Exit 0 when every step held, 1
 # otherwise, 2 on a usage error (KEEP=1 keeps the directory to look at). About 10 s (small campaigns on
-# mutants/testdata/fixture); every wait is bounded, so that a binary that
-# fails every step still ends within about two minutes.
+# mutants/testdata/fixture), more when bad-case builds the serving test
+# binary; every wait is bounded, so that a binary that fails every step still
+# ends within about five minutes.
 set -uo pipefail
 
 if [ $# -ne 1 ] || [ ! -x "$1" ]; then
@@ -141,8 +146,26 @@ why() {
 	grep -m1 -E '^panic:|panic while handling' "$1" 2>/dev/null || tail -c 200 "$1" 2>/dev/null | tr '\n' ' '
 }
 
-# rss PID: its resident set in KiB.
-rss() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+# rss PID: the resident set in KiB of PID and its children (waitsim serve
+# and the test binary that serves).
+rss() {
+	local total=0 p kb
+	for p in "$1" $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$p/status" 2>/dev/null)
+		total=$((total + ${kb:-0}))
+	done
+	echo "$total"
+}
+
+# ------------------------------------------------------------------ bad-case
+STEP=bad-case
+out=$(timeout 180 "$W" serve "$T/done.yaml" --case nope 2>&1 </dev/null)
+code=$?
+if [[ $code == 2 && $out == *'has no case "nope"; its cases: faults'* ]]; then
+	ok "--case nope: exit 2, naming the file's cases"
+else
+	fail "--case nope: exit $code, want 2 naming the file's cases: ${out:0:300}"
+fi
 
 # ---------------------------------------------------------------- null-stdio
 STEP=null-stdio

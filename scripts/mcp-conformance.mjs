@@ -49,6 +49,11 @@ const NOT_SERVES = [
     "test_reconnection tool, gets the same warning (the scenario is in the suite's pending list)"],
   ["server-sse-polling", "server-sse-retry-field", ["sse", "stateless-sse"],
     "as the priming event: the retry field rides on the priming event the scenario's 2025-03-26 POST does not get"],
+  ["server-sse-polling", "server-sse-disconnect-resume", ["sse"],
+    "the scenario calls the \"everything\" server's test_reconnection tool, which serve does not have: the call's " +
+    "POST stream carries its error (unknown tool) and ends; with serve's event store that event has an id, so the " +
+    "scenario, having seen no result, reconnects with Last-Event-ID to a stream that is over and gets nothing more " +
+    "(without an event store it has no id to reconnect with and checks nothing)"],
   ["server-sse-polling", "server-sse-polling-session", STATELESS,
     "--stateless serves without sessions by design, so there is no session id to give"],
   ["server-sse-multiple-streams", "server-sse-multiple-streams-session", STATELESS,
@@ -93,7 +98,9 @@ const MODES = [
 ];
 
 const SCENARIO_TIMEOUT_MS = 60_000; // the SSE scenarios read for at most 10 s + 5 s
-const START_TIMEOUT_MS = 15_000;
+// The first server may build the test binary that serves (waitsim serve
+// builds it once and reuses it while the sources are unchanged).
+const START_TIMEOUT_MS = 180_000;
 const STOP_TIMEOUT_MS = 5_000;
 const LISTENING = "waitsim serve: listening on ";
 

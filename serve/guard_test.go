@@ -9,20 +9,19 @@ import (
 	"testing/synctest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/waitsim/waitsim/waittool"
 )
 
-// stdioSession starts Run over stdio pipes inside the caller's bubble and
-// returns a raw line-oriented peer: send writes one JSON-RPC message, recv
-// reads the next one the server writes.
-func stdioSession(t *testing.T, file string) (send func(string), recv func() map[string]any, stop func() error) {
+// stdioSession starts Run of testServer over stdio pipes inside the
+// caller's bubble and returns a raw line-oriented peer: send writes one
+// JSON-RPC message, recv reads the next one the server writes.
+func stdioSession(t *testing.T) (send func(string), recv func() map[string]any, stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cin, sout := io.Pipe()
 	sin, cout := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{File: file, Stdin: sin, Stdout: sout, Log: io.Discard})
+		done <- Run(ctx, testServer(), Options{Name: "test", Stdin: sin, Stdout: sout, Log: io.Discard})
 		sout.Close()
 	}()
 	dec := json.NewDecoder(cin)
@@ -53,20 +52,19 @@ const initMsg = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protoc
 // schema step panicked on it ("assignment to entry in nil map") and the
 // process exited 2.
 func TestNullArgumentsDoNotCrash(t *testing.T) {
-	p := write(t, "s.yaml", serveFile)
 	synctest.Test(t, func(t *testing.T) {
-		send, recv, stop := stdioSession(t, p)
+		send, recv, stop := stdioSession(t)
 		send(initMsg)
 		recv()
 		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-		send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + waittool.ToolName + `","arguments":null}}`)
+		send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + workTool + `","arguments":null}}`)
 		m := recv()
 		if m["id"] != float64(2) || m["error"] != nil {
 			t.Fatalf("null arguments: got %v, want the tool's reply", m)
 		}
 		res, _ := m["result"].(map[string]any)
-		if res == nil || res["isError"] == true {
-			t.Fatalf("null arguments: got %v, want the defaults' reply", m)
+		if sc, _ := res["structuredContent"].(map[string]any); res == nil || res["isError"] == true || sc["sleptMs"] != float64(1000) {
+			t.Fatalf("null arguments: got %v, want the defaults' reply (sleptMs 1000)", m)
 		}
 		// The server still answers.
 		send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)

@@ -53,8 +53,11 @@ func httpHandler(server *mcp.Server, opts Options) http.Handler {
 	if max == 0 {
 		max = DefaultMaxSessions
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{JSONResponse: opts.JSONResponse, Stateless: opts.Stateless, SessionTimeout: idle})
+	hopts := &mcp.StreamableHTTPOptions{JSONResponse: opts.JSONResponse, Stateless: opts.Stateless, SessionTimeout: idle}
+	if !opts.Stateless && !opts.NoEventStore {
+		hopts.EventStore = mcp.NewMemoryEventStore(nil)
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, hopts)
 	door := &sessionDoor{server: server, max: max, stateless: opts.Stateless}
 	allowed := map[string]bool{}
 	for _, o := range opts.AllowOrigins {

@@ -15,25 +15,21 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/waitsim/waitsim/waittool"
 )
 
-// testHTTP serves file's case as `waitsim serve --http` does (the same
+// testHTTP serves testServer as `waitsim serve --http` does (the same
 // handler and http.Server limits), over httptest's in-memory network inside
 // the caller's bubble.
-func testHTTP(t *testing.T, file string, opts Options) *httptest.Server {
+func testHTTP(t *testing.T, opts Options) *httptest.Server {
 	t.Helper()
-	return testHTTPWith(t, file, opts, newHTTPServer(nil, io.Discard))
+	return testHTTPWith(t, opts, newHTTPServer(nil, io.Discard))
 }
 
 // testHTTPWith is testHTTP with the http.Server timeouts of cfg.
-func testHTTPWith(t *testing.T, file string, opts Options, cfg *http.Server) *httptest.Server {
+func testHTTPWith(t *testing.T, opts Options, cfg *http.Server) *httptest.Server {
 	t.Helper()
-	c, err := Select(file, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, stop := newServer(c, io.Discard)
+	server := testServer()
+	guard(server, io.Discard)
 	ts := httptest.NewTestServer(t, httpHandler(server, opts))
 	ts.Config.ReadHeaderTimeout, ts.Config.ReadTimeout, ts.Config.IdleTimeout = cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.IdleTimeout
 	ts.Client() // starts it on the in-memory network
@@ -42,7 +38,6 @@ func testHTTPWith(t *testing.T, file string, opts Options, cfg *http.Server) *ht
 			ss.Close()
 		}
 		ts.Close()
-		stop()
 	})
 	return ts
 }
@@ -72,9 +67,8 @@ func post(t *testing.T, ts *httptest.Server, origin, session, body string) (int,
 // loopback origins and --allow-origin ones pass, any other gets 403 and no
 // session; a request without Origin (not from a browser) passes.
 func TestOriginChecked(t *testing.T) {
-	p := write(t, "s.yaml", serveFile)
 	synctest.Test(t, func(t *testing.T) {
-		ts := testHTTP(t, p, Options{AllowOrigins: []string{"https://app.example:8443"}})
+		ts := testHTTP(t, Options{AllowOrigins: []string{"https://app.example:8443"}})
 		for _, tc := range []struct {
 			origin string
 			want   int
@@ -102,9 +96,8 @@ func TestOriginChecked(t *testing.T) {
 // more than MaxSessions are open at once (503 for one more initialize, until
 // one expires).
 func TestSessionsExpireAndAreBounded(t *testing.T) {
-	p := write(t, "s.yaml", serveFile)
 	synctest.Test(t, func(t *testing.T) {
-		ts := testHTTP(t, p, Options{MaxSessions: 2, SessionIdle: time.Minute})
+		ts := testHTTP(t, Options{MaxSessions: 2, SessionIdle: time.Minute})
 		_, s1 := post(t, ts, "", "", initMsg)
 		time.Sleep(30 * time.Second)
 		_, s2 := post(t, ts, "", "", initMsg)
@@ -138,10 +131,9 @@ func TestSessionsExpireAndAreBounded(t *testing.T) {
 // let all 200 in (a flood of 1000 plain initializes at once against the
 // binary opened 101-108 sessions past a cap of 100).
 func TestSessionCapHoldsUnderConcurrency(t *testing.T) {
-	p := write(t, "s.yaml", serveFile)
 	synctest.Test(t, func(t *testing.T) {
 		const max, burst = 10, 200
-		ts := testHTTP(t, p, Options{MaxSessions: max})
+		ts := testHTTP(t, Options{MaxSessions: max})
 		afterAdmission = func() { time.Sleep(time.Millisecond) }
 		defer func() { afterAdmission = func() {} }()
 		var mu sync.Mutex
@@ -187,10 +179,9 @@ func TestSessionCapHoldsUnderConcurrency(t *testing.T) {
 // the cap bounds the requests in flight, each counted once: with a cap of 2,
 // two long calls run together and a third request meanwhile gets 503.
 func TestStatelessCapCountsRequests(t *testing.T) {
-	p := write(t, "s.yaml", serveFile)
 	synctest.Test(t, func(t *testing.T) {
-		ts := testHTTP(t, p, Options{Stateless: true, MaxSessions: 2})
-		call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + waittool.ToolName + `","arguments":{"timeoutMs":5000,"pollIntervalMs":1000}}}`
+		ts := testHTTP(t, Options{Stateless: true, MaxSessions: 2})
+		call := callMsg(1, 5000)
 		ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
 		codes := make(chan int, 2)
 		for i := range 2 {
@@ -215,27 +206,15 @@ func TestStatelessCapCountsRequests(t *testing.T) {
 	})
 }
 
-const longFile = `# protects: nothing
-name: long
-agents:
-  - {id: c, state: running, messages: [one]}
-changes:
-  - {atMs: 250000, op: state, id: c, state: completed}
-callers:
-  - name: A
-    args: {timeoutMs: 600000, pollIntervalMs: 1000}
-`
-
 // A call whose SSE reply lasts far longer than the server's read timeout
 // gets its reply: no write timeout, and the read timeout bounds only the
-// request. The timeouts are 5 s here so that a capped 30 s call outlives
-// them six times over.
+// request. The timeouts are 5 s here so that a 30 s call outlives them six
+// times over.
 func TestLongCallOutlivesServerTimeouts(t *testing.T) {
-	p := write(t, "long.yaml", longFile)
 	synctest.Test(t, func(t *testing.T) {
 		cfg := newHTTPServer(nil, io.Discard)
 		cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.IdleTimeout = 5*time.Second, 5*time.Second, 5*time.Second
-		ts := testHTTPWith(t, p, Options{}, cfg)
+		ts := testHTTPWith(t, Options{}, cfg)
 		ctx := context.Background()
 		client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: ts.Client()}, nil)
@@ -244,12 +223,12 @@ func TestLongCallOutlivesServerTimeouts(t *testing.T) {
 		}
 		defer cs.Close()
 		start := time.Now()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: waittool.ToolName, Arguments: map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000}})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: workTool, Arguments: map[string]any{"ms": 30000}})
 		if err != nil || res.IsError {
 			t.Fatalf("a %v call: %v %v", time.Since(start), err, res)
 		}
-		if d := time.Since(start); d < 30*time.Second {
-			t.Errorf("replied after %v, want the capped reply at 30 s", d)
+		if d := time.Since(start); d != 30*time.Second {
+			t.Errorf("replied after %v, want the reply at 30 s", d)
 		}
 	})
 }
@@ -257,9 +236,8 @@ func TestLongCallOutlivesServerTimeouts(t *testing.T) {
 // A peer that sends its headers and then never finishes its body is cut off
 // after BodyTimeout, so slow uploads cannot hold connections for ever.
 func TestSlowBodyCutOff(t *testing.T) {
-	p := write(t, "s.yaml", serveFile)
 	synctest.Test(t, func(t *testing.T) {
-		ts := testHTTP(t, p, Options{})
+		ts := testHTTP(t, Options{})
 		conn, err := ts.Client().Transport.(*http.Transport).DialContext(context.Background(), "tcp", "example.com:80")
 		if err != nil {
 			t.Fatal(err)
@@ -316,5 +294,83 @@ func TestValidAddr(t *testing.T) {
 		if err := ValidAddr(addr); (err == nil) != ok || (err != nil && !errors.Is(err, ErrUsage)) {
 			t.Errorf("ValidAddr(%q) = %v", addr, err)
 		}
+	}
+}
+
+// sseEvent reads the next SSE event of r: its id ("" when it has none) and
+// its data.
+func sseEvent(t *testing.T, r *bufio.Reader) (id, data string) {
+	t.Helper()
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading the SSE stream: %v (event so far: id %q, data %q)", err, id, data)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		switch {
+		case line == "" && (id != "" || data != ""):
+			return id, data
+		case strings.HasPrefix(line, "id:"):
+			id = strings.TrimSpace(strings.TrimPrefix(line, "id:"))
+		case strings.HasPrefix(line, "data:"):
+			data += strings.TrimSpace(strings.TrimPrefix(line, "data:"))
+		}
+	}
+}
+
+// Stateful SSE keeps an event store by default: a call's stream carries
+// event ids (a priming event at once, under 2025-11-25), so that when a
+// proxy cuts it the client resumes it with Last-Event-ID and gets the reply
+// the tool sent meanwhile. With NoEventStore (--event-store=false) the
+// stream carries no id, and a client that was cut has nothing to resume
+// with: the TypeScript SDK's client then waits for its own timeout.
+func TestEventStoreResumesACutStream(t *testing.T) {
+	const proto = "2025-11-25"
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + proto + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	send := func(t *testing.T, ts *httptest.Server, method, session, lastID, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, ts.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", proto)
+		req.Header.Set("Mcp-Session-Id", session)
+		if lastID != "" {
+			req.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %v %v", method, err, resp)
+		}
+		return resp
+	}
+	for _, noStore := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			ts := testHTTP(t, Options{NoEventStore: noStore})
+			code, sid := post(t, ts, "", "", init)
+			if code != http.StatusOK || sid == "" {
+				t.Fatalf("initialize: %d %q", code, sid)
+			}
+			post(t, ts, "", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			resp := send(t, ts, http.MethodPost, sid, "", callMsg(2, 2000))
+			id, data := sseEvent(t, bufio.NewReader(resp.Body))
+			if noStore {
+				resp.Body.Close()
+				if id != "" || !strings.Contains(data, `"sleptMs":2000`) {
+					t.Errorf("no event store: first event id %q, data %s; want the reply with no id", id, data)
+				}
+				return
+			}
+			resp.Body.Close() // the proxy cuts the stream after its first event
+			if id == "" || data != "" {
+				t.Fatalf("event store: first event id %q, data %q; want a priming event (an id, no data)", id, data)
+			}
+			time.Sleep(time.Second) // the stream's retry
+			resp = send(t, ts, http.MethodGet, sid, id, "")
+			defer resp.Body.Close()
+			id2, data := sseEvent(t, bufio.NewReader(resp.Body))
+			if id2 == "" || !strings.Contains(data, `"id":2`) || !strings.Contains(data, `"sleptMs":2000`) {
+				t.Errorf("resumed with Last-Event-ID %s: event id %q, data %s; want the call's reply", id, id2, data)
+			}
+		})
 	}
 }

@@ -4,26 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/waitsim/waitsim/scenario"
 	"io"
 	"net"
 	"os"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/benbjohnson/clock"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/waitsim/waitsim/packs/waitagents"
-	"github.com/waitsim/waitsim/waittool"
 )
 
 // Options configure Run.
 type Options struct {
-	// File is the scenario file (the format of `waitsim run`).
-	File string
-	// Case is the id of the case to serve; "" when the file holds one case.
-	Case string
+	// Name says what is served, for the log (e.g. "case slow-bridge").
+	Name string
 	// HTTP, when not "", serves streamable HTTP on this address (host:port;
 	// port 0 picks a free one) instead of stdio.
 	HTTP string
@@ -32,11 +24,18 @@ type Options struct {
 	JSONResponse bool
 	// Stateless: HTTP without sessions (mcp.StreamableHTTPOptions.Stateless).
 	Stateless bool
+	// NoEventStore: stateful HTTP keeps no event store. By default it keeps
+	// one (mcp.NewMemoryEventStore, at most 10 MiB of events), so that its
+	// SSE events carry ids and a client resumes a stream a proxy cut
+	// (Last-Event-ID); without one, a client that sees no event id cannot
+	// (the TypeScript SDK's client then waits for its own request timeout).
+	// Stateless HTTP has no sessions to resume and never keeps one.
+	NoEventStore bool
 	// Stdin and Stdout carry the stdio transport (os.Stdin, os.Stdout when nil).
 	Stdin  io.Reader
 	Stdout io.Writer
-	// Log receives the log: the bridge's and the tool's steps in ms since the
-	// first call, and the HTTP address (os.Stderr when nil).
+	// Log receives the log: what the server was built to write (the
+	// server's log writer) and the HTTP address (os.Stderr when nil).
 	Log io.Writer
 	// Ready, when not nil, is called with the URL once HTTP listens.
 	Ready func(url string)
@@ -57,47 +56,16 @@ type Options struct {
 // "waitsim serve: listening on http://127.0.0.1:41234/mcp".
 const ListeningPrefix = "waitsim serve: listening on "
 
-// ErrUsage wraps errors in Options (e.g. an unknown case id).
+// ErrUsage wraps errors in Options (e.g. a bad HTTP address).
 var ErrUsage = errors.New("usage")
 
-// Select loads file with the scenario loader (as the reference tool's table
-// loads it) and returns the case with id
-// (or the only case when id is ""). A file problem is a *results.FileError
-// with the same "file:line:column: field: message" lines as `waitsim run`;
-// a missing or ambiguous case id wraps ErrUsage.
-func Select(file, id string) (*scenario.Case, error) {
-	opts, err := waitagents.Reference().LoadOptions()
-	if err != nil {
-		return nil, err
-	}
-	cases, err := scenario.Load([]string{file}, opts)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for i := range cases {
-		if cases[i].ID == id || (id == "" && len(cases) == 1) {
-			return &cases[i], nil
-		}
-		ids = append(ids, cases[i].ID)
-	}
-	sort.Strings(ids)
-	if id == "" {
-		return nil, fmt.Errorf("%w: %s holds %d cases; choose one with --case: %s", ErrUsage, file, len(ids), strings.Join(ids, ", "))
-	}
-	return nil, fmt.Errorf("%w: %s has no case %q; its cases: %s", ErrUsage, file, id, strings.Join(ids, ", "))
-}
-
-// Run serves the case until ctx is done or, over stdio, until the client
-// closes its end. It returns nil on such a clean end; a *results.FileError
-// or an ErrUsage error (a bad case id or --http address) before serving; any
-// other error from the transport. Its log never blocks it: opts.Log is
-// wrapped in a Log unless it is one.
-func Run(ctx context.Context, opts Options) error {
-	c, err := Select(opts.File, opts.Case)
-	if err != nil {
-		return err
-	}
+// Run serves server until ctx is done or, over stdio, until the client
+// closes its end. It makes server safe to expose first (guard: call Run
+// after every AddReceivingMiddleware of the server's builder). It returns
+// nil on such a clean end; an ErrUsage error (a bad HTTP address) before
+// serving; any other error from the transport. Its log never blocks it:
+// opts.Log is wrapped in a Log unless it is one.
+func Run(ctx context.Context, server *mcp.Server, opts Options) error {
 	if opts.HTTP != "" {
 		if err := ValidAddr(opts.HTTP); err != nil {
 			return err
@@ -113,8 +81,7 @@ func Run(ctx context.Context, opts Options) error {
 		defer l.Close(time.Second)
 		logw = l
 	}
-	server, stop := newServer(c, logw)
-	defer stop()
+	guard(server, logw)
 	if opts.Probe {
 		p := StartProbe()
 		defer func() { fmt.Fprintf(logw, "%s%.1f ms\n", StallPrefix, p.Stop()) }()
@@ -127,49 +94,21 @@ func Run(ctx context.Context, opts Options) error {
 		if out == nil {
 			out = os.Stdout
 		}
-		fmt.Fprintf(logw, "waitsim serve: case %s over stdio\n", c.ID)
+		fmt.Fprintf(logw, "waitsim serve: %s over stdio\n", opts.Name)
 		err := server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
 		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || ctx.Err() != nil {
 			return nil
 		}
 		return err
 	}
-	return serveHTTP(ctx, server, c.ID, opts, logw)
+	return serveHTTP(ctx, server, opts, logw)
 }
 
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// newServer builds the MCP server of case c: the tool on the real clock with
-// c's bridge on a wall-clock scheduler started by the first tools/call.
-func newServer(c *scenario.Case, logw io.Writer) (*mcp.Server, func()) {
-	w := waitagents.Reference().World(c)
-	sched := newWallScheduler(logw)
-	done := make(chan struct{})
-	go sched.loop(done)
-	// The case's cap (capMs: a replay of an earlier version) is served too.
-	opts := waittool.Options{Clock: clock.New(), CapMs: w.CapMs, Observer: func(e waittool.Event) {
-		sched.Logf(fmt.Sprintf("tool:%d", e.Call.ID), "%s %s (cost %d ms)", e.Kind, e.Detail, e.CostMs)
-	}}
-	if !w.NoBridge {
-		opts.Bridge = waitagents.NewWorldBridge(sched, w)
-	}
-	server := mcp.NewServer(&mcp.Implementation{Name: "waitsim", Version: "serve"}, nil)
-	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/call" {
-				sched.start()
-			}
-			return next(ctx, method, req)
-		}
-	})
-	waittool.Register(server, opts)
-	guard(server, logw)
-	return server, func() { close(done) }
-}
-
-func serveHTTP(ctx context.Context, server *mcp.Server, id string, opts Options, logw io.Writer) error {
+func serveHTTP(ctx context.Context, server *mcp.Server, opts Options, logw io.Writer) error {
 	ln, err := net.Listen("tcp", opts.HTTP)
 	if err != nil {
 		return err
@@ -181,9 +120,13 @@ func serveHTTP(ctx context.Context, server *mcp.Server, id string, opts Options,
 	}
 	if opts.Stateless {
 		mode += ", stateless"
+	} else if opts.NoEventStore {
+		mode += ", no event store"
+	} else {
+		mode += ", event store"
 	}
 	url := "http://" + ln.Addr().String() + "/mcp"
-	fmt.Fprintf(logw, "waitsim serve: case %s\n%s%s (streamable HTTP, %s)\n", id, ListeningPrefix, url, mode)
+	fmt.Fprintf(logw, "waitsim serve: %s\n%s%s (streamable HTTP, %s)\n", opts.Name, ListeningPrefix, url, mode)
 	if opts.Ready != nil {
 		opts.Ready(url)
 	}

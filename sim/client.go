@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // ClientKind is which real client's transport-failure rules a caller
@@ -94,6 +95,15 @@ const LostByHang = "hang: "
 // the Python client already ended (a failure before the headers).
 const LostBySessionEnded = "session ended: "
 
+// Where the wire cut a call's own response (CallResult.Cut), as a client
+// tells them apart: a response that fails before its headers (a proxy's
+// 504, a connection closed before any byte) and an SSE stream that ends
+// after them.
+const (
+	CutBeforeHeaders = "before headers"
+	CutAfterHeaders  = "after headers"
+)
+
 // cutLoss is what the wire knows of the cut that lost a call.
 type cutLoss struct {
 	why          string // "" when the wire cut nothing
@@ -105,6 +115,18 @@ type cutLoss struct {
 // after the cut l, where the Go client failed it.
 func (k ClientKind) pendingAfterCut(l cutLoss) bool {
 	return (k == ClientTS || k == ClientPython) && l.afterHeaders && !l.sawEventID
+}
+
+// where is CallResult.Cut for the cut l: "" when the wire cut none of the
+// call's own responses (nothing, or only other streams of its session).
+func (l cutLoss) where() string {
+	switch {
+	case l.why == "" || strings.HasPrefix(l.why, LostBySession):
+		return ""
+	case l.afterHeaders:
+		return CutAfterHeaders
+	}
+	return CutBeforeHeaders
 }
 
 // endsSession reports whether the cut l ends the caller's session.

@@ -57,6 +57,9 @@ func TestClientKindsAfterACut(t *testing.T) {
 		if c == nil || !c.Lost || !strings.HasPrefix(c.LostBy, tc.lostBy) || c.EndMs != tc.end || !strings.HasPrefix(c.CutBy, tc.cutBy) || (tc.cutBy == "") != (c.CutBy == "") {
 			t.Errorf("%s: %+v; want lost by %q at %d, cut by %q\n%s", tc.caller, c, tc.lostBy, tc.end, tc.cutBy, res.Timeline)
 		}
+		if c != nil && c.Cut != CutAfterHeaders {
+			t.Errorf("%s: cut %q, want %q", tc.caller, c.Cut, CutAfterHeaders)
+		}
 		n := 0
 		for _, cr := range res.Calls {
 			if cr.Caller == tc.caller {
@@ -84,8 +87,11 @@ func TestPythonSessionEndsAt504(t *testing.T) {
 	}
 	for name, calls := range map[string]int{"go": 2, "ts": 2, "py": 1} {
 		c := res.Call(name, 1)
-		if c == nil || !c.Lost || !strings.HasPrefix(c.LostBy, "proxy idle timeout") || c.EndMs != 15000 {
-			t.Errorf("%s: %+v; want lost by the proxy at 15000", name, c)
+		if c == nil || !c.Lost || !strings.HasPrefix(c.LostBy, "proxy idle timeout") || c.EndMs != 15000 || c.Cut != CutBeforeHeaders {
+			t.Errorf("%s: %+v; want lost by the proxy's 504 (cut %q) at 15000", name, c, CutBeforeHeaders)
+		}
+		if c := res.Call(name, 2); name != "py" && (c == nil || c.Cut != CutBeforeHeaders) {
+			t.Errorf("%s#2: %+v; want cut %q", name, c, CutBeforeHeaders)
 		}
 		n := 0
 		for _, cr := range res.Calls {

@@ -8,7 +8,7 @@
 // A world runs inside a testing/synctest bubble. The kernel loop is: wait for
 // quiescence (every goroutine of the bubble durably blocked), then take the
 // single earliest action — a sim event or a timer — and run it, then wait
-// again. Nothing sleeps on the wall clock.
+// again. Nothing in a world sleeps on the wall clock.
 //
 // Same-instant rules, held by construction, depend on the tool's clock:
 //   - ClockKernel (a tool on an injected clock.Clock): at one virtual instant
@@ -20,6 +20,10 @@
 //     2µs after, so a reply built at t is still received.
 //
 // Within each class, actions run in the order they were scheduled.
+//
+// One part of sim is not virtual: WallScheduler, the Scheduler on the wall
+// clock, on which a pack runs a world's services (the wait_agents bridge)
+// for real clients (`waitsim serve`). No world uses it.
 //
 // Rules:
 //   - It imports no contract pack and no scenario format: worlds are built

@@ -1,8 +1,8 @@
 package sim
 
 // Scheduler is the timeline a Bridge runs on. The Kernel implements it on
-// virtual time; `waitsim serve` implements it on the wall clock, so that one
-// model of the reference bridge (contract §3) serves both.
+// virtual time; WallScheduler on the wall clock (`waitsim serve`), so that
+// one model of the reference bridge (contract §3) serves both.
 //
 // Times are ms since the timeline's origin (virtual 0 for a world). An
 // implementation must run scheduled functions one at a time, in (time, order

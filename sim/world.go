@@ -189,6 +189,9 @@ type CallResult struct {
 	// what) and its client, with no event id to resume with, kept waiting
 	// until its own request timeout lost the call (ClientTS, ClientPython).
 	CutBy string `json:"cutBy,omitempty"`
+	// Cut says where the wire cut the call's own response, when a cut lost
+	// it (LostBy or CutBy names it): CutBeforeHeaders or CutAfterHeaders.
+	Cut string `json:"cut,omitempty"`
 	// WireDelayMs is how long the call's response stream was cut before a
 	// resumption picked it up (contract §6): the reply may reach the caller
 	// up to this much later than the tool sent it. 0 over memory.
@@ -209,11 +212,12 @@ type CallResult struct {
 }
 
 // ProgressNote is one progress notification as a caller received it: at
-// virtual time AtMs, with the notification's progress and total values.
+// virtual time AtMs, with the notification's progress, total and message.
 type ProgressNote struct {
 	AtMs     int64   `json:"atMs"`
 	Progress float64 `json:"progress"`
 	Total    float64 `json:"total"`
+	Message  string  `json:"message,omitempty"`
 }
 
 // Result is the outcome of one world run.
@@ -244,10 +248,11 @@ func (r *Result) Call(caller string, index int) *CallResult {
 	return nil
 }
 
-// listTools lists the tools of server over an in-memory session of its
-// own, inside the bubble, before any caller connects: never over a world's
-// wire, so that a world's trace never holds the listing.
-func listTools(ctx context.Context, server *mcp.Server) ([]*mcp.Tool, error) {
+// ListTools lists the tools of server as a client sees them, over an
+// in-memory session of its own. A world lists its server's tools this way,
+// inside its bubble, before any caller connects: never over a world's wire,
+// so that a world's trace never holds the listing.
+func ListTools(ctx context.Context, server *mcp.Server) ([]*mcp.Tool, error) {
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {
@@ -415,7 +420,7 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 	if anyHTTP(w) {
 		server.AddReceivingMiddleware(wr.attributeSessions)
 	}
-	tools, err := listTools(ctx, server)
+	tools, err := ListTools(ctx, server)
 	if err != nil {
 		res.Err = fmt.Sprintf("tools/list: %v", err)
 		return res
@@ -596,7 +601,7 @@ func (c *caller) onProgress(_ context.Context, req *mcp.ProgressNotificationClie
 		return
 	}
 	c.wr.mu.Lock()
-	c.wr.progress[token] = append(c.wr.progress[token], ProgressNote{AtMs: c.wr.k.NowMs(), Progress: req.Params.Progress, Total: req.Params.Total})
+	c.wr.progress[token] = append(c.wr.progress[token], ProgressNote{AtMs: c.wr.k.NowMs(), Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
 	c.wr.mu.Unlock()
 	c.wr.k.Trace.SideAddf(c.actor(), "progress %.0f/%.0f ms (%s)", req.Params.Progress, req.Params.Total, token)
 	c.mu.Lock()
@@ -767,6 +772,7 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	if c.wire != nil {
 		cr.WireDelayMs = c.wire.wireDelay()
 	}
+	cr.Cut = loss.where()
 	select {
 	case <-lost:
 		cr.Lost, cr.LostBy = true, LostByTimeout

@@ -209,6 +209,20 @@ func Key(ctx context.Context, o Options) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// regular reports whether entry e of dir is a regular file, or a link to
+// one: a link is read through; one to a directory, a FIFO (whose read would
+// block) or a device is not a source file.
+func regular(dir string, e fs.DirEntry) bool {
+	if e.Type().IsRegular() {
+		return true
+	}
+	if e.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	st, err := os.Stat(filepath.Join(dir, e.Name()))
+	return err == nil && st.Mode().IsRegular()
+}
+
 // moduleFiles lists, sorted, the files Key hashes (relative to root).
 func moduleFiles(root string) ([]string, error) {
 	var out []string
@@ -220,7 +234,7 @@ func moduleFiles(root string) ([]string, error) {
 		}
 		hasGo := false
 		for _, e := range ents {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") {
+			if strings.HasSuffix(e.Name(), ".go") && regular(dir, e) {
 				hasGo = true
 				// Embedded files may lie anywhere below: take it all.
 				if b, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil && bytes.Contains(b, []byte("//go:embed")) {
@@ -244,12 +258,8 @@ func moduleFiles(root string) ([]string, error) {
 				}
 				continue
 			}
-			if !e.Type().IsRegular() {
-				// A link is read through; one to a directory, or
-				// anything else, is not a source file.
-				if st, err := os.Stat(p); e.Type()&fs.ModeSymlink == 0 || err != nil || !st.Mode().IsRegular() {
-					continue
-				}
+			if !regular(dir, e) {
+				continue
 			}
 			if hasGo || all || dir == root && (n == "go.mod" || n == "go.sum") {
 				rel, err := filepath.Rel(root, p)

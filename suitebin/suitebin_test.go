@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // module writes a tiny module with one package and its test, whose test
@@ -149,5 +151,29 @@ func TestBuildError(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(cache, "*.test")); len(m) > 0 {
 		t.Fatalf("a failed build left %v in the cache", m)
+	}
+}
+
+// TestKeyPassesOverAFIFO: a FIFO named like a source file in a package
+// directory is no input: computing the key neither reads it (the read would
+// block until a writer came) nor fails.
+func TestKeyPassesOverAFIFO(t *testing.T) {
+	root := module(t)
+	if err := syscall.Mkfifo(filepath.Join(root, "p", "x.go"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Key(context.Background(), Options{Root: root, Pkg: "./p/", Scratch: t.TempDir()})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		// A bound on a hang, not a timing check: Key takes milliseconds.
+		t.Fatal("Key blocked on the FIFO p/x.go")
 	}
 }

@@ -23,6 +23,9 @@ type Options struct {
 	// for waitsim's worlds that replay an earlier version of the tool (the
 	// first one capped at 90000 ms, contract §1); 0 is the contract's cap.
 	CapMs int64
+	// Machine measures the machine's delays inside a read (contract §2
+	// step 12): machine.Twin() on a real clock; nil is ExactMachine.
+	Machine Machine
 }
 
 // Register adds orchestration_wait_agents to server. It panics, like
@@ -33,7 +36,10 @@ func Register(server *mcp.Server, opts Options) {
 		panic("waittool: Options.Clock is nil")
 	}
 	in, out := publishedSchemas()
-	t := &tool{opts: opts}
+	t := &tool{opts: opts, machine: opts.Machine}
+	if t.machine == nil {
+		t.machine = ExactMachine{}
+	}
 	mcp.AddTool(server, &mcp.Tool{
 		Name:         ToolName,
 		Description:  Description,
@@ -64,8 +70,9 @@ func publishedSchemas() (in, out *jsonschema.Schema) {
 }
 
 type tool struct {
-	opts  Options
-	calls atomic.Uint64
+	opts    Options
+	machine Machine // opts.Machine, or ExactMachine
+	calls   atomic.Uint64
 	// late is the machine delay (ns) measured by the call that ended last
 	// (contract §2 step 12): every call of the tool runs on the same machine, so
 	// a call starts its reserve from it. The latest call's own figure, not a
@@ -157,7 +164,7 @@ type readResult[T any] struct {
 	v     T
 	err   error
 	start time.Time     // when the read's goroutine began the bridge call
-	d     time.Duration // the bridge's time: from start to the result
+	d     time.Duration // the bridge's time: its share of start to the result
 }
 
 // raceRead issues one bridge read if it is predicted to finish in time
@@ -180,14 +187,19 @@ func raceRead[T any](c *call, what string, read func(context.Context) (T, error)
 	ch := make(chan readResult[T], 1)
 	begun := make(chan struct{})
 	c.emit(EvIssue, what)
+	var meter Meter // the machine beside the read (step 12), set before begun
 	go func() {
 		r := readResult[T]{start: clk.Now()}
+		m := c.t.machine.Read(clk, r.start)
+		meter = m
 		close(begun)
 		defer func() {
 			if p := recover(); p != nil {
 				r.err = fmt.Errorf("bridge panic: %v", p)
 			}
-			r.d = clk.Since(r.start) // the bridge's time, from the read's start
+			// The bridge's time: from the read's start, less the machine's
+			// delay measured meanwhile (none on an exact clock).
+			r.d = m.Bridge(clk.Since(r.start))
 			ch <- r
 		}()
 		r.v, r.err = read(c.ctx)
@@ -200,7 +212,9 @@ func raceRead[T any](c *call, what string, read func(context.Context) (T, error)
 		return zero, canceled
 	}
 	now, limit = c.limit()
-	timer := clk.Timer(limit.Sub(now))
+	// Due at limit; on a real clock later by the machine's delay measured
+	// beside the read (step 12). Its wake's lateness is the machine's too.
+	timer := meter.Race(clk, limit, now)
 	defer timer.Stop()
 	var r readResult[T]
 	select {

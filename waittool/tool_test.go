@@ -291,7 +291,7 @@ func TestBridgePanic(t *testing.T) {
 		WrapBridge: func(b waittool.Bridge) waittool.Bridge { return panicky{b} },
 		Callers:    one(map[string]any{"timeoutMs": 600000})})
 	c := res.Call("A", 1)
-	if c.IsError || waitagents.ReplyOf(c) == nil || !strings.Contains(waitagents.ReplyOf(c).BridgeError, "kaboom") || !waitagents.ReplyOf(c).AgentsUnavailable {
+	if c.IsError || waitagents.ReplyOf(c) == nil || waitagents.ReplyOf(c).BridgeError != "bridge panic: kaboom" || !waitagents.ReplyOf(c).AgentsUnavailable {
 		t.Fatalf("reply %v err %q rpc %q", c.Raw, c.ErrorText, c.RPCError)
 	}
 }
@@ -314,9 +314,10 @@ func TestCallerTimeoutShorterThanWait(t *testing.T) {
 }
 
 // TestProgress: one progress notification per poll, progress = elapsed ms,
-// total = capped ms; a caller that resets its timer on progress (it sends a
-// progress token: resetOnProgress acts only with one) survives a
-// 45 s request timeout... and one that does not, at 25 s, loses the reply.
+// total = capped ms; a caller that sends a progress token and resets its
+// timer on progress survives a 6 s request timeout, and one that does not
+// reset loses the reply at 6 s (contract §4: a caller restarts its timeout
+// on progress only when it sends a progress token).
 func TestProgress(t *testing.T) {
 	res := run(t, waitagents.World{Name: "progress", Agents: running("c"),
 		Callers: []sim.CallerSpec{

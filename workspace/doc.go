@@ -3,7 +3,8 @@
 // scenario table (FindSuite), where outputs go (layout.go), run directories
 // that a killed run cannot leave behind (MakeRunDir), the state of the work
 // tree (TreeState), paths read from files (CheckLocalPath), and child
-// processes that never outlive the command (GroupCommand and its reaper).
+// processes that never outlive the command (GroupCommand and its reaper;
+// AttachedCommand for one that stays in the command's process group).
 //
 // Rules:
 //   - It knows nothing of scenarios, mutants or reports: commands and the

@@ -20,3 +20,16 @@ func GroupCommand(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
+
+// AttachedCommand is exec.Command for a child that stays in this process's
+// process group, as a part of it: it gets the terminal's signals and may
+// read the terminal as the process itself would (`waitsim serve` hands its
+// stdio to the test binary that serves). It never outlives the process:
+// the reaper knows it (StartReaper) and, on Linux, it gets a parent-death
+// signal.
+func AttachedCommand(name string, args ...string) *exec.Cmd {
+	_ = StartReaper()
+	cmd := exec.Command(name, args...)
+	setAttached(cmd)
+	return cmd
+}

@@ -35,19 +35,22 @@ const GremlinsConfig = ".gremlins.yaml"
 const (
 	OwnModule      = "github.com/waitsim/waitsim"
 	OwnSuitePkg    = "./scenarios/"
-	OwnSuiteRun    = "^TestTable$"
+	OwnSuiteTest   = "TestTable"
+	OwnSuiteRun    = "^" + OwnSuiteTest + "$"
 	OwnTarget      = "./waittool/"
 	OwnCatalog     = "mutants/catalog"
 	OwnEquivalents = "mutants/equivalent.yaml"
+	OwnAccepted    = "mutants/accepted.yaml"
 )
 
 // In a module of one's own, waitsim's files live under one directory:
-// the semantic catalog (optional) and the list of equivalent mutants
-// (optional).
+// the semantic catalog, the list of equivalent mutants and the list of
+// accepted survivors (the mutation gate's ratchet), each optional.
 const (
 	UserDir         = "waitsim"
 	UserCatalog     = "waitsim/catalog"
 	UserEquivalents = "waitsim/equivalent.yaml"
+	UserAccepted    = "waitsim/accepted.yaml"
 )
 
 var moduleLine = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)"?\s*$`)

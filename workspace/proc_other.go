@@ -18,3 +18,6 @@ func killGroup(cmd *exec.Cmd) error {
 // processAlive is true where liveness cannot be asked cheaply: a run
 // directory is then never taken for stale.
 func processAlive(int) bool { return true }
+
+// setAttached is a no-op where there is no parent-death signal.
+func setAttached(*exec.Cmd) {}

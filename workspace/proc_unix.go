@@ -32,3 +32,11 @@ func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || err == syscall.EPERM
 }
+
+// setAttached gives cmd a parent-death signal, in this process's group.
+func setAttached(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	setDeathSignal(cmd.SysProcAttr)
+}

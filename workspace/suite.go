@@ -36,8 +36,14 @@ func (s Suite) RunPattern() string { return "^" + s.Test + "$" }
 
 // ModuleRoot returns the directory of the main module's go.mod (the go
 // command's view from the working directory).
-func ModuleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+func ModuleRoot() (string, error) { return ModuleRootOf("") }
+
+// ModuleRootOf returns the directory of the go.mod of the module that holds
+// dir (the go command's view from dir; "" is the working directory).
+func ModuleRootOf(dir string) (string, error) {
+	cmd := exec.Command("go", "env", "GOMOD")
+	cmd.Dir = dir
+	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOMOD: %w", err)
 	}

@@ -30,7 +30,8 @@ func runConformance(args []string) int {
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	runs := fs.Int("runs", 1, "repeat every client run N times")
 	clients := fs.String("clients", "ts,go", "clients: ts (TypeScript SDK), go (Go SDK)")
-	transports := fs.String("transports", "stdio,sse,json", "transports: stdio, sse (streamable HTTP), json (streamable HTTP, JSON responses)")
+	transports := fs.String("transports", "stdio,sse,json", "transports of the plain cases: stdio, sse (streamable HTTP), json (streamable HTTP, JSON responses); a case with a transport: runs over its own mode")
+	proxies := fs.String("proxies", strings.Join(conformance.ProxyLegNames(), ","), "proxy legs of a case with transport.idleTimeoutMs (Debian's nginx and haproxy; none: leave such cases out)")
 	tol := fs.Float64("tolerance-ms", conformance.DefaultToleranceMs, "largest |real − simulated| accepted for resolve times and remainingMs, ms")
 	tsclient := fs.String("tsclient", workspace.OutDir+"/tsclient/client.mjs", "the TypeScript client script, beside its installed node_modules (make conformance installs it); relative to the module root")
 	out := fs.String("out", workspace.ConformanceResults, "where to write the table")
@@ -54,7 +55,7 @@ func runConformance(args []string) int {
 	}
 	// Real clients talk to `waitsim serve`, which serves the reference
 	// tool: its table's workspace.Suite predicts what they see.
-	st, err := workspace.FindSuite(root, "./scenarios/", "TestTable")
+	st, err := workspace.FindSuite(root, workspace.OwnSuitePkg, workspace.OwnSuiteTest)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "waitsim conformance: works inside waitsim's own module (it serves the reference tool):", err)
 		return 2
@@ -110,10 +111,14 @@ func runConformance(args []string) int {
 		simBy[c.ID] = c
 	}
 
+	legs := []string{}
+	if *proxies != "none" && *proxies != "" {
+		legs = strings.Split(*proxies, ",")
+	}
 	ctx, stop := interruptContext()
 	rep, err := conformance.Run(ctx, conformance.Options{
 		Cases: cases, Sim: simBy, Waitsim: self, TSClient: script,
-		Clients: strings.Split(*clients, ","), Transports: strings.Split(*transports, ","),
+		Clients: strings.Split(*clients, ","), Transports: strings.Split(*transports, ","), Proxies: legs,
 		ToleranceMs: *tol, Runs: *runs, LogDir: filepath.Join(root, workspace.OutDir, "conformance"), Progress: os.Stderr,
 	})
 	if sig := stop(); sig != nil {

@@ -55,7 +55,7 @@ func runInit(args []string) int {
 	files := map[string]string{
 		filepath.Join(pkgDir, "waitsim_test.go"):                   initTest(pkg),
 		filepath.Join(pkgDir, "testdata", "waitsim", "first.yaml"): initScenario,
-		filepath.Join(root, ".github", "workflows", "waitsim.yml"): initWorkflow,
+		filepath.Join(root, ".github", "workflows", "waitsim.yml"): initWorkflow(filepath.ToSlash(filepath.Clean(*dir)), hasCode),
 	}
 	if !hasCode {
 		files[filepath.Join(pkgDir, "doc.go")] = fmt.Sprintf("// Package %s holds the test that runs waitsim's scenarios (waitsim_test.go).\npackage %s\n", pkg, pkg)
@@ -92,6 +92,9 @@ func runInit(args []string) int {
 	}
 	fmt.Printf("next: replace registerTools in %s with your tool's registration, then:\n  go test ./%s/\n  go tool waitsim run\n",
 		filepath.ToSlash(filepath.Join(*dir, "waitsim_test.go")), filepath.ToSlash(*dir))
+	if !hasCode {
+		fmt.Printf("and name your tool's package on the mutation gate's line of .github/workflows/waitsim.yml (go tool waitsim mutate --target ./yourtool/)\n")
+	}
 	return 0
 }
 
@@ -207,9 +210,21 @@ expect:
     resolvesAtMs: 90000
 `
 
-// initWorkflow is the CI workflow init writes.
-const initWorkflow = `# waitsim: the scenario table (go test) and its report on every push and
-# pull request. Written by ` + "`go tool waitsim init`" + `.
+// initWorkflow is the CI workflow init writes for the kill suite in dir
+// (slash-separated, relative to the module root); hasCode says whether its
+// package holds code of its own, the mutation gate's default target.
+func initWorkflow(dir string, hasCode bool) string {
+	target := "its package, " + dir + "/, which holds your code"
+	if !hasCode {
+		target = "add --target ./yourtool/ below: the package of your tool (" + dir + "/ holds no code of its own)"
+	}
+	return `# waitsim: the scenario table (go test), the mutation gate and their report
+# on every push and pull request. Written by ` + "`go tool waitsim init`" + `.
+#
+# The mutation gate mutates the package of the test that calls waitsim.Run:
+# ` + target + `.
+# A survivor fails it unless waitsim/accepted.yaml lists it with a reason;
+# the report step turns each new survivor into a warning on its line.
 name: waitsim
 on: [push, pull_request]
 jobs:
@@ -220,17 +235,41 @@ jobs:
       - uses: actions/setup-go@v5
         with:
           go-version-file: go.mod
+      - name: keep out/ out of the tree the results record
+        # waitsim writes under out/; a report refuses results of another
+        # tree than the work tree, which out/ would change.
+        run: echo "/out/" >> .git/info/exclude
       - name: go test
         run: go test ./...
       - name: scenario table
         run: go tool waitsim run --json
+      - name: mutation gate
+        id: mutate
+        if: ${{ !cancelled() }}
+        # Exit 0 pass, 1 a survivor not in waitsim/accepted.yaml, 2 a
+        # configuration problem, … (go tool waitsim mutate -h). Recorded here;
+        # the job fails in its last step, after the report.
+        run: |
+          set +e
+          go tool waitsim mutate --progress plain
+          echo "rc=$?" >> "$GITHUB_OUTPUT"
       - name: report
         if: ${{ !cancelled() }}
-        run: go tool waitsim report && cat out/report/summary.md >> "$GITHUB_STEP_SUMMARY"
+        # --annotations: a warning on the line of each new survivor.
+        run: go tool waitsim report --annotations && cat out/report/summary.md >> "$GITHUB_STEP_SUMMARY"
       - uses: actions/upload-artifact@v4
         if: ${{ !cancelled() }}
         with:
           name: waitsim-report
-          path: out/report
+          path: |
+            out/report
+            out/mutation.json
           if-no-files-found: warn
+      - name: fail when the mutation gate failed
+        if: ${{ !cancelled() }}
+        env:
+          RC: ${{ steps.mutate.outputs.rc }}
+        run: |
+          if [ "$RC" != "0" ]; then echo "mutation gate failed (exit ${RC:-none})"; exit 1; fi
 `
+}

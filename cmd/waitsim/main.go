@@ -11,7 +11,7 @@ const usage = `usage:
   waitsim run [--json] [--check-determinism N] [paths…]   run the scenario table (default: the test's own files)
   waitsim mutate [flags]                                   the mutation gate (waitsim mutate -h)
   waitsim report [flags]                                   render reports (waitsim report -h)
-  waitsim serve FILE.yaml [--case ID] [--http ADDR]        the tool on the real clock for real clients (waitsim serve -h)
+  waitsim serve FILE.yaml [--case ID] [--http ADDR]        a case's server on the real clock for real clients (waitsim serve -h)
   waitsim conformance [flags] [paths…]                     real clients vs the simulation (waitsim conformance -h)
   waitsim init [--dir DIR]                                 set this module up: a test, a first scenario, a CI workflow
 `

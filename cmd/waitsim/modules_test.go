@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -11,7 +13,12 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/waitsim/waitsim/serve"
 )
 
 // waitsim in modules of one's own: the example modules and a module that
@@ -139,6 +146,139 @@ func TestExampleSlowtool(t *testing.T) {
 	if !strings.Contains(string(md), "Survival matrix") || !strings.Contains(string(md), "ts-sdk-reset") || !strings.Contains(string(md), "proxy idle timeout") {
 		t.Errorf("the report shows no survival matrix of slow_job:\n%s", md)
 	}
+}
+
+// serveCommand is `waitsim serve args…` in dir, in a process group of its
+// own that the test's end kills, whatever became of it, so that no process
+// outlives the test; the scenario table's test binary is cached in suitebin
+// (one build for the whole test).
+func serveCommand(t *testing.T, ctx context.Context, dir, suitebin string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, waitsimBin(t), append([]string{"serve"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", suiteBinDirEnv+"="+suitebin)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	t.Cleanup(func() {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	})
+	return cmd
+}
+
+// slowJob calls the module's own tool, slow_job, for a second of work and
+// checks its reply.
+func slowJob(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
+	t.Helper()
+	start := time.Now()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow_job", Arguments: map[string]any{"workMs": 1000}})
+	if err != nil || res.IsError {
+		t.Fatalf("slow_job: %v %+v", err, res)
+	}
+	rep, _ := res.StructuredContent.(map[string]any)
+	if rep["done"] != true || rep["workedMs"].(float64) < 1000 || time.Since(start) < time.Second {
+		t.Errorf("slow_job replied %v after %v; want done, workedMs ≥ 1000, after a second", rep, time.Since(start))
+	}
+}
+
+// `waitsim serve` in a module of one's own (examples/slowtool, copied out):
+// through the door, the test binary of the module's suite serves the
+// module's own tool (check.Generic), over stdio and over streamable HTTP,
+// and a real client's call (the Go SDK's) gets the tool's reply; the stdio
+// client's end and SIGTERM stop it with exit 0. A case id the file does
+// not have exits 2 and names the file's cases. Every wait is bounded.
+func TestServeUserModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs another module")
+	}
+	dir := copyExample(t, "slowtool")
+	cache := t.TempDir()
+	file := "testdata/waitsim/lost-behind-ts-sdk.yaml"
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+
+	// A bad case id (this first run builds the suite's test binary).
+	cmd := serveCommand(t, ctx, dir, cache, file, "--case", "nope")
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), `waitsim serve: testdata/waitsim/lost-behind-ts-sdk.yaml has no case "nope"; its cases: lost-behind-ts-sdk`) {
+		t.Fatalf("--case nope: exit %d (%v), want 2 naming the file's cases:\n%s", code, err, out)
+	}
+
+	t.Run("stdio", func(t *testing.T) {
+		cmd := serveCommand(t, ctx, dir, cache, file)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatalf("connect: %v\n%s", err, stderr.String())
+		}
+		slowJob(t, ctx, cs)
+		if err := cs.Close(); err != nil || cmd.ProcessState.ExitCode() != 0 {
+			t.Errorf("after the client closed its end: %v, exit %d, want 0\n%s", err, cmd.ProcessState.ExitCode(), stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "waitsim serve: case lost-behind-ts-sdk over stdio\n") {
+			t.Errorf("stderr:\n%s", stderr.String())
+		}
+	})
+
+	t.Run("http", func(t *testing.T) {
+		cmd := serveCommand(t, ctx, dir, cache, file, "--http", "127.0.0.1:0")
+		pipe, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		urls := make(chan string, 1)
+		var log bytes.Buffer
+		copied := make(chan struct{})
+		go func() {
+			defer close(copied)
+			sc := bufio.NewScanner(pipe)
+			for sc.Scan() {
+				log.WriteString(sc.Text() + "\n")
+				if u, ok := strings.CutPrefix(sc.Text(), serve.ListeningPrefix); ok {
+					urls <- strings.Fields(u)[0]
+				}
+			}
+		}()
+		var url string
+		select {
+		case url = <-urls:
+		case <-copied:
+			t.Fatalf("waitsim serve --http ended before listening: %v\n%s", cmd.Wait(), log.String())
+		case <-ctx.Done():
+			t.Fatal("waitsim serve --http: no listening line in time")
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slowJob(t, ctx, cs)
+		cs.Close()
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		waited := make(chan error, 1)
+		go func() {
+			<-copied
+			waited <- cmd.Wait()
+		}()
+		select {
+		case err := <-waited:
+			if err != nil {
+				t.Errorf("after SIGTERM: %v, want exit 0\n%s", err, log.String())
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("still serving 30 s after SIGTERM:\n%s", log.String())
+		}
+		if !strings.Contains(log.String(), "(streamable HTTP, SSE responses, event store)") || !strings.Contains(log.String(), "waitsim serve: stopped\n") {
+			t.Errorf("the log:\n%s", log.String())
+		}
+	})
 }
 
 // The independent implementation of the contract, copied out: its go test

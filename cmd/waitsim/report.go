@@ -29,7 +29,7 @@ const (
 )
 
 const reportUsageText = `usage:
-  waitsim report [--scenarios F] [--mutation F] [--conformance F] [--commit SHA] [--seed NAME=N]... [--root DIR] [--out DIR]
+  waitsim report [--scenarios F] [--mutation F] [--conformance F] [--commit SHA] [--seed NAME=N]... [--root DIR] [--out DIR] [--annotations]
       render one run from the producers' files (default out/scenarios.json, out/mutation.json,
       and out/conformance.json when present: the Markdown and HTML show it, run.json does not)
   waitsim report --run RUN.json [--root DIR] [--out DIR]
@@ -43,6 +43,10 @@ const reportUsageText = `usage:
 outputs under --out (default out/report): run.json, summary.md (job summary, ≤ 1 MiB),
 comment.md (pull-request comment, ≤ 64 KB), junit.xml, mutation-report.json (Stryker),
 report.html, trace/<case>.json (trace-event JSON); with --base-ref also base.json.
+
+--annotations (any mode) also prints GitHub workflow commands on stdout: a ::warning on the
+line of each new survivor of the mutation result (not in the accepted file), with its intent
+and the case --suggest found; a ::notice on each accepted entry that can go or is stale.
 
 exit: 0 rendered (comparing: not regressed), 1 head regressed against base,
       2 usage or input error (also: a scenario result without any case; the
@@ -73,6 +77,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		outDir        = fs.String("out", filepath.FromSlash(workspace.ReportDir), "output directory")
 		runCmd        = fs.String("run-cmd", waitsimCmd()+" run --json", "with --base-ref: command that writes out/scenarios.json (run in base's worktree and here)")
 		mutateCmd     = fs.String("mutate-cmd", waitsimCmd()+" mutate", `with --base-ref: command that writes out/mutation.json ("" to skip)`)
+		annotations   = fs.Bool("annotations", false, "also print GitHub workflow commands on stdout: a ::warning on the line of each new survivor of the mutation result (head's), a ::notice on each accepted entry that can go")
 	)
 	seeds := map[string]int64{}
 	fs.Func("seed", "generator seed NAME=N (repeatable)", func(s string) error {
@@ -190,6 +195,17 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stderr, "waitsim report: wrote %d files under %s\n", len(written), *outDir)
+	if *annotations {
+		if head.Mutation == nil {
+			fmt.Fprintln(stderr, "waitsim report: --annotations: no mutation result, so no annotations")
+		} else {
+			n, err := reports.Annotations(stdout, head.Mutation, repoPrefix(*root))
+			if err != nil {
+				return fail(err)
+			}
+			fmt.Fprintf(stderr, "waitsim report: printed %d annotation(s)\n", n)
+		}
+	}
 	if s := head.Scenarios; s != nil && len(s.Cases) == 0 {
 		// The reports say "no results"; the exit code must not say success.
 		return fail(errors.New("the scenario result has no cases: nothing was checked (the reports say so)"))
@@ -214,6 +230,17 @@ func checkCurrent(r *reports.Run, dir, sp, mp string) error {
 		}
 	}
 	return reports.CheckTree(r, strings.Join(src, " and "), commit, tree)
+}
+
+// repoPrefix is dir's path inside its git repository, slash-separated and
+// ending in "/" ("" at the top, or outside git): GitHub names an
+// annotation's file from the repository's top.
+func repoPrefix(dir string) string {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--show-prefix").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func existing(p string) string {

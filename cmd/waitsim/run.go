@@ -196,14 +196,18 @@ func simulate(st workspace.Suite, params results.Params, cpus bool) (res results
 	return res, runErr, true
 }
 
-// printProblems prints the problems of the scenario files, one
-// "file:line:column: field: message" a line (`waitsim run` and `waitsim serve`).
-func printProblems(problems []results.Problem) {
+// printProblems prints the problems of the scenario files to stderr, one
+// "file:line:column: field: message" a line.
+func printProblems(problems []results.Problem) { fprintProblems(os.Stderr, problems) }
+
+// fprintProblems is printProblems to w (`waitsim serve`'s log, which never
+// blocks).
+func fprintProblems(w io.Writer, problems []results.Problem) {
 	lines := make([]string, len(problems))
 	for i, p := range problems {
 		lines[i] = "  " + printable(p.String())
 	}
-	fmt.Fprintf(os.Stderr, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
+	fmt.Fprintf(w, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
 }
 
 // printable writes control and other non-printing characters (e.g. from a

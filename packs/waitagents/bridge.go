@@ -15,6 +15,8 @@ import (
 // Step is how one bridge request behaves (contract §3). Times in ms.
 //   - Stall: never completes by itself; only the bridge timeout ends it.
 //   - Err != "": completes with this error after LatencyMs (at dispatch + LatencyMs).
+//   - Panic != "": completes after LatencyMs, and the bridge call then
+//     panics with this string as its value instead of returning.
 //   - Reject: rejected at once, without entering the queue (with Err, or
 //     "owner window is gone").
 //   - otherwise: completes successfully after LatencyMs.
@@ -25,6 +27,7 @@ type Step struct {
 	LatencyMs int64                  `json:"latencyMs,omitempty"`
 	Stall     bool                   `json:"stall,omitempty"`
 	Err       string                 `json:"error,omitempty"`
+	Panic     string                 `json:"panic,omitempty"`
 	Reject    bool                   `json:"reject,omitempty"`
 	Outputs   []waittool.AgentOutput `json:"outputs,omitempty"`
 }
@@ -76,6 +79,9 @@ type Request struct {
 	DispatchedMs int64  `json:"dispatchedMs"`
 	CompletedMs  int64  `json:"completedMs"`
 	Err          string `json:"error,omitempty"`
+	// Panic is the value the bridge call panicked with when it completed
+	// (a Step's Panic), instead of returning; "" when it returned.
+	Panic string `json:"panic,omitempty"`
 	// SharedWith is the ID of the request whose result this one shared (cache), or 0.
 	SharedWith int `json:"sharedWith,omitempty"`
 	// IDs are the session ids an output read asked for, as the tool passed them.
@@ -209,7 +215,7 @@ func (b *Bridge) Requests() []Request {
 		out[i] = *r
 		out[i].waiters, out[i].sharers, out[i].agents, out[i].outputs = nil, nil, nil, nil
 		out[i].IDs = slices.Clone(r.ids)
-		if r.Err == "" && r.CompletedMs >= 0 {
+		if r.Err == "" && r.Panic == "" && r.CompletedMs >= 0 {
 			out[i].Agents = slices.Clone(r.agents)
 			for _, o := range r.outputs {
 				out[i].Outputs = append(out[i].Outputs, waittool.AgentOutput{SessionID: o.SessionID, Messages: slices.Clone(o.Messages)})
@@ -225,6 +231,9 @@ func (b *Bridge) ListAgents(ctx context.Context, runID string) ([]waittool.Agent
 	<-wait
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if r.Panic != "" {
+		panic(r.Panic)
+	}
 	return slices.Clone(r.agents), errOf(r.Err)
 }
 
@@ -236,6 +245,9 @@ func (b *Bridge) ReadOutputs(ctx context.Context, runID string, ids []string) ([
 	<-wait
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if r.Panic != "" {
+		panic(r.Panic)
+	}
 	out := make([]waittool.AgentOutput, len(r.outputs))
 	for i, o := range r.outputs {
 		out[i] = waittool.AgentOutput{SessionID: o.SessionID, Messages: slices.Clone(o.Messages)}
@@ -362,7 +374,7 @@ func (b *Bridge) submitLocked(ctx context.Context, op, key string, ids []string)
 		if prev, ok := b.recent[key]; ok && now-prev.IssuedMs < c {
 			r.SharedWith = prev.ID
 			if prev.CompletedMs >= 0 {
-				r.CompletedMs, r.Err, r.agents, r.outputs = now, prev.Err, prev.agents, prev.outputs
+				r.CompletedMs, r.Err, r.Panic, r.agents, r.outputs = now, prev.Err, prev.Panic, prev.agents, prev.outputs
 				b.k.Logf("bridge", "%s #%d by %s shares #%d (done)", op, r.ID, who, prev.ID)
 				return r, closed()
 			}
@@ -469,7 +481,10 @@ func (b *Bridge) complete(r *Request, errText string) {
 	defer b.mu.Unlock()
 	r.CompletedMs = b.k.NowMs()
 	r.Err = errText
-	if errText == "" {
+	if errText == "" && r.step.Panic != "" {
+		r.Panic = r.step.Panic
+	}
+	if errText == "" && r.Panic == "" {
 		switch r.Op {
 		case "list":
 			for _, a := range b.roster {
@@ -492,13 +507,15 @@ func (b *Bridge) complete(r *Request, errText string) {
 	}
 	if errText != "" {
 		b.k.Logf("bridge", "%s #%d failed: %s", r.Op, r.ID, errText)
+	} else if r.Panic != "" {
+		b.k.Logf("bridge", "%s #%d panics: %s", r.Op, r.ID, r.Panic)
 	} else if r.Op == "list" {
 		b.k.Logf("bridge", "%s #%d completed: %s", r.Op, r.ID, describeAgents(r.agents))
 	} else {
 		b.k.Logf("bridge", "%s #%d completed", r.Op, r.ID)
 	}
 	for _, sr := range r.sharers {
-		sr.CompletedMs, sr.Err, sr.agents, sr.outputs = r.CompletedMs, r.Err, r.agents, r.outputs
+		sr.CompletedMs, sr.Err, sr.Panic, sr.agents, sr.outputs = r.CompletedMs, r.Err, r.Panic, r.agents, r.outputs
 	}
 	b.slot = nil
 	for _, w := range r.waiters {

@@ -3,8 +3,10 @@
 // invariants it adds the simulated bridge of contract §3 (bridge.go), the
 // scenario keys of the contract (roster, bridge, per-call args), the
 // contract's invariants (invariants.go), its reference model (model.go),
-// the transport rules a reply must survive (transport.go) and the world
-// generator (gen.go).
+// the transport rules a reply must survive (transport.go), the world
+// generator (gen.go), and the server of a case on the real clock for
+// `waitsim serve` (serve.go: check.Server, the bridge model on
+// sim.WallScheduler).
 //
 // A maintainer of their own implementation checks it with
 //

@@ -42,6 +42,20 @@ const (
 	ModelProgress = "model-progress"
 )
 
+// The texts contract §2 spells out word for word, which a reply or a
+// notification must carry exactly (TestContractTexts keeps them equal to
+// docs/contract.md): the progress message of step 11, whose E and C are the
+// notification's progress and total in ms (E is the progress it carries,
+// min(elapsed, capped) by step 12, so that the message never states more
+// than total); the message of a read whose bridge panicked (step 9,
+// "bridge panic: …", followed by the panic's value as fmt's %v writes it);
+// and the error of a tool without a bridge (step 9).
+const (
+	progressMessage  = "waiting for agents: %d ms of %d ms"
+	panicPrefix      = "bridge panic: "
+	unavailableError = "orchestration_unavailable"
+)
+
 // modelActive is the contract's list of active lifecycle states (contract §2
 // "Input"); every other state is terminal.
 var modelActive = map[string]bool{"": true, "created": true, "prompt_sent": true, "running": true, "waiting": true}
@@ -79,8 +93,12 @@ const (
 
 // model is one call being walked. Timer lateness (contract §2 step 12) is
 // the one thing the world decides that the records show only by its effect:
-// a timer due at t wakes the call at some w with t ≤ w ≤ t + maxLate. The
-// model reads w from the next thing the call did (its next request, or its
+// a timer due at t wakes the call at some w with t ≤ w ≤ t + maxLate. When
+// the world's timers are late by a fixed amount (no jitter), every one is
+// exactly maxLate late and w is t + maxLate: every wake, every race's
+// verdict but one whose result came at the timer's own instant, and the
+// delay a call measures and hands on are then known. With jitter, the model
+// reads w from the next thing the call did (its next request, or its
 // reply) and checks the bound; where a late race timer leaves open whether a
 // result that ended after deadline + slip was in time, the model walks both
 // ways (see explore).
@@ -92,6 +110,10 @@ type model struct {
 	capped   int64
 	maxLate  int64 // the largest lateness the world gave a tool timer
 	endMs    int64 // when the reply resolved, as recorded
+	// exact: every timer of the tool fired exactly maxLate late (the
+	// world's timers have a lateness and no jitter, contract §2 step 12),
+	// so that every wake, and what the call measured, is known.
+	exact bool
 	// wireDelay: the reply reached the caller up to this much after the tool
 	// sent it (a resumed stream, contract §6); builtMs is the instant the
 	// reply's remainingMs says it was built, when built (it carries one).
@@ -123,8 +145,9 @@ func (m *model) fail(id, format string, args ...any) {
 }
 
 // wake returns when a timer of the call due at due woke it: due itself with
-// exact timers, else the instant of the call's next act in the records,
-// which must lie within due..due+maxLate.
+// exact timers, due + maxLate with timers late by a fixed amount, else the
+// instant of the call's next act in the records, which must lie within
+// due..due+maxLate.
 //
 // A reply that came over a resumed stream was sent up to wireDelay before the
 // caller got it (contract §6): the wake then lies in both windows, at the
@@ -134,6 +157,13 @@ func (m *model) fail(id, format string, args ...any) {
 func (m *model) wake(due int64, what string) int64 {
 	if m.maxLate == 0 {
 		return due
+	}
+	if m.exact {
+		// Known, whatever the call did next: a request issued at another
+		// instant, or a reply resolved at another, is reported where the
+		// model compares those.
+		m.late = max(m.late, m.maxLate)
+		return due + m.maxLate
 	}
 	w := m.endMs
 	if m.next < len(m.reqs) {
@@ -185,7 +215,10 @@ func (m *model) read(op string, ids []string) (*Request, readEnd) {
 	ended := r.CompletedMs >= 0
 	inTime := ended && r.CompletedMs <= limit
 	if ended && !inTime && r.CompletedMs <= limit+m.maxLate {
-		// The race timer, due at limit, may have woken after the result.
+		// The race timer, due at limit, may have woken after the result
+		// (with exact lateness, a result before limit + maxLate was
+		// taken: the walk that says otherwise finds it ended before the
+		// timer woke the call).
 		inTime = m.asked >= len(m.choices) || m.choices[m.asked]
 		m.asked++
 	}
@@ -193,8 +226,10 @@ func (m *model) read(op string, ids []string) (*Request, readEnd) {
 		m.cost = max(m.cost, r.CompletedMs-r.IssuedMs)
 		m.spent += r.CompletedMs - r.IssuedMs
 		m.now = r.CompletedMs
-		if r.Err != "" {
-			m.lastErr = r.Err
+		// A read fails with the bridge's error, or, when the bridge call
+		// panicked, with "bridge panic: " and the panic's value (step 9).
+		if msg := failure(r); msg != "" {
+			m.lastErr = msg
 			m.why = append(m.why, fmt.Sprintf("%s #%d failed at %d ms", op, r.ID, m.now))
 			return r, endFailed
 		}
@@ -211,6 +246,17 @@ func (m *model) read(op string, ids []string) (*Request, readEnd) {
 	m.spent += m.now - r.IssuedMs
 	m.why = append(m.why, fmt.Sprintf("%s #%d lost to the deadline at %d ms", op, r.ID, m.now))
 	return r, endLost
+}
+
+// failure is the message of read r's failure as the tool must report it
+// (contract §2 step 9): the bridge's error, word for word, or for a bridge
+// call that panicked "bridge panic: " and the panic's value; "" when it
+// returned a result.
+func failure(r *Request) string {
+	if r.Panic != "" {
+		return panicPrefix + r.Panic
+	}
+	return r.Err
 }
 
 // story tells what the model saw last, for messages: at most the last three
@@ -262,7 +308,7 @@ type lateAt struct{ endMs, late int64 }
 // reply was lost on the wire, or the wire delayed it).
 func checkModel(v callView, prior []lateAt, unknown bool) ([]results.Violation, int64, bool) {
 	base := model{who: fmt.Sprintf("%s#%d", v.sum.Caller, v.sum.Index), start: v.sum.StartMs,
-		deadline: v.deadline, capped: v.capped, maxLate: v.maxLate, endMs: v.sum.EndMs, reqs: v.reqs,
+		deadline: v.deadline, capped: v.capped, maxLate: v.maxLate, exact: v.exact, endMs: v.sum.EndMs, reqs: v.reqs,
 		in: modelInputOf(v.cr.Args, v.sum.TimeoutMs), wireDelay: v.sum.WireDelayMs, c: v.c}
 	if r, ok := v.sum.Reply["remainingMs"].(float64); ok {
 		base.builtMs, base.built = v.sum.StartMs+v.sum.TimeoutMs-int64(r), true
@@ -294,8 +340,14 @@ func checkModel(v callView, prior []lateAt, unknown bool) ([]results.Violation, 
 	// wake) may be the previous call: then v may inherit any delay the world
 	// can give, 0 to maxLate (contract §2 step 12).
 	if unknown {
-		for l := range v.maxLate + 1 {
-			all = append(all, l)
+		if v.exact {
+			// Every delay a call can measure is a timer's lateness or a
+			// slip, the lateness of its latest sleep: 0 or maxLate.
+			all = append(all, 0, v.maxLate)
+		} else {
+			for l := range v.maxLate + 1 {
+				all = append(all, l)
+			}
 		}
 	}
 	var candidates []int64
@@ -350,7 +402,7 @@ func (m *model) run(v callView) {
 	var want modelWant
 	if v.noBridge {
 		// No bridge: the tool answers at once, without a read (contract §2 step 9, ok).
-		want = modelWant{endMs: m.start, reply: map[string]any{"ok": false, "error": "orchestration_unavailable",
+		want = modelWant{endMs: m.start, reply: map[string]any{"ok": false, "error": unavailableError,
 			"done": false, "agents": []any{}, "outputs": []any{}}}
 	} else {
 		cs := v.spec.Sim() // the profile's knobs, then the file's
@@ -411,7 +463,8 @@ func (m *model) walk(token bool) (want modelWant, ok bool) {
 		// above the capped ms), only when it grows.
 		if elapsed := min(m.now-m.start, m.capped); token && elapsed > sent {
 			sent = elapsed
-			want.progress = append(want.progress, sim.ProgressNote{AtMs: m.now, Progress: float64(elapsed), Total: float64(m.capped)})
+			want.progress = append(want.progress, sim.ProgressNote{AtMs: m.now, Progress: float64(elapsed), Total: float64(m.capped),
+				Message: fmt.Sprintf(progressMessage, elapsed, m.capped)})
 		}
 		r, end := m.read("list", nil)
 		switch end {
@@ -563,15 +616,15 @@ func (m *model) compareProgress(notes, want []sim.ProgressNote, overHTTP bool) {
 		j := 0
 		for i, n := range notes {
 			if slices.ContainsFunc(notes[:i], func(p sim.ProgressNote) bool {
-				return p.Progress == n.Progress && p.Total == n.Total && p.AtMs < n.AtMs
+				return p.Progress == n.Progress && p.Total == n.Total && p.Message == n.Message && p.AtMs < n.AtMs
 			}) {
 				continue // delivered again, later (a replay needs a cut and a new stream): it counts once
 			}
-			for j < len(want) && (want[j].Progress != n.Progress || want[j].Total != n.Total || n.AtMs < want[j].AtMs) {
+			for j < len(want) && (want[j].Progress != n.Progress || want[j].Total != n.Total || want[j].Message != n.Message || n.AtMs < want[j].AtMs) {
 				j++
 			}
 			if j == len(want) {
-				m.fail(ModelProgress, "progress notification %d (%.0f/%.0f ms at %d ms) was not called for, or came out of order", i+1, n.Progress, n.Total, n.AtMs)
+				m.fail(ModelProgress, "progress notification %d (%.0f/%.0f ms at %d ms) was not called for, or came out of order (its message %q)", i+1, n.Progress, n.Total, n.AtMs, n.Message)
 				return
 			}
 			j++
@@ -585,7 +638,11 @@ func (m *model) compareProgress(notes, want []sim.ProgressNote, overHTTP bool) {
 		case i >= len(want):
 			m.fail(ModelProgress, "progress notification %d (%.0f/%.0f ms at %d ms) was not called for: want %d notifications", i+1, notes[i].Progress, notes[i].Total, notes[i].AtMs, len(want))
 		case notes[i] != want[i]:
-			m.fail(ModelProgress, "progress notification %d is %.0f/%.0f ms at %d ms, want %.0f/%.0f ms at %d ms", i+1, notes[i].Progress, notes[i].Total, notes[i].AtMs, want[i].Progress, want[i].Total, want[i].AtMs)
+			msg := fmt.Sprintf("progress notification %d is %.0f/%.0f ms at %d ms, want %.0f/%.0f ms at %d ms", i+1, notes[i].Progress, notes[i].Total, notes[i].AtMs, want[i].Progress, want[i].Total, want[i].AtMs)
+			if notes[i].Message != want[i].Message {
+				msg += fmt.Sprintf("; its message is %q, want %q", notes[i].Message, want[i].Message)
+			}
+			m.fail(ModelProgress, "%s", msg)
 		}
 	}
 }

@@ -88,6 +88,18 @@ agents:
 callers:
   - name: A
 `,
+	// latereadjitter: lateread with jittered timers (0..5 ms late): the
+	// final read's race timer draws 5 ms (seed 13), so the read, ending at
+	// 30005 ms, is in time; a draw below 5 would have lost it.
+	"latereadjitter": `name: latereadjitter
+seed: 13
+bridge: {read: [30005], timeoutMs: none}
+timers: {jitterMs: 5}
+agents:
+  - {id: c, state: completed, messages: ["done"]}
+callers:
+  - name: A
+`,
 	// later: a capped call that starts at 1000 ms (times count from its start).
 	"later": `name: later
 agents:
@@ -225,9 +237,23 @@ callers:
     args: {timeoutMs: 1000}
 `,
 	// resumedlate: the race timer of the only list fires 5 ms late, at
-	// 30005 ms; the reply, built then, reaches the caller over a stream
-	// resumed at 31000 ms (contract §6).
+	// 30005 ms (jittered timers, 0..5 ms late: seed 5 draws 5 for it); the
+	// reply, built then, reaches the caller over a stream resumed at 31000
+	// ms (contract §6).
 	"resumedlate": `name: resumedlate
+seed: 5
+timers: {jitterMs: 5}
+transport: {mode: sse, protocol: 2025-11-25, eventStore: true, idleTimeoutMs: 30000}
+bridge: {list: [stall], timeoutMs: none}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    profile: go-sdk
+    args: {timeoutMs: 100000}
+`,
+	// resumedlateexact: resumedlate with every timer 5 ms late.
+	"resumedlateexact": `name: resumedlateexact
 timers: {lateMs: 5}
 transport: {mode: sse, protocol: 2025-11-25, eventStore: true, idleTimeoutMs: 30000}
 bridge: {list: [stall], timeoutMs: none}
@@ -237,6 +263,22 @@ callers:
   - name: A
     profile: go-sdk
     args: {timeoutMs: 100000}
+`,
+	// inheritjitter: jittered timers (seed 5); A's first list loses its
+	// race to a late timer, whose wake the model reads from A's reply; B
+	// inherits A's figure (contract §2 step 12).
+	"inheritjitter": `name: inheritjitter
+seed: 5
+timers: {jitterMs: 30}
+bridge: {list: [2000, 0]}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 1000}
+  - name: B
+    startMs: 3000
+    args: {timeoutMs: 1000, pollIntervalMs: 10000}
 `,
 	// lostjitter: jittered timers; A's reply is lost, its handler measures
 	// 28 ms (the world's largest lateness), and B, whose one wake is 1 ms
@@ -284,6 +326,61 @@ callers:
   - name: B
     startMs: 7000
     args: {timeoutMs: 1000, pollIntervalMs: 7000}
+`,
+	// inherit-lost-first-list: A's only timer is its first list's race
+	// timer, 40 ms late; B inherits 40 ms and its one sleep ends 40 ms
+	// before its deadline (contract §2 step 12).
+	"inherit-lost-first-list": `name: inherit-lost-first-list
+timers: {lateMs: 40}
+bridge: {list: [2000, 0]}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 1000}
+  - name: B
+    startMs: 3000
+    args: {timeoutMs: 1000, pollIntervalMs: 10000}
+`,
+	// inherit-at-start: B starts before A ends; A's 40 ms, stored while B
+	// waits for its first list, is not B's (contract §2 step 12).
+	"inherit-at-start": `name: inherit-at-start
+timers: {lateMs: 40}
+bridge: {list: [0, 700, 0]}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    args: {timeoutMs: 1000, pollIntervalMs: 10000}
+  - name: B
+    startMs: 500
+    args: {timeoutMs: 5000, pollIntervalMs: 10000}
+`,
+	// lostcall30: lostcall with timers 30 ms late: A's figure, lost with
+	// its reply, can only be 0 or 30 ms, never a figure between.
+	"lostcall30": `name: lostcall30
+timers: {lateMs: 30}
+agents:
+  - {id: c, state: running}
+callers:
+  - name: A
+    transport: {mode: sse, dropAtMs: [100]}
+    args: {timeoutMs: 1000, pollIntervalMs: 250}
+  - name: B
+    startMs: 2000
+    args: {timeoutMs: 1000}
+`,
+	// panicky: the first list's bridge call panics; the tool retries it as
+	// a failed first list and reports "bridge panic: boom" (contract §2
+	// step 9); a poll's list panics again later, once agents were listed.
+	"panicky": `name: panicky
+bridge: {list: [{panic: boom}, 0, {latencyMs: 5, panic: "kaboom 2"}, 0]}
+agents:
+  - {id: c, state: running, messages: [hello]}
+callers:
+  - name: A
+    progress: true
+    args: {timeoutMs: 100000, pollIntervalMs: 10000}
 `,
 	// resumeretry: a resumption cut by the write deadline before its
 	// response began is sent again 3000 ms later: the reply resolves at
@@ -416,11 +513,16 @@ func TestInvariantsFire(t *testing.T) {
 			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 60500.0 })
 			res.Calls[1].Args["timeoutMs"] = 60500.0
 		}, []string{"chain-terminates"}, "passed timeoutMs 60500", nil},
-		{"late-race-lost-early", "lateread", func(t *testing.T, res *Result) {
+		{"late-race-lost-early", "latereadjitter", func(t *testing.T, res *Result) {
 			// a race timer that woke 3 ms late, before the read ended: lost
 			res.Calls[0].EndMs = 30003
 			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
 		}, nil, "", []string{ModelRequests, ModelReply, ModelProgress, "outputs-unavailable-exact"}},
+		{"late-race-lost-early-exact-timers", "lateread", func(t *testing.T, res *Result) {
+			// every timer of the world is 5 ms late, none 3
+			res.Calls[0].EndMs = 30003
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
+		}, []string{ModelRequests}, "resolved at 30003 ms, want 30005 ms", nil},
 		{"late-race-lost-at-the-end", "lateread", func(t *testing.T, res *Result) {
 			// the read ended at the instant the timer woke: it was in time
 			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
@@ -428,7 +530,13 @@ func TestInvariantsFire(t *testing.T) {
 		{"late-race-done-flipped", "lateread", func(t *testing.T, res *Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["done"] = false })
 		}, []string{ModelReply}, "done = false, want true", nil},
-		{"late-wake-too-late", "lateread", func(t *testing.T, res *Result) {
+		{"late-wake-too-late-resolves", "latereadjitter", func(t *testing.T, res *Result) {
+			// the walk goes on from the latest wake the world allows
+			res.Requests[requestsOf(res, 0, "read")[0]].CompletedMs = 30100
+			res.Calls[0].EndMs = 30006
+			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
+		}, []string{ModelRequests}, "resolved at 30006 ms, want 30005 ms", nil},
+		{"late-wake-too-late", "latereadjitter", func(t *testing.T, res *Result) {
 			res.Requests[requestsOf(res, 0, "read")[0]].CompletedMs = 30100
 			res.Calls[0].EndMs = 30006
 			editReply(t, res, 0, func(m map[string]any) { m["outputs"] = []any{}; m["outputsUnavailable"] = true })
@@ -541,27 +649,61 @@ func TestInvariantsFire(t *testing.T) {
 			n := res.Calls[0].ProgressNotes
 			res.Calls[0].ProgressNotes = append(n, sim.ProgressNote{AtMs: 30000, Progress: 30000, Total: 30000})
 		}, []string{ModelProgress}, "progress notification 31 (30000/30000 ms at 30000 ms) was not called for", nil},
+		{"progress-wrong-message", "capped", func(t *testing.T, res *Result) {
+			res.Calls[0].ProgressNotes[3].Message = "waiting for agents (4000/30000 ms)"
+		}, []string{ModelProgress}, `progress notification 4 is 4000/30000 ms at 4000 ms, want 4000/30000 ms at 4000 ms; its message is "waiting for agents (4000/30000 ms)", want "waiting for agents: 4000 ms of 30000 ms"`, []string{"progress-reports-elapsed"}},
+		{"progress-message-without-its-end", "capped", func(t *testing.T, res *Result) {
+			res.Calls[0].ProgressNotes[0].Message = "waiting for agents: 1000 ms"
+		}, []string{ModelProgress}, `its message is "waiting for agents: 1000 ms", want "waiting for agents: 1000 ms of 30000 ms"`, nil},
+		{"progress-message-of-timeout", "capped", func(t *testing.T, res *Result) {
+			res.Calls[0].ProgressNotes[29].Message = "waiting for agents: 30000 ms of 100000 ms"
+		}, []string{ModelProgress}, `progress notification 30 is 30000/30000 ms at 30000 ms, want 30000/30000 ms at 30000 ms; its message is "waiting for agents: 30000 ms of 100000 ms"`, nil},
+		{"panic-kept", "panicky", func(t *testing.T, res *Result) {}, nil, "", []string{ModelReply, ModelRequests}},
+		{"panic-without-its-prefix", "panicky", func(t *testing.T, res *Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["bridgeError"] = "kaboom 2" })
+		}, []string{ModelReply}, `bridgeError = "kaboom 2", want "bridge panic: kaboom 2"`, nil},
+		{"panic-of-the-first-read", "panicky", func(t *testing.T, res *Result) {
+			editReply(t, res, 0, func(m map[string]any) { m["bridgeError"] = "bridge panic: boom" })
+		}, []string{ModelReply}, `bridgeError = "bridge panic: boom", want "bridge panic: kaboom 2"`, nil},
+		{"panic-of-the-poll-a-list", "panicky", func(t *testing.T, res *Result) {
+			// had the poll's bridge call returned its list, the last failure
+			// would be the first list's panic
+			i := requestsOf(res, 0, "list")[2]
+			res.Requests[i].Panic, res.Requests[i].Agents = "", []waittool.Agent{{SessionID: "c", State: "running"}}
+		}, []string{ModelReply}, `bridgeError = "bridge panic: kaboom 2", want "bridge panic: boom"`, nil},
 		{"chain-passes-other-timeout", "chain", func(t *testing.T, res *Result) {
 			res.Calls[1].Args["timeoutMs"] = 30501.0
 		}, []string{"chain-terminates"}, "passed timeoutMs 30501", nil},
 		{"description-drops-cap", "capped", func(t *testing.T, res *Result) {
 			res.Tools = []*mcp.Tool{toolWith(res, "Waits for the agents. Call again with remainingMs.", "")}
-		}, []string{"description-states-cap"}, "does not state the 30-second cap", nil},
-		{"description-in-minutes", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most (half a minute); call again with remainingMs.", "")}
-		}, []string{"description-states-cap"}, "speaks of minutes", nil},
-		{"description-other-seconds", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds, or 90 s; call again with remainingMs.", "")}
-		}, []string{"description-states-cap"}, "states a cap of 90", nil},
-		{"description-no-remaining", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most; call again.", "")}
-		}, []string{"description-states-cap"}, "does not name remainingMs", nil},
-		{"description-no-call-again", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most and sets remainingMs.", "")}
-		}, []string{"description-states-cap"}, "does not say to call again", nil},
+		}, []string{"description-states-cap"}, `tool description differs from the text of contract §2 step 10 from character 7: "Waits for the agents. Call again with remainingMs."`, nil},
+		{"description-one-word-more", "capped", func(t *testing.T, res *Result) {
+			tool, _ := contractDescriptions(ReferenceContract)
+			res.Tools = []*mcp.Tool{toolWith(res, strings.Replace(tool, "30 seconds", "30 seconds or so", 1), "")}
+		}, []string{"description-states-cap"}, "tool description differs from the text of contract §2 step 10 from character 123", nil},
+		{"description-drops-its-last-character", "capped", func(t *testing.T, res *Result) {
+			tool, _ := contractDescriptions(ReferenceContract)
+			res.Tools = []*mcp.Tool{toolWith(res, strings.TrimSuffix(tool, "."), "")}
+		}, []string{"description-states-cap"}, "tool description differs from the text of contract §2 step 10 from character 287", nil},
+		{"description-one-sentence-more", "capped", func(t *testing.T, res *Result) {
+			tool, _ := contractDescriptions(ReferenceContract)
+			res.Tools = []*mcp.Tool{toolWith(res, tool+" Really.", "")}
+		}, []string{"description-states-cap"}, "tool description differs from the text of contract §2 step 10 from character 288", nil},
 		{"timeout-description-drops-cap", "capped", func(t *testing.T, res *Result) {
 			res.Tools = []*mcp.Tool{toolWith(res, "", "Total wait in ms; call again with remainingMs.")}
-		}, []string{"description-states-cap"}, "timeoutMs description does not state", nil},
+		}, []string{"description-states-cap"}, "timeoutMs description differs from the text of contract §2 step 10 from character 7", nil},
+		{"timeout-description-other-default", "capped", func(t *testing.T, res *Result) {
+			_, timeout := contractDescriptions(ReferenceContract)
+			res.Tools = []*mcp.Tool{toolWith(res, "", strings.Replace(timeout, "default 30000", "default 60000", 1))}
+		}, []string{"description-states-cap"}, "timeoutMs description differs from the text of contract §2 step 10 from character 65", nil},
+		{"description-the-contracts-texts", "capped", func(t *testing.T, res *Result) {
+			tool, timeout := contractDescriptions(ReferenceContract)
+			res.Tools = []*mcp.Tool{toolWith(res, tool, timeout)}
+		}, nil, "", []string{"description-states-cap"}},
+		{"description-both-differ", "capped", func(t *testing.T, res *Result) {
+			res.Tools = []*mcp.Tool{toolWith(res, "Waits 90 s.", "Waits 90 s.")}
+		}, []string{"description-states-cap"}, `description-states-cap: tool description differs from the text of contract §2 step 10 from character 7: "Waits 90 s.", want "Waits until the child agents of a run are no longer active, then returns their outputs. One call waits at most 30 seconds (30000 ms), whatever timeoutMs asks. If the wait is cut short, the reply carries remainingMs: call this tool again with timeoutMs set to remainingMs to keep waiting."
+description-states-cap: timeoutMs description differs from the text of contract §2 step 10 from character 1: "Waits 90 s.", want "Total time to wait in ms, across calls (1000 to 600000, default 30000). One call waits at most 30 seconds; a reply that was cut short carries remainingMs: call again with timeoutMs set to it."`, nil},
 		{"no-tool", "capped", func(t *testing.T, res *Result) { res.Tools = nil },
 			[]string{"description-states-cap"}, "tools/list has no", nil},
 		// A reply a resumed stream delivered late (WireDelayMs): the tool
@@ -611,22 +753,6 @@ func TestInvariantsFire(t *testing.T) {
 		{"remaining-a-string", "capped", func(t *testing.T, res *Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = "70000" })
 		}, []string{"remaining-legal"}, "remainingMs = 70000 is not a legal timeoutMs", nil},
-		{"description-in-ms", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30000 ms at most; call again with remainingMs.", "Waits 30 s at most; call again with remainingMs.")}
-		}, nil, "", []string{"description-states-cap"}},
-		{"description-in-min", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds (0.5 min ) at most; call again with remainingMs.", "")}
-		}, []string{"description-states-cap"}, "tool description speaks of minutes", nil},
-		{"description-no-again", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 30 seconds at most; then call with remainingMs.", "")}
-		}, []string{"description-states-cap"}, "does not say to call again", nil},
-		{"description-one-violation-each", "capped", func(t *testing.T, res *Result) {
-			res.Tools = []*mcp.Tool{toolWith(res, "Waits 90 s.", "Waits 90 s.")}
-		}, []string{"description-states-cap"}, `description-states-cap: timeoutMs description does not name remainingMs: "Waits 90 s."
-description-states-cap: timeoutMs description does not say to call again with remainingMs: "Waits 90 s."
-description-states-cap: timeoutMs description does not state the 30-second cap: "Waits 90 s."
-description-states-cap: timeoutMs description states a cap of 90 s: "Waits 90 s."
-description-states-cap: tool description does not name remainingMs: "Waits 90 s."`, nil},
 		{"default-caller-lost-by-the-transport", "capped", func(t *testing.T, res *Result) {
 			res.Calls[0].Lost, res.Calls[0].LostBy, res.Calls[0].StructuredJSON, res.Calls[0].Raw = true, "connection dropped (at 1000 ms)", nil, nil
 		}, nil, "", []string{"default-caller-never-loses"}},
@@ -725,6 +851,9 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 			[]string{ModelProgress}, "progress notification 2 (10000/30000 ms at 9999 ms) was not called for, or came out of order", nil},
 		{"http-progress-wrong-total", "http", func(t *testing.T, res *Result) { res.Calls[0].ProgressNotes[2].Total = 100000 },
 			[]string{ModelProgress}, "progress notification 3 (15000/100000 ms at 15000 ms) was not called for, or came out of order", nil},
+		{"http-progress-wrong-message", "http", func(t *testing.T, res *Result) {
+			res.Calls[0].ProgressNotes[1].Message = "waiting for agents: 10000 ms of 100000 ms"
+		}, []string{ModelProgress}, `progress notification 2 (10000/30000 ms at 10000 ms) was not called for, or came out of order (its message "waiting for agents: 10000 ms of 100000 ms")`, []string{"progress-reports-elapsed"}},
 		{"http-progress-out-of-order", "http", func(t *testing.T, res *Result) {
 			n := res.Calls[0].ProgressNotes
 			n[1], n[2] = n[2], n[1]
@@ -838,12 +967,12 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 				res.Requests[j].CompletedMs -= 10
 			}
 			res.Calls[b].EndMs -= 10
-		}, []string{ModelRequests}, "woke the call at 2971 ms", nil},
+		}, []string{ModelRequests}, "request #8 is a list issued at 2971 ms; the contract calls for a list at 3001 ms", nil},
 		{"lost-call-after-gives-nothing", "lostcall", func(t *testing.T, res *Result) {
 			// the lost call is the tool's later one: B inherits nothing from it
 			i := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "A" })
 			res.Calls[i].CallID += 10
-		}, []string{ModelRequests}, "the poll sleep due at 3000 ms woke the call at 2981 ms", nil},
+		}, []string{ModelRequests}, "request #8 is a list issued at 2981 ms; the contract calls for a list at 3001 ms", nil},
 		{"resumed-reply-built-outside-the-window", "resumedlate", func(t *testing.T, res *Result) {
 			editReply(t, res, 0, func(m map[string]any) { m["remainingMs"] = 69990.0 })
 		}, []string{ModelReply}, "remainingMs = 69990, want 69995", nil},
@@ -853,6 +982,8 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 			nil, "", []string{ModelRequests, "resolves-by-deadline"}},
 		{"resumed-reply-gap-too-short", "resumedlate", func(t *testing.T, res *Result) { res.Calls[0].WireDelayMs = 994 },
 			[]string{ModelRequests}, "woke the call at 31000 ms", nil},
+		{"resumed-late-reply-exact-timers", "resumedlateexact", func(t *testing.T, res *Result) { res.Calls[0].WireDelayMs = 994 },
+			[]string{ModelRequests}, "resolved at 31000 ms, want 30005 ms, or up to 994 ms later over a resumed stream", nil},
 		{"inherits-nothing-from-an-exact-call", "inherit-lost-race", func(t *testing.T, res *Result) {
 			// B's sleep keeps no room for the machine, as if A's 3 ms were not known
 			b := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "B" })
@@ -862,7 +993,54 @@ description-states-cap: tool description does not name remainingMs: "Waits 90 s.
 					res.Requests[j].CompletedMs += 20
 				}
 			}
-		}, []string{ModelRequests}, "B#1: the poll sleep due at 7980 ms woke the call at 8003 ms", nil},
+		}, []string{ModelRequests}, "B#1: request #5 is a list issued at 8003 ms; the contract calls for a list at 7983 ms", nil},
+		{"inherits-nothing-after-a-lost-race", "inherit-lost-first-list", func(t *testing.T, res *Result) {
+			// B's sleep keeps no room for the machine, as if A's race timer
+			// had not been measured
+			b := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "B" })
+			for _, j := range append(requestsOf(res, b, "list")[1:], requestsOf(res, b, "read")...) {
+				res.Requests[j].IssuedMs += 40
+				res.Requests[j].CompletedMs += 40
+			}
+			res.Calls[b].EndMs += 40
+		}, []string{ModelRequests}, "B#1: request #3 is a list issued at 4040 ms; the contract calls for a list at 4000 ms", nil},
+		{"inherits-nothing-after-a-lost-race-jittered", "inheritjitter", func(t *testing.T, res *Result) {
+			// B's sleep keeps no room for the machine: as if A, whose race
+			// timer woke it late (its reply tells when), had measured nothing
+			a := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "A" })
+			b := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "B" })
+			late := res.Calls[a].EndMs - 1000
+			if late <= 0 {
+				t.Fatalf("A's race timer woke on time (A resolved at %d ms): the world does not test this", res.Calls[a].EndMs)
+			}
+			shift := max(late, ReferenceContract.MachineDelayFloorMs)
+			for _, j := range append(requestsOf(res, b, "list")[1:], requestsOf(res, b, "read")...) {
+				res.Requests[j].IssuedMs += shift
+				res.Requests[j].CompletedMs += shift
+			}
+			res.Calls[b].EndMs += shift
+		}, []string{ModelRequests}, "B#1: the poll sleep due at 3980 ms woke the call at 4001 ms", nil},
+		{"inherits-after-a-lost-race", "inherit-lost-first-list", func(t *testing.T, res *Result) {}, nil, "", []string{ModelRequests, ModelReply}},
+		{"inherits-a-figure-stored-after-its-start", "inherit-at-start", func(t *testing.T, res *Result) {
+			// B's sleep keeps A's 40 ms, stored after B started
+			b := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "B" })
+			for _, j := range append(requestsOf(res, b, "list")[1:], requestsOf(res, b, "read")...) {
+				res.Requests[j].IssuedMs -= 40
+				res.Requests[j].CompletedMs -= 40
+			}
+			res.Calls[b].EndMs -= 40
+		}, []string{ModelRequests}, "B#1: request #4 is a list issued at 4100 ms; the contract calls for a list at 4140 ms", nil},
+		{"inherits-from-a-lost-call-what-no-timer-gives", "lostcall30", func(t *testing.T, res *Result) {
+			// B's sleep keeps 25 ms: a figure between the 0 and 30 ms a
+			// call of this world can measure
+			b := slices.IndexFunc(res.Calls, func(c sim.CallResult) bool { return c.Caller == "B" })
+			for _, j := range append(requestsOf(res, b, "list")[1:], requestsOf(res, b, "read")...) {
+				res.Requests[j].IssuedMs += 5
+				res.Requests[j].CompletedMs += 5
+			}
+			res.Calls[b].EndMs += 5
+		}, []string{ModelRequests}, "is a list issued at 3005 ms; the contract calls for a list at", nil},
+		{"inherits-from-a-lost-call", "lostcall30", func(t *testing.T, res *Result) {}, nil, "", []string{ModelRequests, ModelReply}},
 		{"resume-retry-gap-not-counted", "resumeretry", func(t *testing.T, res *Result) { res.Calls[0].WireDelayMs = 1000 },
 			[]string{"resolves-by-deadline", ModelRequests}, "resolved at 33000 ms, after the deadline 30000 ms", nil},
 	}

@@ -171,7 +171,7 @@ func (p *Pack) World(c *scenario.Case) World {
 func steps(in []scenario.Step) []Step {
 	out := make([]Step, len(in))
 	for i, s := range in {
-		out[i] = Step{LatencyMs: s.LatencyMs, Stall: s.Stall, Err: s.Error, Reject: s.Reject}
+		out[i] = Step{LatencyMs: s.LatencyMs, Stall: s.Stall, Err: s.Error, Panic: s.Panic, Reject: s.Reject}
 		if s.Outputs != nil {
 			out[i].Outputs = []waittool.AgentOutput{}
 			for _, o := range s.Outputs {
@@ -255,7 +255,7 @@ func Records(reqs []Request) []results.BridgeRequest {
 	var out []results.BridgeRequest
 	for _, r := range reqs {
 		out = append(out, results.BridgeRequest{ID: r.ID, Op: r.Op, CallID: r.CallID, IssuedMs: r.IssuedMs,
-			DispatchedMs: r.DispatchedMs, CompletedMs: r.CompletedMs, Err: r.Err, SharedWith: r.SharedWith, WakeLateMs: r.WakeLateMs, JitterMs: r.JitterMs})
+			DispatchedMs: r.DispatchedMs, CompletedMs: r.CompletedMs, Err: r.Err, Panic: r.Panic, SharedWith: r.SharedWith, WakeLateMs: r.WakeLateMs, JitterMs: r.JitterMs})
 	}
 	return out
 }

@@ -28,7 +28,7 @@ func busyWorld() World {
 		Callers: []sim.CallerSpec{
 			{Name: "A", Follow: true, Args: map[string]any{"timeoutMs": 120000, "pollIntervalMs": 700}},
 			{Name: "B", StartMs: 1000, Follow: true, Progress: true, Args: map[string]any{"sessionIds": []any{"a", "c"}, "timeoutMs": 90000, "pollIntervalMs": 250}},
-			{Name: "C", StartMs: 3000, ResetOnProgress: true, RequestTimeoutMs: 20000, Follow: true, Args: map[string]any{"sessionIds": []any{"b", "d"}, "timeoutMs": 600000}},
+			{Name: "C", StartMs: 3000, Progress: true, ResetOnProgress: true, RequestTimeoutMs: 20000, Follow: true, Args: map[string]any{"sessionIds": []any{"b", "d"}, "timeoutMs": 600000}},
 		},
 	}
 }

@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// WallScheduler is Scheduler on the wall clock: a world's services (a
+// pack's bridge model) running in real time for real clients (`waitsim
+// serve`), the one part of sim that is not virtual. Its origin is set by
+// SetOrigin (a server calls it at the first tool call); until then NowMs is
+// 0 and nothing scheduled runs. One goroutine runs scheduled functions one
+// at a time, in (time, order of scheduling), as the kernel does for sim
+// events, until Stop.
+type WallScheduler struct {
+	log io.Writer
+
+	mu      sync.Mutex
+	started bool
+	origin  time.Time
+	seq     uint64
+	events  wallHeap
+	wake    chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	stopped sync.Once
+}
+
+var _ Scheduler = (*WallScheduler)(nil)
+
+// NewWallScheduler starts a wall-clock scheduler whose Logf writes one line
+// per call to log.
+func NewWallScheduler(log io.Writer) *WallScheduler {
+	s := &WallScheduler{log: log, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go s.loop()
+	return s
+}
+
+type wallEvent struct {
+	atMs int64
+	seq  uint64
+	fn   func()
+}
+
+type wallHeap []wallEvent
+
+func (h wallHeap) Len() int { return len(h) }
+func (h wallHeap) Less(i, j int) bool {
+	if h[i].atMs != h[j].atMs {
+		return h[i].atMs < h[j].atMs
+	}
+	return h[i].seq < h[j].seq
+}
+func (h wallHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *wallHeap) Push(x any)   { *h = append(*h, x.(wallEvent)) }
+func (h *wallHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// SetOrigin sets the origin (time 0) to now, once; later calls do nothing.
+func (s *WallScheduler) SetOrigin() {
+	s.mu.Lock()
+	if !s.started {
+		s.started, s.origin = true, time.Now()
+	}
+	s.mu.Unlock()
+	s.poke()
+}
+
+// Stop ends the scheduler's goroutine and waits for it (a function running
+// then finishes first); what is still scheduled never runs. Later calls do
+// nothing.
+func (s *WallScheduler) Stop() {
+	s.stopped.Do(func() { close(s.stop) })
+	<-s.done
+}
+
+func (s *WallScheduler) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// NowMs implements Scheduler: wall ms since the origin (0 before SetOrigin).
+func (s *WallScheduler) NowMs() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nowLocked()
+}
+
+func (s *WallScheduler) nowLocked() int64 {
+	if !s.started {
+		return 0
+	}
+	return time.Since(s.origin).Milliseconds()
+}
+
+// At implements Scheduler.
+func (s *WallScheduler) At(atMs int64, _ string, fn func()) {
+	s.mu.Lock()
+	if now := s.nowLocked(); atMs < now {
+		atMs = now
+	}
+	s.seq++
+	heap.Push(&s.events, wallEvent{atMs: atMs, seq: s.seq, fn: fn})
+	s.mu.Unlock()
+	s.poke()
+}
+
+// Soon implements Scheduler.
+func (s *WallScheduler) Soon(name string, fn func()) { s.At(s.NowMs(), name, fn) }
+
+// Logf implements Scheduler: one line on the log, "<ms> ms  <actor> <text>",
+// in one Write.
+func (s *WallScheduler) Logf(actor, format string, args ...any) {
+	_, _ = io.WriteString(s.log, fmt.Sprintf("%9d ms  %-10s %s\n", s.NowMs(), actor, fmt.Sprintf(format, args...)))
+}
+
+// loop runs due events until Stop.
+func (s *WallScheduler) loop() {
+	defer close(s.done)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		wait := time.Hour
+		if s.started && len(s.events) > 0 {
+			due := s.origin.Add(time.Duration(s.events[0].atMs) * time.Millisecond)
+			if wait = time.Until(due); wait <= 0 {
+				ev := heap.Pop(&s.events).(wallEvent)
+				s.mu.Unlock()
+				ev.fn()
+				select {
+				case <-s.stop:
+					return
+				default:
+				}
+				continue
+			}
+		}
+		s.mu.Unlock()
+		timer.Reset(wait)
+		select {
+		case <-s.stop:
+			return
+		case <-s.wake:
+		case <-timer.C:
+		}
+	}
+}
