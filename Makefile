@@ -80,10 +80,12 @@ transport-determinism:
 scenarios: bin
 	$(WAITSIM) run --json scenarios/table scenarios/sweep
 
-## speed: issue 13's speed ratios side by side in one run (README "Speed";
-## several minutes: two campaigns, the table, gremlins' own campaign).
+## speed: issue 21's speed goals side by side in one run (docs/speed.md;
+## several minutes: the campaign with each runner, the table, gremlins' own
+## campaign, a --diff after a one-line change in a scratch worktree).
+## BEFORE=path times another waitsim's campaign in the same rounds.
 speed: bin
-	scripts/speed.sh $(WAITSIM) $(ROUNDS)
+	BEFORE=$(BEFORE) scripts/speed.sh $(WAITSIM) $(ROUNDS)
 
 ## mutate: the mutation gate (exit codes in README.md).
 mutate: bin

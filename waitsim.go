@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/waitsim/waitsim/check"
+	"github.com/waitsim/waitsim/hot"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
 )
@@ -100,6 +101,14 @@ func Run(t *testing.T, p Params) {
 		r.fsRoot, dir = tmp, filepath.Join(tmp, filepath.FromSlash(dir))
 	}
 	r.dir = dir
+	if params.Hot != nil {
+		// A hot runner's process: request after request, each one
+		// mutant's run of the table (serveHot), until the runner ends it.
+		hot.Serve(t, *params.Hot, results.HotTable, func(t *testing.T, req results.HotRequest) results.HotReply {
+			return r.serveHot(t, req)
+		})
+		return
+	}
 	paths := params.Paths
 	if len(paths) == 0 {
 		paths = []string{dir}
@@ -168,6 +177,62 @@ type runner struct {
 	run       results.RunResult
 	ranFile   map[string]bool
 	knownSeen map[string]bool // Params.Known entries met
+
+	// hot is the reply of a hot request being served (serveHot), nil
+	// otherwise: failures are recorded in it, never reported on t, whose
+	// test the hot session's loop does not run.
+	hot         *results.HotReply
+	stopAtFirst bool // the hot request stops at its first failing case
+}
+
+// serveHot runs one hot request (package hot) on a fresh runner: what a
+// run of the binary on its own, with -test.failfast when the request stops
+// at its first failure and the request's order, would run, reporting the
+// failed tests under that run's names.
+func (r *runner) serveHot(t *testing.T, req results.HotRequest) results.HotReply {
+	h := &runner{t: t, p: r.p, params: results.Params{Order: req.Order, KillSuite: true}, viaCommand: true, pack: r.pack,
+		root: r.root, pkgDir: r.pkgDir, dir: r.dir, fsRoot: r.fsRoot, run: results.RunResult{Version: results.ResultVersion},
+		hot: &results.HotReply{}, stopAtFirst: req.StopAtFirst}
+	opts, err := h.pack.LoadOptions()
+	if err != nil {
+		h.hotFail(t.Name(), fmt.Sprintf("%s: the tools under test: %v", h.pack.Name(), err))
+		return *h.hot
+	}
+	h.opts = opts
+	if h.stopAtFirst && len(h.params.Order) > 0 && h.params.Order[0].File != "" {
+		if stopped := h.runLazily(); stopped {
+			return *h.hot
+		}
+	}
+	cases, err := scenario.Load([]string{h.dir}, opts)
+	if err != nil {
+		h.fail(err)
+		return *h.hot
+	}
+	for _, g := range h.byFile(cases) {
+		if h.stopAtFirst && len(h.hot.Failed) > 0 {
+			return *h.hot
+		}
+		if h.ranFile[g.file] {
+			continue
+		}
+		h.runFile(g.name, g.cases)
+	}
+	if len(h.hot.Failed) == 0 {
+		for id := range h.p.Known {
+			if !h.knownSeen[id] {
+				h.hotFail(t.Name(), fmt.Sprintf("waitsim.Params.Known names %q, which is no case of the table: remove its entry", id))
+			}
+		}
+	}
+	return *h.hot
+}
+
+// hotFail records a failed test of a hot request.
+func (r *runner) hotFail(test, output string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hot.Failed = append(r.hot.Failed, results.HotFailure{Test: test, Output: output})
 }
 
 // fail reports file problems (or another load error): on t, and in the
@@ -176,6 +241,10 @@ func (r *runner) fail(err error) {
 	var fe *results.FileError
 	if e, ok := err.(*results.FileError); ok {
 		fe = e
+	}
+	if r.hot != nil {
+		r.hotFail(r.t.Name(), "waitsim: "+err.Error())
+		return
 	}
 	if fe == nil {
 		r.t.Fatalf("waitsim: %v", err)
@@ -267,14 +336,17 @@ func (r *runner) runFile(name string, cases []scenario.Case) bool {
 	}
 	return r.t.Run(name, func(t *testing.T) {
 		for _, c := range cases {
-			r.runCase(t, c)
+			if !r.runCase(t, c) && r.hot != nil && r.stopAtFirst {
+				return // as -test.failfast skips every later case
+			}
 		}
 	})
 }
 
 // runCase runs case c as a subtest of t and records its result.
 func (r *runner) runCase(t *testing.T, c scenario.Case) bool {
-	return t.Run(c.ID, func(t *testing.T) {
+	recorded := false
+	ok := t.Run(c.ID, func(t *testing.T) {
 		res := r.pack.Run(t, &c)
 		res.File = r.rel(c.File)
 		res.Repro = r.repro(t.Name(), c)
@@ -291,9 +363,25 @@ func (r *runner) runCase(t *testing.T, c scenario.Case) bool {
 		case results.VerdictSkip:
 			t.Skip(res.Error)
 		default:
-			t.Error(results.FailureReport(res))
+			report := results.FailureReport(res)
+			if r.hot != nil {
+				recorded = true
+				r.hotFail(hot.FullName(r.t.Name(), r.fileName(c.File), c.ID), report)
+			}
+			t.Error(report)
 		}
 	})
+	if r.hot != nil {
+		switch {
+		case ok:
+			r.mu.Lock()
+			r.hot.Passed++
+			r.mu.Unlock()
+		case !recorded:
+			r.hotFail(hot.FullName(r.t.Name(), r.fileName(c.File), c.ID), "the case's test failed before its result was recorded (see its log)")
+		}
+	}
+	return ok
 }
 
 // known applies Params.Known to res: a known failure is a skip, with its
@@ -334,6 +422,11 @@ func (r *runner) checkRepeat(t *testing.T, c *scenario.Case, res *results.CaseRe
 			res.Failures = append(res.Failures, fmt.Sprintf("not deterministic: run %d differs from run 1: %s", i, results.FirstDivergence(res.Trace, again.Trace)))
 			return
 		}
+	}
+	if r.hot != nil {
+		// A run of its own never meets a case twice: a hot request
+		// compares with nothing an earlier request left.
+		return
 	}
 	key := r.t.Name() + "\x00" + c.ID
 	firstTrace.Lock()

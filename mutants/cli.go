@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/waitsim/waitsim/limits"
+	"github.com/waitsim/waitsim/suitebin"
 	"github.com/waitsim/waitsim/workspace"
 )
 
@@ -95,6 +96,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&only, "only", "", "only mutants whose id matches this regexp")
 	fs.BoolVar(&cfg.AllKillers, "all-killers", false, "run every case for each mutant and list every killer (default: a mutant's run stops at its first failing case; the same verdicts)")
 	fs.BoolVar(&cfg.MeasureGremlins, "measure-gremlins", false, "also run gremlins' own campaign on the target and record its per-mutant time")
+	fs.StringVar(&cfg.Runner, "runner", RunnerHot, "hot (a long-lived test process per worker runs mutant after mutant) or cold (a process per mutant); the same verdicts")
 	fs.StringVar(&cfg.Mode, "mode", ModeSchemata, "schemata (mutants inside function bodies share one test binary) or overlay (one test binary per mutant)")
 	fs.IntVar(&cfg.GenWorlds, "generator", DefaultGenWorlds, "the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (default 0 unless the suite is ./scenarios/ and the target ./waittool/)")
 	fs.StringVar(&cfg.GenRun, "generator-run", "^TestGenerated$", "the generator's -test.run pattern")
@@ -161,6 +163,9 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !noCache {
 		cfg.CacheFile = cache
 	}
+	// Where test binaries and gremlins' enumeration are kept (as `waitsim
+	// run` keeps its binary): the user cache directory unless set.
+	cfg.BinDir = os.Getenv(suitebin.DirEnv)
 	switch progressMode {
 	case "auto":
 		cfg.Progress, cfg.TTY = stderr, isTerminal(stderr)
@@ -171,6 +176,10 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "off":
 	default:
 		fmt.Fprintf(stderr, "waitsim mutate: --progress %q: want auto, tty, plain or off\n", progressMode)
+		return ExitUsage
+	}
+	if cfg.Runner != RunnerHot && cfg.Runner != RunnerCold {
+		fmt.Fprintf(stderr, "waitsim mutate: --runner %q: want hot or cold\n", cfg.Runner)
 		return ExitUsage
 	}
 	if cfg.Mode != ModeSchemata && cfg.Mode != ModeOverlay {

@@ -17,4 +17,11 @@
 //     //waitsim:equivalent in the source is not run (equivmark.go).
 //   - One campaign per tree at a time (LockTree); no process it starts
 //     outlives it (workspace.GroupCommand).
+//   - The hot runner (hot.go) gives the cold runner's verdicts: a hot
+//     process serves a mutant only when nothing it held before the request
+//     can differ from a fresh process's; whatever it cannot serve whole (a
+//     death, a machine error in its output) is judged by a run of its own.
+//   - What is kept across campaigns (binaries, gremlins' enumeration) is
+//     keyed by the content of everything it was made from, and never a
+//     verdict.
 package mutants

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/suitebin"
 )
 
 // Faults of the machine a campaign runs on (issue 20 item 3): a verdict is
@@ -86,6 +88,9 @@ func TestEnvironmentFailureNotCached(t *testing.T) {
 			dir := t.TempDir()
 			cache, out := filepath.Join(dir, "cache.json"), filepath.Join(dir, "m.json")
 			args := fixtureArgs(root, "--mode", c.mode, "--only", c.only, "--cache", cache, "--out", out, "--workers", "1")
+			// No binary kept by another campaign may spare the build
+			// the fault breaks.
+			t.Setenv(suitebin.DirEnv, t.TempDir())
 			realPath := os.Getenv("PATH")
 			t.Setenv("PATH", pathWith(fakeGo(t, c.pattern, c.action)))
 			var so, se bytes.Buffer

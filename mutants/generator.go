@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/waitsim/waitsim/results"
@@ -62,9 +63,10 @@ type genState struct {
 	// err is the baseline run's failure when the machine is to blame
 	// (ErrEnvironment): it stops the whole campaign.
 	err error
-	// done is closed when the baseline run is over (startGenBaseline);
-	// nil when it was never started.
-	done chan struct{}
+	// done is closed when the baseline run is over (startGenBaseline),
+	// or by waitGen when it never started; start runs one or the other.
+	done  chan struct{}
+	start sync.Once
 }
 
 // genOptions is the generator's part of Config.options: shards that differ
@@ -109,22 +111,24 @@ func (r *runner) genBaseline(ctx context.Context) {
 	r.gen.timeout = max(r.cfg.TimeoutFloor, time.Duration(float64(rep.wall)*r.cfg.TimeoutFactor))
 }
 
-// startGenBaseline runs genBaseline in the background, beside the
-// preparation of the mutants (type checks, the schemata build): waitGen
-// joins it before any mutant runs.
+// startGenBaseline runs genBaseline in the background, as soon as the
+// unmutated suite's binary is there (beside the table's baseline run and
+// the mutants' preparation); a second call does nothing, nor one after
+// waitGen.
 func (r *runner) startGenBaseline(ctx context.Context) {
-	r.gen.done = make(chan struct{})
-	go func() {
-		defer close(r.gen.done)
-		r.genBaseline(ctx)
-	}()
+	r.gen.start.Do(func() {
+		go func() {
+			defer close(r.gen.done)
+			r.genBaseline(ctx)
+		}()
+	})
 }
 
-// waitGen waits for the generator's baseline run, if one was started.
+// waitGen waits for the generator's baseline run, if one was started (and
+// keeps any from starting after it).
 func (r *runner) waitGen() {
-	if r.gen.done != nil {
-		<-r.gen.done
-	}
+	r.gen.start.Do(func() { close(r.gen.done) })
+	<-r.gen.done
 }
 
 // genCampaign is Result.Generator before scoring.
@@ -144,7 +148,7 @@ func (r *runner) genWanted(m *mutant) bool {
 // genRun runs the generator on m's test binary bin (with env, its switch)
 // and records its verdict. A mutant the table found not viable never gets
 // here.
-func (r *runner) genRun(ctx context.Context, bin string, env []string, m *mutant) error {
+func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []string, m *mutant) error {
 	if !r.genWanted(m) {
 		return nil
 	}
@@ -153,9 +157,18 @@ func (r *runner) genRun(ctx context.Context, bin string, env []string, m *mutant
 		m.res.GeneratorMs = time.Since(start).Milliseconds()
 		m.res.DurationMs += m.res.GeneratorMs
 	}()
-	rep, err := r.runWith(ctx, bin, r.cfg.GenRun, r.gen.timeout, nil, r.genParams(), env...)
-	if err != nil {
-		return err
+	var rep runReport
+	hot := false
+	var err error
+	if r.hotUsable(m) {
+		if rep, hot, err = r.hotGen(ctx, wk, m); err != nil {
+			return err
+		}
+	}
+	if !hot {
+		if rep, err = r.runWith(ctx, bin, r.cfg.GenRun, r.gen.timeout, nil, r.genParams(), env...); err != nil {
+			return err
+		}
 	}
 	var v MutantResult
 	classify(&v, rep, r.gen.timeout)

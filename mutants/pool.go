@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -55,20 +56,9 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 		prog.done(m.res)
 	}
 	queue, err := r.prepare(ctx, queue, finish)
-	r.waitGen()
 	if err != nil {
+		r.waitGen()
 		return err
-	}
-	if r.gen.err != nil {
-		return r.gen.err
-	}
-	for _, m := range cached {
-		if !r.gen.on {
-			// The generator's baseline turned the campaign off: no
-			// cached generator verdict counts.
-			m.res.Generator, m.res.GeneratorDetail = "", ""
-		}
-		finish(m)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -78,21 +68,37 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
+	// The generator's runs wait for its baseline, which runs beside the
+	// first mutants' tables: a mutant of the schemata binary whose table
+	// ran before the baseline ended waits in pending for a worker free of
+	// tables.
+	var pending []*mutant
+	failed := func(m *mutant, err error) {
+		if firstErr == nil {
+			firstErr = err
+		}
+		m.res.Status = ""
+		cancel()
+	}
+	gen := func(wk *worker, m *mutant) error {
+		r.waitGen()
+		if r.gen.err != nil {
+			return r.gen.err
+		}
+		return r.genRun(ctx, wk, m.genBin, m.genEnv, m)
+	}
 	for w := 0; w < r.cfg.Workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			dir := filepath.Join(r.tmp, fmt.Sprintf("w%d", w))
+			wk := &worker{id: w, dir: filepath.Join(r.tmp, fmt.Sprintf("w%d", w))}
+			defer wk.stop()
 			for m := range jobs {
-				err := withMutant(r.runOne(ctx, dir, m), m.res.ID)
+				err := withMutant(r.runOne(ctx, wk, m), m.res.ID)
 				mu.Lock()
 				if err != nil {
-					if firstErr == nil {
-						firstErr = err
-					}
-					m.res.Status = ""
+					failed(m, err)
 					mu.Unlock()
-					cancel()
 					continue
 				}
 				if r.cache != nil && m.res.Status != StatusTimedOut {
@@ -101,6 +107,21 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 				if m.res.Status == StatusKilled && len(m.res.KilledBy) > 0 {
 					r.kills.add(m.res.KilledBy[0])
 				}
+				if m.genBin != "" && m.switchN > 0 && !r.genDone() {
+					pending = append(pending, m)
+					mu.Unlock()
+					continue
+				}
+				mu.Unlock()
+				if m.genBin != "" {
+					err = withMutant(gen(wk, m), m.res.ID)
+				}
+				mu.Lock()
+				if err != nil {
+					failed(m, err)
+					mu.Unlock()
+					continue
+				}
 				r.genPut(m)
 				finish(m)
 				mu.Unlock()
@@ -108,8 +129,43 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 					stopFeed()
 				}
 			}
+			for ctx.Err() == nil {
+				mu.Lock()
+				if len(pending) == 0 {
+					mu.Unlock()
+					return
+				}
+				m := pending[0]
+				pending = pending[1:]
+				mu.Unlock()
+				err := withMutant(gen(wk, m), m.res.ID)
+				mu.Lock()
+				if err != nil {
+					failed(m, err)
+				} else {
+					r.genPut(m)
+					finish(m)
+				}
+				mu.Unlock()
+			}
 		}(w)
 	}
+	// Listed equivalents, expected to survive, run every case and are
+	// vetted: the longest jobs, they go first (after the sanity mutant), so
+	// that no worker ends the campaign alone with one. The order decides
+	// no verdict.
+	sort.SliceStable(queue, func(i, j int) bool {
+		rank := func(m *mutant) int {
+			switch {
+			case m.res.Source == SourceSanity:
+				return 0
+			case m.equiv != nil:
+				return 1
+			}
+			return 2
+		}
+		return rank(queue[i]) < rank(queue[j])
+	})
 	go func() {
 		defer close(jobs)
 		for _, m := range queue {
@@ -121,10 +177,36 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 		}
 	}()
 	wg.Wait()
+	r.waitGen()
+	if firstErr == nil && r.gen.err != nil {
+		firstErr = r.gen.err
+	}
 	if firstErr == nil {
 		firstErr = ctx.Err() // the parent's cancellation (our own cancel only follows firstErr)
 	}
-	return firstErr
+	if firstErr != nil {
+		return firstErr
+	}
+	for _, m := range cached {
+		if !r.gen.on {
+			// The generator's baseline turned the campaign off: no
+			// cached generator verdict counts.
+			m.res.Generator, m.res.GeneratorDetail = "", ""
+		}
+		finish(m)
+	}
+	return nil
+}
+
+// genDone reports whether the generator's baseline run is over (or was
+// never started).
+func (r *runner) genDone() bool {
+	select {
+	case <-r.gen.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // prepare type-checks the queued mutants in process (those that do not
@@ -132,10 +214,14 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 // the schemata binary of the rest and checks that it passes with no mutant
 // switched on. It returns the mutants still to run.
 func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*mutant)) ([]*mutant, error) {
+	r.hotOK = false
 	if len(queue) == 0 { // every verdict came from the cache
 		return nil, nil
 	}
-	tc, err := r.newTypeChecker(ctx)
+	tc, err := r.tc, r.tcErr
+	if tc == nil && err == nil {
+		tc, err = r.newTypeChecker(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +250,7 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 		return rest, nil
 	}
 	start := time.Now()
-	bin, nums, note, err := r.buildSchemata(ctx, rest, true)
+	bin, nums, note, err := r.buildSchemata(ctx, tc, rest, true)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +258,7 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 		// A changed value that only compiles as a constant: build the
 		// binary again with function bodies alone.
 		r.notes = append(r.notes, note)
-		bin, nums, note, err = r.buildSchemata(ctx, rest, false)
+		bin, nums, note, err = r.buildSchemata(ctx, tc, rest, false)
 		if err != nil {
 			return nil, err
 		}
@@ -184,7 +270,7 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 		return rest, nil
 	}
 	r.schemaBin = bin
-	r.schemaMs = time.Since(start).Milliseconds()
+	r.schemaMs = max(1, time.Since(start).Milliseconds()) // 0 is "no schemata binary"
 	for i, m := range rest {
 		m.switchN = nums[i]
 	}
@@ -200,11 +286,23 @@ const errValuesInSchemata = "the schemata binary with changed declaration values
 // passes with no mutant switched on. It returns the binary and each
 // mutant's switch (by index into rest); or bin "" and a note saying why
 // every mutant is to be built on its own. err is the runner's own failure.
-func (r *runner) buildSchemata(ctx context.Context, rest []*mutant, values bool) (bin string, nums map[int]int, note string, err error) {
+func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mutant, values bool) (bin string, nums map[int]int, note string, err error) {
 	files, nums, tookValues, err := schemata(rest, func(p string) ([]byte, error) { return os.ReadFile(r.cfg.abs(p)) }, values)
 	if err != nil || len(nums) == 0 {
 		return "", nil, "", err
 	}
+	// The reset is written whichever the runner: both runners run the
+	// same bytes.
+	hotOK, why := hotReset(tc, r.cfg.Root, files)
+	if hotOK {
+		if why = r.hotSuite(); why != "" {
+			hotOK = false
+		}
+	}
+	if !hotOK && r.cfg.Runner == RunnerHot {
+		r.note("hot runner off, every mutant ran in a process of its own: " + why)
+	}
+	hotOK = hotOK && r.cfg.Runner == RunnerHot
 	dir := filepath.Join(r.tmp, "schemata")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, "", err
@@ -213,8 +311,7 @@ func (r *runner) buildSchemata(ctx context.Context, rest []*mutant, values bool)
 	if err != nil {
 		return "", nil, "", err
 	}
-	bin = filepath.Join(dir, "suite.test")
-	err = r.build(ctx, ov, bin)
+	bin, keptAt, kept, err := r.keptBuild(ctx, "schemata", 3, files, ov, filepath.Join(dir, "suite.test"))
 	var ee *EnvError
 	if errors.As(err, &ee) {
 		ee.Step = fmt.Sprintf("building the schemata binary shared by %d mutants (go test -c)", len(nums))
@@ -230,16 +327,24 @@ func (r *runner) buildSchemata(ctx context.Context, rest []*mutant, values bool)
 	if err != nil {
 		return "", nil, "", err
 	}
-	rep, err := r.runSuite(ctx, bin, r.timeout)
-	if err != nil {
-		return "", nil, "", err
-	}
-	if rep.exit != 0 || rep.timedOut {
-		if tookValues {
-			return "", nil, errValuesInSchemata, nil
+	// A kept binary that passed its run with no mutant switched on
+	// passes it again (the same bytes, the same inputs).
+	if _, err := os.Stat(checkedMark(keptAt)); !kept || err != nil {
+		rep, err := r.runSuite(ctx, bin, r.timeout)
+		if err != nil {
+			return "", nil, "", err
 		}
-		return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
+		if rep.exit != 0 || rep.timedOut {
+			if tookValues {
+				return "", nil, errValuesInSchemata, nil
+			}
+			return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
+		}
+		if keptAt != "" {
+			_ = os.WriteFile(checkedMark(keptAt), nil, 0o644)
+		}
 	}
+	r.hotOK = hotOK
 	return bin, nums, "", nil
 }
 
@@ -264,7 +369,8 @@ func (r *runner) equivalence(m *mutant) {
 // vet` runs them): one that fails vet is not viable rather than a survivor.
 // (`go test -c` itself already runs go test's vet checks.) The error is the
 // runner's own failure (or ctx's).
-func (r *runner) runOne(ctx context.Context, dir string, m *mutant) error {
+func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
+	dir := wk.dir
 	start := time.Now()
 	defer func() { m.res.DurationMs += time.Since(start).Milliseconds() }()
 	if err := os.RemoveAll(dir); err != nil {
@@ -279,8 +385,15 @@ func (r *runner) runOne(ctx context.Context, dir string, m *mutant) error {
 	}
 	bin, env := r.schemaBin, []string{fmt.Sprintf("%s=%d", schemaEnv, m.switchN)}
 	if m.switchN == 0 {
-		bin, env = filepath.Join(dir, "suite.test"), nil
-		err = r.build(ctx, ov, bin)
+		env = nil
+		bin = filepath.Join(dir, "suite.test")
+		if r.cfg.Mode == ModeSchemata {
+			// The few mutants the schemata binary cannot hold are
+			// kept; --mode overlay builds every mutant, every time.
+			bin, _, _, err = r.keptBuild(ctx, "mutant", 8, m.files, ov, bin)
+		} else {
+			err = r.build(ctx, ov, bin)
+		}
 		var nv *notViable
 		if errors.As(err, &nv) {
 			m.res.Status = StatusNotViable
@@ -291,9 +404,19 @@ func (r *runner) runOne(ctx context.Context, dir string, m *mutant) error {
 			return err
 		}
 	}
-	rep, err := r.runMutantSuite(ctx, dir, bin, m, env)
-	if err != nil {
-		return err
+	var rep runReport
+	hot := false
+	if r.hotUsable(m) {
+		if rep, hot, err = r.hotTable(ctx, wk, m); err != nil {
+			return err
+		}
+	}
+	if hot {
+		m.res.Runner = RunnerHot
+	} else {
+		if rep, err = r.runMutantSuite(ctx, dir, bin, m, env); err != nil {
+			return err
+		}
 	}
 	classify(&m.res, rep, r.timeout)
 	if m.res.Status != StatusKilled && !r.cfg.NoVet {
@@ -309,7 +432,8 @@ func (r *runner) runOne(ctx context.Context, dir string, m *mutant) error {
 			return err
 		}
 	}
-	return r.genRun(ctx, bin, env, m)
+	m.genBin, m.genEnv = bin, env // the generator's run follows (runAll)
+	return nil
 }
 
 // classify sets a mutant's status from one run of the suite: timed out

@@ -54,6 +54,9 @@ type MutantResult struct {
 	Suggested     string `json:"suggested,omitempty"`
 	SuggestedFile string `json:"suggestedFile,omitempty"`
 	SuggestNote   string `json:"suggestNote,omitempty"`
+	// Runner is "hot" when the suite's verdict came from a hot process
+	// (hot.go), "" when from a process of the mutant's own.
+	Runner string `json:"runner,omitempty"`
 }
 
 // Result is the whole of out/mutation.json.

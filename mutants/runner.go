@@ -80,6 +80,10 @@ type Config struct {
 	// BinDir keeps the unmutated suite's test binary between campaigns
 	// (suitebin.Options.Dir; "" is the user cache directory's).
 	BinDir string
+	// Runner is RunnerHot (the default: a long-lived process per worker
+	// runs mutant after mutant, hot.go) or RunnerCold (a process per
+	// mutant). The verdicts are the same.
+	Runner string
 }
 
 // Build modes. In ModeOverlay every mutant's test binary is built on its
@@ -176,6 +180,9 @@ func (c *Config) defaults() ([]string, error) {
 	if c.Mode == "" {
 		c.Mode = ModeSchemata
 	}
+	if c.Runner == "" {
+		c.Runner = RunnerHot
+	}
 	if c.GenRun == "" {
 		c.GenRun = "^TestGenerated$"
 	}
@@ -265,7 +272,10 @@ type runner struct {
 	suite     Suite
 	timeout   time.Duration
 	inputs    map[string]string // root-relative path → sha256 of the suite's inputs
-	salt      string            // go version, platform, suite: part of every cache key
+	inputDirs []string          // the package directories they were found in
+	tc        *typeChecker      // the target's type checker (phase 1)
+	tcErr     error
+	salt      string // go version, platform, suite: part of every cache key
 	cache     *Cache
 	catalog   []CatalogEntry // the checked catalog (nil with NoCatalog)
 	srcRe     *regexp.Regexp
@@ -279,6 +289,9 @@ type runner struct {
 	campaign  *Campaign
 	gen       genState // the generator campaign (generator.go)
 	baseBin   string   // the unmutated suite's test binary, once built
+	hotOK     bool     // the schemata binary can serve hot requests (hot.go)
+	hotRuns   atomic.Int64
+	notesMu   sync.Mutex
 }
 
 // mutant is one mutant to run, with its overlay (root-relative path →
@@ -291,6 +304,13 @@ type mutant struct {
 	equiv   *Equivalent
 	catPath string
 	switchN int // its switch in the schemata binary; 0: built on its own
+	// valueSwitch: its switch changes a declaration's value, chosen at
+	// init (schemata.go): it never runs in a hot process (hot.go).
+	valueSwitch bool
+	// genBin and genEnv run the generator on it once its table ran
+	// (genBin "": no generator run).
+	genBin string
+	genEnv []string
 }
 
 // ErrUsage wraps configuration errors (exit code ExitUsage).
@@ -362,6 +382,8 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer os.RemoveAll(tmp)
 	r := &runner{cfg: cfg, tmp: tmp, catalog: catalog}
+	r.gen.done = make(chan struct{})
+	defer r.waitGen()
 	r.srcRe = regexp.MustCompile(regexp.QuoteMeta(tmp+string(filepath.Separator)) + `w\d+` + regexp.QuoteMeta(string(filepath.Separator)) + `src` + regexp.QuoteMeta(string(filepath.Separator)))
 	if err := r.setup(ctx); err != nil {
 		return nil, err
@@ -381,16 +403,26 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	var baseErr, enumErr, inErr error
 	var base runReport
 	var sites []OperatorSite
-	wg.Add(3)
+	wg.Add(4)
 	go func() {
 		defer wg.Done()
 		base, baseErr = r.baseline(ctx)
 	}()
 	go func() {
+		// The target's export data, for the type checks and the reset
+		// (prepare), beside the rest.
+		defer wg.Done()
+		r.tc, r.tcErr = r.newTypeChecker(ctx)
+	}()
+	go func() {
 		defer wg.Done()
 		if !cfg.NoOperators {
 			var b []byte
-			b, _, _, enumErr = r.runGremlins(ctx, true)
+			var reused bool
+			b, reused, enumErr = r.enumerate(ctx)
+			if reused {
+				r.note("gremlins' enumeration reused: nothing it depends on changed (every file of the module, the go command's settings, gremlins' version)")
+			}
 			if enumErr == nil {
 				sites, _, enumErr = ParseGremlinsOutput(b, cfg.Target)
 			}
@@ -432,10 +464,6 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.wall)*cfg.TimeoutFactor))
 	r.costOrder = costOrder(base.costs)
 	res.TimeoutMs = r.timeout.Milliseconds()
-	// The generator's baseline runs beside the mutants' preparation;
-	// runAll waits for it before the first mutant runs.
-	r.startGenBaseline(ctx)
-	defer r.waitGen()
 
 	// Phase 2: the mutants.
 	muts, notes, err := r.collect(ctx, sites)
@@ -594,9 +622,13 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 		}
 		return runReport{}, err
 	}
-	r.baseBin = bin.Path
+	// The suite binaries' cache may prune it while this campaign still
+	// starts processes from it (suggest, the generator's baseline).
+	r.baseBin = private(bin.Path, filepath.Join(r.tmp, "kept"))
+	// The generator's baseline runs on the same binary, beside this run.
+	r.startGenBaseline(ctx)
 	index := filepath.Join(dir, "results.json")
-	rep, err := r.runWith(ctx, bin.Path, r.suite.Run, 0, nil, results.Params{Results: index})
+	rep, err := r.runWith(ctx, r.baseBin, r.suite.Run, 0, nil, results.Params{Results: index})
 	if err == nil {
 		r.caseFiles = readCaseIndex(index)
 	}
@@ -923,27 +955,42 @@ func (r *runner) hashInputs(ctx context.Context) error {
 		}
 		return toolFailure("go list "+r.suite.Pkg, err)
 	}
-	r.inputs = map[string]string{}
+	var dirs []string
+	seen := map[string]bool{}
+	for _, dir := range strings.Fields(string(out)) {
+		if !seen[dir] {
+			seen[dir] = true
+			dirs = append(dirs, dir)
+		}
+	}
+	r.inputDirs = dirs
+	in, err := r.hashDirs(dirs)
+	if err != nil {
+		return err
+	}
+	r.inputs = in
+	return nil
+}
+
+// hashDirs hashes go.mod, go.sum and every regular file under dirs (but
+// hidden directories and out/): the suite's inputs (hashInputs).
+func (r *runner) hashDirs(dirs []string) (map[string]string, error) {
+	inputs := map[string]string{}
 	add := func(p string) error {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
 		s := sha256.Sum256(b)
-		r.inputs[relTo(r.cfg.Root, p)] = hex.EncodeToString(s[:])
+		inputs[relTo(r.cfg.Root, p)] = hex.EncodeToString(s[:])
 		return nil
 	}
 	for _, f := range []string{"go.mod", "go.sum"} {
 		if err := add(filepath.Join(r.cfg.Root, f)); err != nil && !os.IsNotExist(err) {
-			return err
+			return nil, err
 		}
 	}
-	seen := map[string]bool{}
-	for _, dir := range strings.Fields(string(out)) {
-		if seen[dir] {
-			continue
-		}
-		seen[dir] = true
+	for _, dir := range dirs {
 		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -960,10 +1007,27 @@ func (r *runner) hashInputs(ctx context.Context) error {
 			return nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return inputs, nil
+}
+
+// inputsKey hashes the salt (the go command's settings, the suite, the
+// options that change a verdict) and the suite's inputs: what a test
+// binary of the suite is built from, but an overlay.
+func inputsKey(salt string, inputs map[string]string) string {
+	h := sha256.New()
+	h.Write([]byte(salt))
+	paths := make([]string, 0, len(inputs))
+	for p := range inputs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fmt.Fprintf(h, "\x00%s %s", p, inputs[p])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // changedInputs lists the paths whose hashes differ between two input sets.

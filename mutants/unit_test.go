@@ -168,8 +168,8 @@ func TestSchemataFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"func (_wsr T) M(_wsp0 int, s ...string) (n int) { switch waitsimMutant { case 7: return _wsr.M__wsm7(_wsp0, s...); };",
-		"func G[X any](x X) { switch waitsimMutant { case 7: G__wsm7[X](x); return; };",
+		"func (_wsr T) M(_wsp0 int, s ...string) (n int) { if waitsimRecording { waitsimReach(7) }; switch waitsimMutant { case 7: return _wsr.M__wsm7(_wsp0, s...); };",
+		"func G[X any](x X) { if waitsimRecording { waitsimReach(7) }; switch waitsimMutant { case 7: G__wsm7[X](x); return; };",
 		"func (T) M__wsm7(_ int, s ...string) (n int) {\n\treturn len(s) + 1\n}",
 		"func G__wsm7[X any](x X) {\n\t_, _ = x, x\n}",
 	} {

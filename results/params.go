@@ -45,10 +45,74 @@ type Params struct {
 	KillSuite bool `json:"killSuite,omitempty"`
 	// GenWorlds, when > 0, is how many worlds the scenario generator draws.
 	GenWorlds int `json:"genWorlds,omitempty"`
+	// Hot, when set, makes the run a hot runner's (package hot): the test
+	// binary stays up and serves request after request (HotRequest) read
+	// from one pipe, answering each (HotReply) on another, instead of
+	// running its table once.
+	Hot *HotPipes `json:"hot,omitempty"`
 	// Serve, when set, serves one case to real clients instead of running
 	// the table (`waitsim serve`); the results file then holds its Serve
 	// outcome, or the file's Problems.
 	Serve *ServeParams `json:"serve,omitempty"`
+}
+
+// HotPipes are the file descriptors of a hot run's pipes, as the test
+// binary inherited them.
+type HotPipes struct {
+	In  int `json:"in"`  // HotRequest values, JSON, one after another
+	Out int `json:"out"` // HotReply values, JSON, one after another
+}
+
+// Kinds of hot request: the door that serves it.
+const (
+	HotTable     = "table"     // waitsim.Run: the scenario table
+	HotGenerator = "generator" // a pack's generator (Generated)
+	HotExit      = "exit"      // end the process
+)
+
+// HotRequest asks a hot test binary to run one mutant's kill suite, or
+// a part of it.
+type HotRequest struct {
+	Seq  int    `json:"seq"`
+	Kind string `json:"kind"` // HotTable, HotGenerator, HotExit
+	// Mutant is the schemata switch to turn on (0: the unmutated code).
+	Mutant int `json:"mutant"`
+	// Order and StopAtFirst are the table's: the cases to run first (as
+	// Params.Order), and whether the run stops at its first failing case
+	// (kill first; false runs every case, --all-killers).
+	Order       []CaseRef `json:"order,omitempty"`
+	StopAtFirst bool      `json:"stopAtFirst,omitempty"`
+	// GenWorlds is the generator's: how many worlds it draws.
+	GenWorlds int `json:"genWorlds,omitempty"`
+}
+
+// HotReply is a hot test binary's answer: the first one (Seq 0) says it is
+// ready, and what it serves; then one per request, with the same Seq.
+type HotReply struct {
+	Seq int `json:"seq"`
+	// Kinds are the doors that serve requests (in the first reply).
+	Kinds []string `json:"kinds,omitempty"`
+	// Reached are the schemata switches whose mutated functions ran
+	// before the first request (at init, or in a test's setup): such a
+	// mutant can change what the process holds before any request, so
+	// the runner runs it in a process of its own (first reply).
+	Reached []int `json:"reached,omitempty"`
+	// Failed are the go test names of the leaf tests that failed, in order
+	// (as a run of its own would name them: no #01 of a repeated subtest),
+	// with what each reported.
+	Failed []HotFailure `json:"failed,omitempty"`
+	// Passed counts the tests and subtests that passed.
+	Passed int `json:"passed"`
+	// Error says why the request could not be served (an unknown kind, a
+	// switch that could not be set); the runner then runs it in a
+	// process of its own.
+	Error string `json:"error,omitempty"`
+}
+
+// HotFailure is one failed test of a hot request.
+type HotFailure struct {
+	Test   string `json:"test"`
+	Output string `json:"output"`
 }
 
 // CaseRef names a case and the file that defines it ("" when unknown).

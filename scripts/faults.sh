@@ -318,6 +318,9 @@ fi
 # ------------------------------------------------------------------ full-tmp
 STEP=full-tmp
 cp -r "$ROOT/mutants/testdata/fixture" "$T/fx"
+# Binaries kept by earlier campaigns would spare the builds these steps
+# break: the campaigns here keep theirs in a directory of their own.
+export WAITSIM_SUITEBIN_DIR="$T/suitebin"
 FX=(--root "$T/fx" --pkg ./calc/ --target ./calc/ --catalog catalog --config gremlins.yaml --equivalents none.yaml --no-operators --workers 1)
 mkdir -p "$T/full"
 if unshare -m --propagation private sh -c 'mount -t tmpfs -o size=1m tmpfs "$1"' sh "$T/full" 2>/dev/null; then

@@ -18,6 +18,11 @@ import (
 	"github.com/waitsim/waitsim/workspace"
 )
 
+// DirEnv, when set, names the cache directory of the commands that keep
+// test binaries (`waitsim run`, `waitsim mutate`) instead of the user cache
+// directory's waitsim/suitebin.
+const DirEnv = "WAITSIM_SUITEBIN_DIR"
+
 // keyVersion changes whenever the meaning of a key does.
 const keyVersion = "waitsim-suitebin-v1"
 

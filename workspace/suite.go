@@ -171,3 +171,15 @@ func doorTests(file string) []string {
 	}
 	return tests
 }
+
+// DoorTests lists the test functions of the _test.go files in dir that call
+// waitsim.Run (the door), sorted.
+func DoorTests(dir string) []string {
+	m, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	var out []string
+	for _, f := range m {
+		out = append(out, doorTests(f)...)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -25,7 +25,7 @@ import (
 // suiteBinDirEnv, when set, is the directory where `waitsim run` keeps the
 // scenario table's test binary between runs (default: the user cache
 // directory's waitsim/suitebin).
-const suiteBinDirEnv = "WAITSIM_SUITEBIN_DIR"
+const suiteBinDirEnv = suitebin.DirEnv
 
 // scenarioPaths makes every path given to run or conformance absolute,
 // refusing one that does not exist (printed); with none, def relative to

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/hot"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
 	"github.com/waitsim/waitsim/sim"
@@ -295,6 +296,14 @@ func (p *Pack) Generated(t *testing.T, opts GenOptions) {
 		opts.Seed = 20261130
 	}
 	setDefault("rapid.seed", strconv.FormatUint(opts.Seed, 10))
+	if params.Hot != nil {
+		// A hot runner's process: each request draws its worlds anew,
+		// from the same seed, on the mutant it turned on.
+		hot.Serve(t, *params.Hot, results.HotGenerator, func(t *testing.T, req results.HotRequest) results.HotReply {
+			return p.serveHot(t, req)
+		})
+		return
+	}
 	if params.GenWorlds > 0 {
 		setDefault("rapid.checks", strconv.Itoa(params.GenWorlds))
 	}
@@ -303,7 +312,13 @@ func (p *Pack) Generated(t *testing.T, opts GenOptions) {
 	}
 	setDefault("rapid.checks", strconv.Itoa(opts.Worlds))
 	setDefault("rapid.nofailfile", "true") // never write into the source tree
-	rapid.Check(t, func(rt *rapid.T) {
+	p.generate(t, t, opts, params.KillSuite, func(msg string) { t.Fatal(msg) })
+}
+
+// generate runs rapid, as tb, over Generate's worlds, each on t. With
+// killSuite, the first counterexample ends the run through kill, unshrunk.
+func (p *Pack) generate(tb rapid.TB, t *testing.T, opts GenOptions, killSuite bool, kill func(msg string)) {
+	rapid.Check(tb, func(rt *rapid.T) {
 		sc := Generate(rt)
 		c := scenario.Case{ID: "generated", File: "(generator)", Scenario: sc}
 		r := p.Run(t, &c)
@@ -317,14 +332,55 @@ func (p *Pack) Generated(t *testing.T, opts GenOptions) {
 		for _, v := range r.Violation {
 			why = append(why, v.Invariant+": "+v.Message)
 		}
-		if params.KillSuite {
+		if killSuite {
 			b, _ := scenario.MarshalScenario(sc, "found by the generator: "+why[0])
-			t.Fatalf("invariants broken (not shrunk: a mutation run):\n%s\n%s", strings.Join(why, "\n"), b)
+			kill(fmt.Sprintf("invariants broken (not shrunk: a mutation run):\n%s\n%s", strings.Join(why, "\n"), b))
+			return
 		}
 		file := writeGenerated(t, opts.Out, sc, why[0])
 		rt.Fatalf("invariants broken (minimal case written to %s):\n%s\n%s", file, strings.Join(why, "\n"), r.Timeline)
 	})
 }
+
+// serveHot runs one hot request: the generator over req.GenWorlds worlds
+// from its seed, as a kill suite (its first counterexample ends it), in a
+// subtest of the door's t; a failure is reported under the door's own
+// test name, as a run of its own reports it.
+func (p *Pack) serveHot(t *testing.T, req results.HotRequest) results.HotReply {
+	var rep results.HotReply
+	if req.GenWorlds > 0 {
+		_ = flag.Set("rapid.checks", strconv.Itoa(req.GenWorlds))
+	}
+	_ = flag.Set("rapid.nofailfile", "true")
+	var msg string
+	ok := t.Run("generated", func(st *testing.T) {
+		// rapid as the door's own test (its fail files are found by
+		// the test's name), running in this subtest.
+		p.generate(namedTB{st, t.Name()}, st, GenOptions{}, true, func(m string) {
+			msg = m
+			st.Fatal(m)
+		})
+	})
+	switch {
+	case ok:
+		rep.Passed = 1
+	case msg == "":
+		rep.Failed = []results.HotFailure{{Test: t.Name(), Output: "the generator failed (see its log)"}}
+	default:
+		rep.Failed = []results.HotFailure{{Test: t.Name(), Output: msg}}
+	}
+	return rep
+}
+
+// namedTB is a test under another name: what rapid knows of a hot
+// request's subtest, so that it finds the door test's fail files as a run
+// of its own would.
+type namedTB struct {
+	*testing.T
+	name string
+}
+
+func (n namedTB) Name() string { return n.name }
 
 // setDefault sets flag name to value unless the command line set it.
 func setDefault(name, value string) {

@@ -1,0 +1,177 @@
+package mutants
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Fixed costs paid once (issue 21 item 2). A test binary built with an
+// overlay (the schemata binary, a mutant built on its own) is a function of
+// the suite's inputs (hashInputs: go.mod, go.sum and every file of every
+// package directory of the module that its test binary imports, with the
+// go command's settings in the salt) and of the overlay's
+// bytes: it is kept in the suite binaries' cache directory
+// (Config.BinDir) under the hash of both, and reused while neither
+// changed, as the unmutated suite's binary is (suitebin). A build whose
+// inputs changed while it ran is used once and not kept. Verdicts are
+// never kept here: --no-cache runs every mutant again, on binaries that
+// are the same bytes a new build would give.
+
+// binCacheVersion changes whenever the meaning of a kept binary does.
+const binCacheVersion = "waitsim-mutant-bin-v1"
+
+// binCacheDir is the cache directory of kept binaries and enumerations
+// ("" : none): the directory mutants/ in the suite binaries' one, whose
+// own pruning (one package's binaries, by name) never meets them.
+func (r *runner) binCacheDir() string {
+	if r.cfg.BinDir != "" {
+		return filepath.Join(r.cfg.BinDir, "mutants")
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "waitsim", "suitebin", "mutants")
+	}
+	return ""
+}
+
+// moduleKey is the key of the suite's inputs (inputsKey), hashed again
+// from their directories: an edit since the campaign's start, or during a
+// build, changes it.
+func (r *runner) moduleKey(ctx context.Context) (string, error) {
+	if r.inputDirs == nil {
+		return "", errors.New("the suite's inputs are not known yet")
+	}
+	in, err := r.hashDirs(r.inputDirs)
+	if err != nil {
+		return "", err
+	}
+	return inputsKey(r.salt, in), nil
+}
+
+// overlayKey hashes the module's key, the build's kind and the overlay's
+// files (path and bytes).
+func overlayKey(modKey, kind string, files map[string][]byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", binCacheVersion, modKey, kind)
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		s := sha256.Sum256(files[p])
+		fmt.Fprintf(h, "%s\x00%x\x00", p, s)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// keptBuild builds the suite's test binary with the overlay ov of files
+// into bin, or finds the one kept under the same key. It returns the
+// binary's path, where it is kept ("" : nowhere) and whether it was kept
+// from an earlier build. kind names
+// the build in the file name ("schemata", "mutant"); keep is how many of
+// that kind the directory keeps.
+func (r *runner) keptBuild(ctx context.Context, kind string, keep int, files map[string][]byte, ov, bin string) (string, string, bool, error) {
+	dir := r.binCacheDir()
+	modKey, err := r.moduleKey(ctx)
+	if dir == "" || err != nil || os.MkdirAll(dir, 0o755) != nil {
+		return bin, "", false, r.build(ctx, ov, bin)
+	}
+	key := overlayKey(modKey, kind, files)
+	name := strings.Trim(strings.ReplaceAll(filepath.ToSlash(filepath.Clean(r.suite.Pkg)), "/", "-"), ".-") + "-" + kind
+	p := filepath.Join(dir, name+"-"+key[:32]+".test")
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		now := time.Now()
+		_ = os.Chtimes(p, now, now)
+		return private(p, filepath.Join(r.tmp, "kept")), p, true, nil
+	}
+	if err := r.build(ctx, ov, bin); err != nil {
+		return bin, "", false, err
+	}
+	if again, err := r.moduleKey(ctx); err != nil || again != modKey {
+		return bin, "", false, nil // the sources moved while it built: used once
+	}
+	if copyFile(bin, p) != nil {
+		return bin, "", false, nil
+	}
+	pruneKept(dir, name, p, keep)
+	return bin, p, false, nil
+}
+
+// private gives the campaign its own name for the kept binary p, in the
+// directory dir of its temporary directory: a hard link (or, across file
+// systems, a copy), which another campaign's pruning of the cache cannot
+// take away while this one still starts processes from it. p itself when
+// neither can be made.
+func private(p, dir string) string {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return p
+	}
+	q := filepath.Join(dir, filepath.Base(p))
+	if os.Link(p, q) == nil || copyFile(p, q) == nil {
+		return q
+	}
+	return p
+}
+
+// checkedMark is the file that says the kept schemata binary bin passed
+// its run with no mutant switched on.
+func checkedMark(bin string) string { return bin + ".checked" }
+
+// copyFile copies src to dst through a temporary file renamed into place.
+func copyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(dst), ".keep-*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Chmod(0o755); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), dst)
+}
+
+// pruneKept keeps the keep most recently used binaries of name in dir
+// (never just, the one just stored), with their marks.
+func pruneKept(dir, name, just string, keep int) {
+	m, _ := filepath.Glob(filepath.Join(dir, name+"-*.test"))
+	type f struct {
+		p string
+		t time.Time
+	}
+	var fs []f
+	for _, p := range m {
+		if st, err := os.Stat(p); err == nil && p != just {
+			fs = append(fs, f{p, st.ModTime()})
+		}
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].t.After(fs[j].t) })
+	for i := keep - 1; i < len(fs); i++ {
+		if i < 0 {
+			continue
+		}
+		os.Remove(fs[i].p)
+		os.Remove(checkedMark(fs[i].p))
+	}
+}

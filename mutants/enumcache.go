@@ -1,0 +1,128 @@
+package mutants
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/waitsim/waitsim/workspace"
+)
+
+// gremlins' enumeration (a run of the target's tests with coverage) is
+// paid once while nothing it depends on changed: its output is kept in the
+// binaries' cache directory under enumKey, which hashes the go command's
+// settings, how gremlins is run, the target, and the content of every file
+// of the module (the sources, the tests, their data, go.mod, go.sum,
+// .gremlins.yaml: everything the tests could read), so that a stale
+// enumeration can never drop a mutant silently.
+
+// enumCacheVersion changes whenever the meaning of a kept enumeration does.
+const enumCacheVersion = "waitsim-gremlins-enum-v1"
+
+// enumKey is the key of the target's enumeration, or "" when the module's
+// files cannot all be read.
+func (r *runner) enumKey(ctx context.Context) string {
+	out, err := r.command(ctx, r.cfg.Root, "go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "GOEXPERIMENT", "GOWORK", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00env %s\x00args %q\x00target %s\x00", enumCacheVersion, out, workspace.GremlinsArgs(r.cfg.Root), r.cfg.Target)
+	var files []string
+	err = filepath.WalkDir(r.cfg.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p == r.cfg.Root {
+				return nil
+			}
+			if d.Name() == ".git" || filepath.Dir(p) == r.cfg.Root && d.Name() == workspace.OutDir {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+				return filepath.SkipDir // a nested module
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return ""
+	}
+	sort.Strings(files)
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return ""
+		}
+		s := sha256.Sum256(b)
+		fmt.Fprintf(h, "%s\x00%x\x00", filepath.ToSlash(relTo(r.cfg.Root, p)), s)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// enumerate is gremlins' dry run's JSON: kept from an earlier campaign
+// under the same key, or run now (and kept when the key still holds after
+// it). reused says which.
+func (r *runner) enumerate(ctx context.Context) (b []byte, reused bool, err error) {
+	dir := r.binCacheDir()
+	key := ""
+	if dir != "" {
+		key = r.enumKey(ctx)
+	}
+	path := ""
+	if key != "" {
+		path = filepath.Join(dir, "gremlins-enum-"+key[:32]+".json")
+		if b, err := os.ReadFile(path); err == nil {
+			now := time.Now()
+			_ = os.Chtimes(path, now, now)
+			return b, true, nil
+		}
+	}
+	b, _, _, err = r.runGremlins(ctx, true)
+	if err != nil || path == "" {
+		return b, false, err
+	}
+	if again := r.enumKey(ctx); again == key && os.MkdirAll(dir, 0o755) == nil {
+		if f, err := os.CreateTemp(dir, ".enum-*"); err == nil {
+			_, werr := f.Write(b)
+			cerr := f.Close()
+			if werr == nil && cerr == nil && os.Rename(f.Name(), path) == nil {
+				pruneEnums(dir, path)
+			} else {
+				os.Remove(f.Name())
+			}
+		}
+	}
+	return b, false, nil
+}
+
+// pruneEnums keeps the 10 most recently used enumerations of dir.
+func pruneEnums(dir, just string) {
+	m, _ := filepath.Glob(filepath.Join(dir, "gremlins-enum-*.json"))
+	type f struct {
+		p string
+		t int64
+	}
+	var fs []f
+	for _, p := range m {
+		if st, err := os.Stat(p); err == nil && p != just && !strings.HasPrefix(filepath.Base(p), ".") {
+			fs = append(fs, f{p, st.ModTime().UnixNano()})
+		}
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].t > fs[j].t })
+	for i := 9; i < len(fs); i++ {
+		os.Remove(fs[i].p)
+	}
+}

@@ -1,0 +1,85 @@
+package mutants
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestHotSameVerdicts runs one campaign on this module with both runners
+// and wants the same verdict for every mutant, table and generator. Its
+// catalog (testdata/hot-catalog) has a mutant of each kind the hot runner
+// handles differently: one it serves (a-schema-bound) that changes the
+// published schemas, which the package builds once — so the survivor after
+// it in the same process (b-unobservable) survives only because the
+// package is reset between requests —, one whose goroutine panics and ends
+// the process (judged by a run of its own), one that spins past its
+// timeout (the process is ended: timed out), one that changes a value
+// chosen at init (run in a process of its own), and the sanity mutant.
+// One worker, so that every mutant meets the one before it in the same
+// process.
+func TestHotSameVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	t.Parallel()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A timeout of 8 s, unless the baseline takes 16 s: ahead of the
+	// sim's 30 s wall-clock watchdog, which would end d-spins' process
+	// first (exit 3, a kill in both runners) on a loaded machine where
+	// 5 × the baseline passes 30 s; still room for the survivor's full run.
+	cfg := Config{Root: root, CatalogDir: "mutants/testdata/hot-catalog", NoOperators: true, NoVet: true, Workers: 1,
+		TimeoutFactor: 0.5, TimeoutFloor: 8 * time.Second, GenWorlds: 10}
+	want := map[string][2]string{ // table, generator
+		"sanity":             {StatusKilled, ""},
+		"a-schema-bound":     {StatusKilled, ""},
+		"b-unobservable":     {StatusSurvived, StatusSurvived},
+		"c-goroutine-panics": {StatusKilled, ""},
+		"d-spins":            {StatusTimedOut, ""},
+		"e-description":      {StatusKilled, ""},
+	}
+	runs := map[string]map[string]MutantResult{}
+	for _, runner := range []string{RunnerHot, RunnerCold} {
+		c := cfg
+		c.Runner = runner
+		res, err := Run(context.Background(), c)
+		if err != nil {
+			t.Fatalf("%s: %v", runner, err)
+		}
+		runs[runner] = byID(res)
+		for id, w := range want {
+			m := runs[runner][id]
+			if m.Status != w[0] || (w[1] != "" && m.Generator != w[1]) {
+				t.Errorf("%s runner: %s: table %q, generator %q; want %q and %q (%s)", runner, id, m.Status, m.Generator, w[0], w[1], m.Detail)
+			}
+		}
+		if len(res.Mutants) != len(want) {
+			t.Errorf("%s runner: %d mutants, want %d", runner, len(res.Mutants), len(want))
+		}
+		t.Logf("%s runner: %.1fs, notes %q", runner, float64(res.WallMs)/1000, res.Notes)
+	}
+	hot, cold := runs[RunnerHot], runs[RunnerCold]
+	for id, h := range hot {
+		c := cold[id]
+		if h.Status != c.Status || h.Generator != c.Generator || (h.Status == StatusKilled) != (len(h.KilledBy) > 0 || h.ID == "sanity") {
+			t.Errorf("%s: hot %q (generator %q, killed by %q), cold %q (generator %q, killed by %q)", id, h.Status, h.Generator, h.KilledBy, c.Status, c.Generator, c.KilledBy)
+		}
+		if c.Runner != "" {
+			t.Errorf("%s: the cold runner says it ran %q", id, c.Runner)
+		}
+	}
+	for _, id := range []string{"a-schema-bound", "b-unobservable", "d-spins"} {
+		if hot[id].Runner != RunnerHot {
+			t.Errorf("%s: judged by a run of its own under the hot runner, want a hot process's verdict", id)
+		}
+	}
+	for _, id := range []string{"c-goroutine-panics", "e-description"} {
+		if hot[id].Runner != "" {
+			t.Errorf("%s: judged in a hot process, want a run of its own (%s)", id, hot[id].Detail)
+		}
+	}
+}
