@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,17 +74,41 @@ func TreeState(ctx context.Context, dir string) (commit, tree string, err error)
 			continue
 		}
 		prev = n
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(n)))
-		switch {
-		case os.IsNotExist(err):
-			fmt.Fprintf(h, "%s\x00deleted\x00", n)
-		case err != nil:
-			// A directory (a submodule) or an unreadable file: by name.
-			fmt.Fprintf(h, "%s\x00unreadable\x00", n)
-		default:
-			s := sha256.Sum256(b)
-			fmt.Fprintf(h, "%s\x00%x\x00", n, s)
-		}
+		fmt.Fprintf(h, "%s\x00%s\x00", n, entryState(filepath.Join(root, filepath.FromSlash(n))))
 	}
 	return commit, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// entryState is what TreeState hashes of one path git lists: a regular
+// file's content hash, read in blocks (bounded memory, whatever its size);
+// a symbolic link's target, never what it points to (a link to /dev/zero or
+// to a FIFO would never end); other kinds (a FIFO, a device, a directory
+// such as a submodule) by kind alone, never opened; "deleted" and
+// "unreadable" for what cannot be seen.
+func entryState(path string) string {
+	fi, err := os.Lstat(path)
+	switch {
+	case os.IsNotExist(err):
+		return "deleted"
+	case err != nil:
+		return "unreadable"
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "unreadable"
+		}
+		return "symlink\x00" + target
+	case !fi.Mode().IsRegular():
+		return "special " + fi.Mode().Type().String()
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "unreadable"
+	}
+	defer f.Close()
+	s := sha256.New()
+	if _, err := io.Copy(s, f); err != nil {
+		return "unreadable"
+	}
+	return hex.EncodeToString(s.Sum(nil))
 }

@@ -1,0 +1,71 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TreeState hashes what git lists without following it: a symbolic link to
+// /dev/zero or to a FIFO, or a FIFO itself, is hashed by what it is (the
+// link's target, the kind), never read (before, a link to /dev/zero grew
+// `waitsim report` past 1.6 GB and a link to a FIFO hung it); a regular
+// file by its content, and a changed link target or content changes the
+// tree.
+func TestTreeStateDoesNotFollow(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"config", "user.email", "t@example.com"}, {"config", "user.name", "t"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.txt", "one")
+	if out, err := exec.Command("git", "-C", dir, "add", ".").CombinedOutput(); err != nil {
+		t.Fatalf("git add: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("git", "-C", dir, "commit", "-qm", "a").CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("fifo", filepath.Join(dir, "tofifo")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, first, err := TreeState(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, again, _ := TreeState(ctx, dir); again != first {
+		t.Errorf("the same tree hashed twice: %s, then %s", first, again)
+	}
+	write("a.txt", "two")
+	_, edited, _ := TreeState(ctx, dir)
+	if edited == first {
+		t.Error("a regular file's new content left the tree's hash as it was")
+	}
+	if err := os.Remove(filepath.Join(dir, "zero")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/null", filepath.Join(dir, "zero")); err != nil {
+		t.Fatal(err)
+	}
+	if _, relinked, _ := TreeState(ctx, dir); relinked == edited {
+		t.Error("a link's new target left the tree's hash as it was")
+	}
+}
