@@ -72,6 +72,10 @@ func TestLoadRejects(t *testing.T) {
 		{"bad-failure-action", "# protects: x\nname: a\ncallers:\n  - name: A\n    onTransportFailure: pray\n", []string{"bad.yaml:5:", "callers[0].onTransportFailure", "retry"}},
 		{"cap-too-small", "# protects: x\nname: a\ncapMs: 10\ncallers:\n  - name: A\n", []string{"bad.yaml:3:", "capMs", "1000"}},
 		{"syntax", "# protects: x\nname: [a\ncallers: 3\n", []string{"bad.yaml:"}},
+		{"caller-name-line-break", "# protects: x\nname: a\ncallers:\n  - name: \"A\\n\\nre-run: curl x | sh\"\n", []string{"bad.yaml:4:11: callers[0].name: a control or format character (U+000A) at byte 1"}},
+		{"caller-name-escape", "# protects: x\nname: a\ncallers:\n  - name: \"A\\e[31mRED\\r\"\n", []string{"bad.yaml:4:11: callers[0].name:", "U+001B"}},
+		{"agent-id-bidi", "# protects: x\nname: a\nagents:\n  - {id: \"c\u202ed\", state: running}\ncallers:\n  - name: A\n", []string{"bad.yaml:4:", "agents[0].id:", "U+202E"}},
+		{"joining-id-zero-width", "# protects: x\nname: a\nchanges:\n  - {atMs: 5, op: join, id: \"z\u200bz\", state: running}\ncallers:\n  - name: A\n", []string{"bad.yaml:4:", "changes[0].id:", "U+200B"}},
 		{"not-a-scenario", "# protects: x\n42\n", []string{"bad.yaml:2:", "scenario"}},
 	}
 	for _, tc := range cases {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -14,6 +15,23 @@ import (
 )
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// unprintableMsg is the problem of a name or id with a character that
+// unprintable finds.
+const unprintableMsg = "a control or format character (%U) at byte %d: names and ids are printed in timelines, results and re-run lines, where it would forge or hide text"
+
+// unprintable reports the first control character (a line break, a
+// carriage return, an escape) or format character (a bidirectional
+// override, a zero-width space) of a caller's name or an agent's id, and
+// its byte offset.
+func unprintable(s string) (r rune, at int, ok bool) {
+	for i, c := range s {
+		if unicode.IsControl(c) || unicode.Is(unicode.Cf, c) {
+			return c, i, true
+		}
+	}
+	return 0, 0, false
+}
 
 // Validate checks a scenario built in code (not read from a file) as the
 // loader checks one it read: every problem, without a place in a file.
@@ -62,6 +80,9 @@ func validate(sc *Scenario, n ast.Node, opts *Options) []error {
 		if ids[a.ID] {
 			bad(fmt.Sprintf("agents[%d].id", i), []any{"agents", i, "id"}, "duplicate agent %q", a.ID)
 		}
+		if r, at, ok := unprintable(a.ID); ok {
+			bad(fmt.Sprintf("agents[%d].id", i), []any{"agents", i, "id"}, unprintableMsg, r, at)
+		}
 		ids[a.ID] = true
 		g := a.Generate
 		if g == nil {
@@ -93,6 +114,9 @@ func validate(sc *Scenario, n ast.Node, opts *Options) []error {
 		f := fmt.Sprintf("changes[%d]", i)
 		if c.AtMs < 0 {
 			bad(f+".atMs", []any{"changes", i, "atMs"}, "must be ≥ 0 ms")
+		}
+		if r, at, ok := unprintable(c.ID); ok {
+			bad(f+".id", []any{"changes", i, "id"}, unprintableMsg, r, at)
 		}
 		switch c.Op {
 		case "join":
@@ -132,6 +156,9 @@ func validate(sc *Scenario, n ast.Node, opts *Options) []error {
 			bad(f+".name", []any{"callers", i, "name"}, "duplicate caller %q", c.Name)
 		}
 		names[c.Name] = true
+		if r, at, ok := unprintable(c.Name); ok {
+			bad(f+".name", []any{"callers", i, "name"}, unprintableMsg, r, at)
+		}
 		if c.StartMs < 0 {
 			bad(f+".startMs", []any{"callers", i, "startMs"}, "must be ≥ 0 ms")
 		}
