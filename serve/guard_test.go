@@ -107,3 +107,68 @@ func TestPanicAnswersInternalError(t *testing.T) {
 		ss.Wait()
 	})
 }
+
+// A line on stdin that is no JSON-RPC message gets a JSON-RPC error (id
+// null: parse error, or invalid request for a batch or a non-message) and
+// the server goes on, a call in flight included: before, the SDK's stdio
+// transport ended the session at the first such line ("invalid character
+// 'g' looking for beginning of value", exit 1) and the call never got its
+// reply.
+func TestBadStdioLinesAnswered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		send, recv, stop := stdioSession(t)
+		send(initMsg)
+		recv()
+		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + workTool + `","arguments":{"ms":3000}}}`)
+		for _, tc := range []struct {
+			line string
+			code float64
+		}{
+			{"garbage", -32700},
+			{`{"jsonrpc":"2.0","id":9,"method":`, -32700},
+			{`[{"jsonrpc":"2.0","id":7,"method":"ping"}]`, -32600},
+			{`{"foo":1}`, -32600},
+			{`42`, -32600},
+		} {
+			send(tc.line)
+			m := recv()
+			e, _ := m["error"].(map[string]any)
+			if _, hasID := m["id"]; !hasID || m["id"] != nil || e == nil || e["code"] != tc.code {
+				t.Errorf("%s: got %v, want an error with code %v and id null", tc.line, m, tc.code)
+			}
+		}
+		if m := recv(); m["id"] != float64(2) || m["error"] != nil {
+			t.Fatalf("the call in flight: got %v, want its reply", m)
+		}
+		send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+		if m := recv(); m["id"] != float64(3) || m["error"] != nil {
+			t.Fatalf("ping after the bad lines: %v", m)
+		}
+		if err := stop(); err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+}
+
+// A line longer than the transport's limit is answered and skipped without
+// being held whole; the next line is served.
+func TestOverlongStdioLineSkipped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		send, recv, stop := stdioSession(t)
+		send(initMsg)
+		recv()
+		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		send(`{"x":"` + strings.Repeat("a", mcp.DefaultMaxLineLength) + `"}`)
+		if m := recv(); m["id"] != nil || m["error"] == nil {
+			t.Fatalf("an overlong line: got %v, want an error with id null", m)
+		}
+		send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+		if m := recv(); m["id"] != float64(3) || m["error"] != nil {
+			t.Fatalf("ping after the overlong line: %v", m)
+		}
+		if err := stop(); err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+}

@@ -95,7 +95,7 @@ func Run(ctx context.Context, server *mcp.Server, opts Options) error {
 			out = os.Stdout
 		}
 		fmt.Fprintf(logw, "waitsim serve: %s over stdio\n", opts.Name)
-		err := server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+		err := server.Run(ctx, stdioTransport(in, out, logw))
 		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || ctx.Err() != nil {
 			return nil
 		}
@@ -103,10 +103,6 @@ func Run(ctx context.Context, server *mcp.Server, opts Options) error {
 	}
 	return serveHTTP(ctx, server, opts, logw)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 func serveHTTP(ctx context.Context, server *mcp.Server, opts Options, logw io.Writer) error {
 	ln, err := net.Listen("tcp", opts.HTTP)
