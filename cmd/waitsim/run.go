@@ -48,6 +48,18 @@ func scenarioPaths(root string, paths []string, def string) (abs []string, ok bo
 	return abs, true
 }
 
+// outsideModule returns the first of paths (absolute) that is not inside
+// the module at root, or "". A results file names its scenario files by
+// their path in the module, and `waitsim report` refuses any other.
+func outsideModule(root string, paths []string) string {
+	for _, p := range paths {
+		if rel, err := filepath.Rel(root, p); err != nil || !filepath.IsLocal(rel) && rel != "." {
+			return p
+		}
+	}
+	return ""
+}
+
 // runScenarios implements `waitsim run`. Exit codes: 0 every case passed,
 // 1 a case failed or could not run, 2 usage or file errors (nothing ran).
 func runScenarios(args []string) int {
@@ -85,6 +97,10 @@ func runScenarios(args []string) int {
 	}
 	paths, ok = scenarioPaths(root, paths, "")
 	if !ok {
+		return 2
+	}
+	if p := outsideModule(root, paths); *asJSON && p != "" {
+		fmt.Fprintf(os.Stderr, "waitsim: --json records each scenario file by its path in the module, and %s is outside %s: copy it into the module, or run without --json\n", p, root)
 		return 2
 	}
 	if len(paths) > 0 {
