@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 
 	"github.com/waitsim/waitsim/mutants"
@@ -118,7 +119,7 @@ func Compare(base, head *Run) *Comparison {
 			m    *mutants.Result
 		}{{"base", base.Mutation}, {"head", head.Mutation}} {
 			if !campaignRan(side.m) {
-				c.MutationNotRun = append(c.MutationNotRun, side.name+": "+oneLine(side.m.Gate))
+				c.MutationNotRun = append(c.MutationNotRun, side.name+": "+text.OneLine(side.m.Gate))
 			}
 		}
 		if len(c.MutationNotRun) == 0 {
@@ -167,25 +168,10 @@ func (c *Comparison) compareCases(b, h *results.RunResult) {
 
 func facts(s *results.CallSummary) CallFacts {
 	f := CallFacts{Present: true, ResolvesAtMs: s.EndMs, Lost: s.Lost, Lists: s.Lists, Reads: s.Reads}
-	if v, ok := s.Reply["remainingMs"]; ok {
-		if n, ok := asInt(v); ok {
-			f.RemainingMs = &n
-		}
+	if n, ok := s.ReplyInt("remainingMs"); ok {
+		f.RemainingMs = &n
 	}
 	return f
-}
-
-// asInt reads a JSON number decoded as float64 (or an int, for fixtures).
-func asInt(v any) (int64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return int64(n), true
-	case int:
-		return int64(n), true
-	case int64:
-		return n, true
-	}
-	return 0, false
 }
 
 func (f CallFacts) equal(g CallFacts) bool {

@@ -2,9 +2,12 @@ package reports
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 )
 
@@ -109,7 +112,7 @@ func (r SurvivalRow) cells() []string {
 		progress = "yes"
 	}
 	var causes []string
-	for _, k := range sortedKeys(r.LostBy) {
+	for _, k := range slices.Sorted(maps.Keys(r.LostBy)) {
 		causes = append(causes, fmt.Sprintf("%s ×%d", k, r.LostBy[k]))
 	}
 	verdict := "survived"
@@ -140,7 +143,7 @@ func survivalMarkdown(b *mdBuilder, s *results.RunResult) {
 	for _, r := range rows {
 		cells := r.cells()
 		for i := range cells {
-			cells[i] = cell(cells[i]) // a profile, mode or loss cause comes from the results
+			cells[i] = text.Cell(cells[i]) // a profile, mode or loss cause comes from the results
 		}
 		b.line("| %s |", strings.Join(cells, " | "))
 	}
@@ -160,7 +163,7 @@ func survivalHTML(b *strings.Builder, s *results.RunResult) {
 	b.WriteString("<p class=\"note\">Which replies reach the caller, by the tool's cap, progress, transport mode, proxy idle timeout and client profile (contract §6), counted over every call of the scenario results.</p>\n")
 	b.WriteString("<table class=\"cases survival\">\n<thead><tr>")
 	for _, h := range survivalHeader {
-		fmt.Fprintf(b, "<th>%s</th>", esc(h))
+		fmt.Fprintf(b, "<th>%s</th>", text.HTML(h))
 	}
 	b.WriteString("</tr></thead>\n<tbody>\n")
 	for _, r := range rows {
@@ -169,10 +172,10 @@ func survivalHTML(b *strings.Builder, s *results.RunResult) {
 		for i, c := range cells {
 			if i == 5 {
 				cls := map[string]string{"survived": "pass", "lost": "fail", "mixed": "error"}[c]
-				fmt.Fprintf(b, "<td><span class=\"badge %s\">%s</span></td>", cls, esc(c))
+				fmt.Fprintf(b, "<td><span class=\"badge %s\">%s</span></td>", cls, text.HTML(c))
 				continue
 			}
-			fmt.Fprintf(b, "<td>%s</td>", esc(c))
+			fmt.Fprintf(b, "<td>%s</td>", text.HTML(c))
 		}
 		b.WriteString("</tr>\n")
 	}
