@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/waitsim/waitsim/reports/model"
 	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/reports/timeline"
 	"github.com/waitsim/waitsim/results"
@@ -142,7 +143,7 @@ func htmlMutants(b *strings.Builder, m *mutants.Result) {
 		cls := strings.ReplaceAll(mu.Status, " ", "-")
 		fmt.Fprintf(b, "<tr class=\"m-%s\"><td><span class=\"badge %s\">%s</span></td><td><code>%s</code></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
 			text.HTML(cls), text.HTML(cls), text.HTML(mu.Status), text.HTML(mu.ID), text.HTML(mu.Source), text.HTML(loc), text.HTML(mu.Intent), text.HTML(kb))
-		if undetected(mu.Status) && mu.Diff != "" {
+		if model.Undetected(mu.Status) && mu.Diff != "" {
 			fmt.Fprintf(b, "<tr class=\"diffrow\"><td colspan=\"6\">%s%s</td></tr>\n", diffHTML(mu.Diff), suggestedHTML(mu))
 		}
 	}

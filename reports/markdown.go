@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/waitsim/waitsim/reports/model"
 	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 
@@ -52,14 +53,14 @@ func RunMarkdown(r *Run, limit int) string {
 		ratchetMarkdown(&b, m)
 	}
 	conformanceMarkdown(&b, r)
-	if fs := headFailures(r); len(fs) > 0 {
+	if fs := model.HeadFailures(r); len(fs) > 0 {
 		b.line("### Failures (%d)", len(fs))
 		b.blank()
 		for _, c := range fs {
 			failureBlock(&b, c, true)
 		}
 	}
-	if ss := survivors(r); len(ss) > 0 {
+	if ss := model.Survivors(r); len(ss) > 0 {
 		b.line("### Survivors (%d)", len(ss))
 		b.blank()
 		for _, m := range ss {
@@ -156,8 +157,8 @@ func CompareMarkdown(c *Comparison, limit int) string {
 			for _, cc := range ch.Calls {
 				b.line("| %s | %s#%d | %s | %s | %s | %s |", text.CodeCell(ch.ID), text.Cell(cc.Caller), cc.Index,
 					arrow(cc.Base, cc.Head, resolvesText), arrow(cc.Base, cc.Head, remainingText),
-					arrow(cc.Base, cc.Head, func(f CallFacts) string { return fmt.Sprint(f.Lists) }),
-					arrow(cc.Base, cc.Head, func(f CallFacts) string { return fmt.Sprint(f.Reads) }))
+					arrow(cc.Base, cc.Head, func(f model.CallFacts) string { return fmt.Sprint(f.Lists) }),
+					arrow(cc.Base, cc.Head, func(f model.CallFacts) string { return fmt.Sprint(f.Reads) }))
 			}
 		}
 		b.blank()
@@ -169,7 +170,7 @@ func CompareMarkdown(c *Comparison, limit int) string {
 			failureBlock(&b, f, false)
 		}
 	}
-	if fs := headFailures(c.Head); len(fs) > 0 {
+	if fs := model.HeadFailures(c.Head); len(fs) > 0 {
 		b.line("### Repro of every failure in head")
 		b.blank()
 		var lines, unshown []string
@@ -292,7 +293,7 @@ func mutationTable(b *mdBuilder, m *mutants.Result) {
 	b.line("| | %s | %s | %s | %s |", catalogPct(m), operatorPct(m), thresholdPct(m), text.Cell(m.Gate))
 	b.blank()
 	var cs []string
-	for _, st := range mutantStatuses {
+	for _, st := range mutants.Statuses {
 		if n := countStatus(m, st); n > 0 {
 			cs = append(cs, fmt.Sprintf("%s %d", st, n))
 		}
@@ -527,7 +528,7 @@ func idList(b *mdBuilder, title string, ids []string) {
 	b.blank()
 }
 
-func resolvesText(f CallFacts) string {
+func resolvesText(f model.CallFacts) string {
 	if !f.Present {
 		return "—"
 	}
@@ -537,7 +538,7 @@ func resolvesText(f CallFacts) string {
 	return fmt.Sprint(f.ResolvesAtMs)
 }
 
-func remainingText(f CallFacts) string {
+func remainingText(f model.CallFacts) string {
 	if !f.Present || f.RemainingMs == nil {
 		return "—"
 	}
@@ -546,8 +547,8 @@ func remainingText(f CallFacts) string {
 
 // arrow renders "base → head" in bold, or just the value when both are
 // equal; a call one side did not make reads "—".
-func arrow(b, h CallFacts, f func(CallFacts) string) string {
-	g := func(c CallFacts) string {
+func arrow(b, h model.CallFacts, f func(model.CallFacts) string) string {
+	g := func(c model.CallFacts) string {
 		if !c.Present {
 			return "—"
 		}

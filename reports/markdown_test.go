@@ -202,7 +202,7 @@ func TestMutantCountsLeaveOutSanity(t *testing.T) {
 	md := RunMarkdown(r, 0)
 	var cs []string
 	total := 0
-	for _, st := range mutantStatuses {
+	for _, st := range mutants.Statuses {
 		if n := m.Counts[st]; n > 0 {
 			cs = append(cs, fmt.Sprintf("%s %d", st, n))
 			total += n

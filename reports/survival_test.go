@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/reports/model"
 	"github.com/waitsim/waitsim/results"
 )
 
@@ -17,7 +18,7 @@ func TestSurvivalCountsCalls(t *testing.T) {
 		{ID: "c", Calls: []results.CallSummary{{Wire: mem}, {Lost: true, LostBy: "request timeout", Wire: mem}}},
 		{ID: "d", Calls: []results.CallSummary{{Lost: true}}}, // no wire dimensions: not counted
 	}}
-	rows := Survival(rs)
+	rows := model.Survival(rs)
 	if len(rows) != 3 {
 		t.Fatalf("%d rows, want 3: %+v", len(rows), rows)
 	}

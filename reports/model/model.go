@@ -1,4 +1,4 @@
-package reports
+package model
 
 import (
 	"bytes"
@@ -410,9 +410,6 @@ func checkScenarios(name, prefix string, s *results.RunResult) error {
 	}
 	return nil
 }
-
-// mutantStatuses are the statuses a mutants.MutantResult may carry.
-var mutantStatuses = mutants.Statuses
 
 // checkMutation checks a mutation result (mutants.Result.Check: ids,
 // statuses, sources, paths, a mutant list) and that its counts, scores and
