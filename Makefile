@@ -56,10 +56,10 @@ faults: bin
 ## code and tests start no goroutine (reports/racefree_test.go keeps it so);
 ## the worlds their tests run are the sim's, which sim/, packs/ and
 ## scenarios/ run under -race. They run without it (5× less CPU for reports).
-RACE_FREE := ./reports
+RACE_FREE := ./reports ./reports/model ./reports/text ./reports/timeline
 race:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -x -F $(foreach p,$(RACE_FREE),-e github.com/waitsim/waitsim/$(patsubst ./%,%,$(p))))
-	$(GO) test -count=1 $(RACE_FREE)/
+	$(GO) test -count=1 $(RACE_FREE)
 
 ## determinism: the table (with its golden traces) at GOMAXPROCS 1, 2 and 4
 ## without -race, beside every HTTP world 20 times at each (the race step

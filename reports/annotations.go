@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/reports/model"
 )
 
 // GitHub annotations of a mutation result (issue 21 item 4): `waitsim report
@@ -42,7 +43,7 @@ func Annotations(w io.Writer, m *mutants.Result, prefix string) (int, error) {
 			isNew[id] = true
 		}
 	}
-	for _, mu := range survivors(&Run{Mutation: m}) {
+	for _, mu := range model.Survivors(&Run{Mutation: m}) {
 		if r != nil && !isNew[mu.ID] {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/reports/model"
 )
 
 // ratchetRun is a mutation result of a new survivor (whose intent holds
@@ -131,7 +132,7 @@ func TestReportRecomputesRatchet(t *testing.T) {
 	}
 	m := ratchetRun()
 	m.Ratchet.New, m.Ratchet.Stale = nil, nil // edited: claims nothing new
-	got, err := LoadMutation(write(m))
+	got, err := model.LoadMutation(write(m))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestReportRecomputesRatchet(t *testing.T) {
 	}
 	m = ratchetRun()
 	m.Ratchet.Accepted[1].Reason = " "
-	_, err = LoadMutation(write(m))
+	_, err = model.LoadMutation(write(m))
 	var ie *InputError
 	if !errors.As(err, &ie) || ie.Field != "ratchet.accepted[1].reason" {
 		t.Errorf("an accepted survivor without a reason: %v", err)
@@ -148,7 +149,7 @@ func TestReportRecomputesRatchet(t *testing.T) {
 	m = ratchetRun()
 	m.Ratchet.Accepted = m.Ratchet.Accepted[1:] // label-changes is new now: the gate fails
 	m.ExitCode, m.Gate = mutants.ExitPass, "pass"
-	if _, err := LoadMutation(write(m)); !errors.As(err, &ie) || ie.Field != "exitCode" {
+	if _, err := model.LoadMutation(write(m)); !errors.As(err, &ie) || ie.Field != "exitCode" {
 		t.Errorf("a pass its accepted survivors do not back: %v", err)
 	}
 }

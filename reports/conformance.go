@@ -6,76 +6,32 @@ import (
 	"strings"
 
 	"github.com/waitsim/waitsim/conformance"
+	"github.com/waitsim/waitsim/reports/text"
 )
 
 // conformanceDisagreementLines bounds the disagreeing calls listed in Markdown.
 const conformanceDisagreementLines = 20
 
-// LoadConformance reads and checks out/conformance.json (`make conformance`).
-// Besides the version and types, its totals must match its results: a report
-// whose verdict its own rows contradict is an *InputError, never shown as a pass.
-func LoadConformance(path string) (*conformance.Report, error) {
-	data, err := readInput(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkVersion(path, data, "version", conformance.ReportVersion); err != nil {
-		return nil, err
-	}
-	var c conformance.Report
-	if err := decode(path, data, &c); err != nil {
-		return nil, err
-	}
-	if c.Runs != len(c.Results) {
-		return nil, &InputError{path, "runs", fmt.Sprintf("is %d but results has %d runs", c.Runs, len(c.Results))}
-	}
-	calls, bad := 0, 0
-	agree := len(c.Results) > 0
-	for i, e := range c.Results {
-		runAgrees := e.Error == ""
-		for _, cc := range e.Calls {
-			calls++
-			if len(cc.Mismatches) > 0 {
-				bad++
-				runAgrees = false
-			}
-		}
-		if e.Agree && !runAgrees {
-			return nil, &InputError{path, fmt.Sprintf("results[%d].agree", i), "is true but the run has an error or a mismatch"}
-		}
-		agree = agree && e.Agree
-	}
-	switch {
-	case calls != c.Calls:
-		return nil, &InputError{path, "calls", fmt.Sprintf("is %d but the results hold %d calls", c.Calls, calls)}
-	case bad != c.Disagreements:
-		return nil, &InputError{path, "disagreements", fmt.Sprintf("is %d but %d calls have mismatches", c.Disagreements, bad)}
-	case c.Agree != agree:
-		return nil, &InputError{path, "agree", fmt.Sprintf("is %v but the results say %v", c.Agree, agree)}
-	}
-	return &c, nil
-}
-
 // conformanceVerdict is the one-line verdict of a conformance report for run
 // r: it says "stale" when the report comes from another commit than r's.
-func conformanceVerdict(r *Run) (icon, text string) {
+func conformanceVerdict(r *Run) (icon, msg string) {
 	c := r.Conformance
-	icon, text = "✅", fmt.Sprintf("all %d calls of %d client runs agree with the simulation", c.Calls, c.Runs)
+	icon, msg = "✅", fmt.Sprintf("all %d calls of %d client runs agree with the simulation", c.Calls, c.Runs)
 	if !c.Agree {
-		icon, text = "❌", fmt.Sprintf("%d of %d calls disagree with the simulation (%d client runs)", c.Disagreements, c.Calls, c.Runs)
+		icon, msg = "❌", fmt.Sprintf("%d of %d calls disagree with the simulation (%d client runs)", c.Disagreements, c.Calls, c.Runs)
 	}
 	if c.Runs == 0 {
-		icon, text = "❌", "no client runs"
+		icon, msg = "❌", "no client runs"
 	}
-	text += fmt.Sprintf("; %s; largest |real − simulated| %.1f ms; %d real replies lost their outputs",
+	msg += fmt.Sprintf("; %s; largest |real − simulated| %.1f ms; %d real replies lost their outputs",
 		c.ToleranceText(), c.MaxAbsDiffMs, c.LostOutputs)
 	if c.Commit != r.Commit {
 		if icon == "✅" {
 			icon = "⚠️"
 		}
-		text += fmt.Sprintf(" — STALE: measured at commit %s, not this run's %s", short(c.Commit), short(r.Commit))
+		msg += fmt.Sprintf(" — STALE: measured at commit %s, not this run's %s", text.Short(c.Commit), text.Short(r.Commit))
 	}
-	return icon, text
+	return icon, msg
 }
 
 // conformanceMarkdown adds the "simulation vs real" section.
@@ -84,34 +40,34 @@ func conformanceMarkdown(b *mdBuilder, r *Run) {
 	if c == nil {
 		return
 	}
-	icon, text := conformanceVerdict(r)
+	icon, msg := conformanceVerdict(r)
 	b.line("### Simulation vs real (`make conformance`)")
 	b.blank()
-	b.line("%s %s", icon, cell(text))
+	b.line("%s %s", icon, text.Cell(msg))
 	b.blank()
 	b.line("| client | transport | proxy | runs | calls | disagree | lost outputs | max \\|real − sim\\| ms |")
 	b.line("|---|---|---|---:|---:|---:|---:|---:|")
 	for _, p := range c.Profiles {
-		b.line("| %s | %s | %s | %d | %d | %d | %d | %.1f |", cell(p.Client), cell(p.Transport), cell(orDash(p.Proxy)), p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
+		b.line("| %s | %s | %s | %d | %d | %d | %d | %.1f |", text.Cell(p.Client), text.Cell(p.Transport), text.Cell(orDash(p.Proxy)), p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
 	}
 	b.blank()
-	if text := conformanceProxies(c); text != "" {
-		b.line("%s", cell(text))
+	if msg := conformanceProxies(c); msg != "" {
+		b.line("%s", text.Cell(msg))
 		b.blank()
 	}
 	var lines []string
 	for _, e := range c.Results {
-		where := fmt.Sprintf("%s · %s · %s", code(e.Case), cell(e.Client), cell(e.Transport))
+		where := fmt.Sprintf("%s · %s · %s", text.Code(e.Case), text.Cell(e.Client), text.Cell(e.Transport))
 		if e.Proxy != nil {
-			where += " · " + cell(e.Proxy.Label())
+			where += " · " + text.Cell(e.Proxy.Label())
 		}
 		if e.Error != "" {
-			lines = append(lines, fmt.Sprintf("- %s run %d: %s", where, e.Run, cell(e.Error)))
+			lines = append(lines, fmt.Sprintf("- %s run %d: %s", where, e.Run, text.Cell(e.Error)))
 		}
 		for _, cc := range e.Calls {
 			if len(cc.Mismatches) > 0 {
 				lines = append(lines, fmt.Sprintf("- %s run %d · %s#%d: %s", where, e.Run,
-					cell(cc.Caller), cc.Index, cell(strings.Join(cc.Mismatches, "; "))))
+					text.Cell(cc.Caller), cc.Index, text.Cell(strings.Join(cc.Mismatches, "; "))))
 			}
 		}
 	}
@@ -177,12 +133,12 @@ func conformanceProxies(c *conformance.Report) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s; buffering %s; idle timeouts %s ms)", k.name, v, buf, strings.Join(ms, ", ")))
 	}
-	text := "Proxies: " + strings.Join(parts, "; ") + "."
+	msg := "Proxies: " + strings.Join(parts, "; ") + "."
 	if n := c.TiesClientFirst + c.TiesProxyFirst; n > 0 {
-		text += fmt.Sprintf(" Ties of a client's timeout with the proxy's: %d, the client's first in %d (the simulation's order), the proxy's in %d.",
+		msg += fmt.Sprintf(" Ties of a client's timeout with the proxy's: %d, the client's first in %d (the simulation's order), the proxy's in %d.",
 			n, c.TiesClientFirst, c.TiesProxyFirst)
 	}
-	return text
+	return msg
 }
 
 // htmlConformance adds the "simulation vs real" section: the profiles, then
@@ -192,18 +148,18 @@ func htmlConformance(b *strings.Builder, r *Run) {
 	if c == nil {
 		return
 	}
-	icon, text := conformanceVerdict(r)
+	icon, msg := conformanceVerdict(r)
 	b.WriteString("<h2 id=\"conformance\">Simulation vs real</h2>\n")
-	fmt.Fprintf(b, "<p class=\"headline\">%s %s</p>\n", icon, esc(text))
+	fmt.Fprintf(b, "<p class=\"headline\">%s %s</p>\n", icon, text.HTML(msg))
 	b.WriteString("<p class=\"note\">Real MCP clients against <code>waitsim serve</code> on the real clock, each call compared with the simulation of the same scenario file: lost or received, every reply field exactly (remainingMs within the tolerance), the resolve time within the tolerance. Times are wall ms since the first caller's start.</p>\n")
 	b.WriteString("<table class=\"cases\">\n<thead><tr><th>client</th><th>transport</th><th>proxy</th><th>runs</th><th>calls</th><th>disagree</th><th>lost outputs</th><th>max |real − sim| ms</th></tr></thead>\n<tbody>\n")
 	for _, p := range c.Profiles {
 		fmt.Fprintf(b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%.1f</td></tr>\n",
-			esc(p.Client), esc(p.Transport), esc(orDash(p.Proxy)), p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
+			text.HTML(p.Client), text.HTML(p.Transport), text.HTML(orDash(p.Proxy)), p.Runs, p.Calls, p.Disagreements, p.LostOutputs, p.MaxAbsDiffMs)
 	}
 	b.WriteString("</tbody>\n</table>\n")
-	if text := conformanceProxies(c); text != "" {
-		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", esc(text))
+	if msg := conformanceProxies(c); msg != "" {
+		fmt.Fprintf(b, "<p class=\"note\">%s</p>\n", text.HTML(msg))
 	}
 	b.WriteString("<table class=\"cases\">\n<thead><tr><th>verdict</th><th>case</th><th>client</th><th>transport</th><th>proxy</th><th>run</th><th>call</th><th>simulation (ms)</th><th>real (ms)</th><th>diff (ms)</th><th>tolerance (ms)</th><th>ended by (sim / real)</th><th>progress (sim / real)</th><th>mismatches</th></tr></thead>\n<tbody>\n")
 	for _, e := range c.Results {
@@ -213,7 +169,7 @@ func htmlConformance(b *strings.Builder, r *Run) {
 		}
 		if e.Error != "" {
 			fmt.Fprintf(b, "<tr><td><span class=\"badge error\">error</span></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td colspan=\"8\">%s</td></tr>\n",
-				esc(e.Case), esc(e.Client), esc(e.Transport), esc(proxy), e.Run, esc(e.Error))
+				text.HTML(e.Case), text.HTML(e.Client), text.HTML(e.Transport), text.HTML(proxy), e.Run, text.HTML(e.Error))
 		}
 		for _, cc := range e.Calls {
 			v := "pass"
@@ -232,8 +188,8 @@ func htmlConformance(b *strings.Builder, r *Run) {
 				ended += " (tie: " + cc.Tie + ")"
 			}
 			fmt.Fprintf(b, "<tr><td><span class=\"badge %s\">%s</span></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s#%d</td><td>%s</td><td>%s</td><td>%.1f</td><td>%.0f</td><td>%s</td><td>%d / %d</td><td>%s</td></tr>\n",
-				v, v, esc(e.Case), esc(e.Client), esc(e.Transport), esc(proxy), e.Run, esc(cc.Caller), cc.Index, sim, real, cc.DiffMs, e.ToleranceMs,
-				esc(ended), cc.SimProgress, cc.Progress, esc(strings.Join(cc.Mismatches, "; ")))
+				v, v, text.HTML(e.Case), text.HTML(e.Client), text.HTML(e.Transport), text.HTML(proxy), e.Run, text.HTML(cc.Caller), cc.Index, sim, real, cc.DiffMs, e.ToleranceMs,
+				text.HTML(ended), cc.SimProgress, cc.Progress, text.HTML(strings.Join(cc.Mismatches, "; ")))
 		}
 	}
 	b.WriteString("</tbody>\n</table>\n")

@@ -7,6 +7,13 @@
 // scenario for Perfetto and chrome://tracing. It also compares a base run with
 // a head run.
 //
+// It is the door (Write, Annotations and, for cmd/waitsim, the model's names:
+// Run, LoadRun, Assemble, CheckTree, LoadConformance, Compare) and the
+// renderers. Below it: reports/model (the Run, its inputs checked, the
+// comparison, the survival matrix), reports/timeline (one case's trace
+// drawn as SVG and trace-event JSON) and reports/text (escaping, re-run
+// lines); none of them imports this package.
+//
 // Every renderer is deterministic: identical inputs give byte-identical
 // outputs. No renderer prints wall-clock data, dates or tool versions, except
 // the conformance section, whose measurements are wall-clock times. Times
@@ -19,5 +26,6 @@
 //   - Its inputs are read through limits.Read, as results files.
 //   - Text from scenario or catalog files is escaped before it reaches
 //     Markdown or HTML; a re-run line prints only as one plain command.
-//   - It starts no goroutine (reports/racefree_test.go keeps it so).
+//   - It and every package under it start no goroutine
+//     (reports/racefree_test.go keeps it so).
 package reports

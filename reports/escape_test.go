@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 )
 
@@ -282,7 +283,7 @@ func TestReproLinesPasteSafely(t *testing.T) {
 	}
 }
 
-func htmlEsc(s string) string { return esc(s) }
+func htmlEsc(s string) string { return text.HTML(s) }
 
 func xmlEsc(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "'", "&#39;", `"`, "&#34;").Replace(s)

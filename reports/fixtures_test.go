@@ -111,7 +111,7 @@ func caseOf(t *testing.T, fc fixtureCase) results.CaseResult {
 	for _, c := range res.Calls {
 		cs := results.CallSummary{Caller: c.Caller, Index: c.Index, CallID: c.CallID, StartMs: c.StartMs, EndMs: c.EndMs,
 			Lost: c.Lost, IsError: c.IsError, Reply: c.Raw}
-		if v, ok := asInt(c.Args["timeoutMs"]); ok {
+		if v, ok := argInt(c.Args["timeoutMs"]); ok {
 			cs.TimeoutMs = v
 		}
 		for _, r := range res.Requests {
@@ -265,4 +265,18 @@ func TestGenerateFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// argInt reads a call argument as an integer: an int as the fixtures write
+// it, or a JSON number.
+func argInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return int64(n), true
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	}
+	return 0, false
 }

@@ -2,9 +2,13 @@ package reports
 
 import (
 	"fmt"
-	"html"
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/waitsim/waitsim/reports/model"
+	"github.com/waitsim/waitsim/reports/text"
+	"github.com/waitsim/waitsim/reports/timeline"
 	"github.com/waitsim/waitsim/results"
 
 	"github.com/waitsim/waitsim/mutants"
@@ -19,15 +23,15 @@ func HTML(r *Run, cmp *Comparison) []byte {
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
-	fmt.Fprintf(&b, "<title>waitsim report %s</title>\n", esc(short(r.Commit)))
-	b.WriteString("<style>\n" + pageCSS + wireCSS + "</style>\n</head>\n<body>\n")
-	fmt.Fprintf(&b, "<h1>waitsim report</h1>\n<p class=\"meta\">%s</p>\n", esc(plainIdentity(r)))
+	fmt.Fprintf(&b, "<title>waitsim report %s</title>\n", text.HTML(text.Short(r.Commit)))
+	b.WriteString("<style>\n" + pageCSS + timeline.WireCSS + "</style>\n</head>\n<body>\n")
+	fmt.Fprintf(&b, "<h1>waitsim report</h1>\n<p class=\"meta\">%s</p>\n", text.HTML(plainIdentity(r)))
 	if cmp != nil {
-		fmt.Fprintf(&b, "<p class=\"verdict v-%s\">base %s → head %s: <b>%s</b> — %s</p>\n", esc(cmp.Verdict),
-			esc(short(cmp.Base.Commit)), esc(short(cmp.Head.Commit)), esc(cmp.Verdict), esc(compareHeadline(cmp)))
+		fmt.Fprintf(&b, "<p class=\"verdict v-%s\">base %s → head %s: <b>%s</b> — %s</p>\n", text.HTML(cmp.Verdict),
+			text.HTML(text.Short(cmp.Base.Commit)), text.HTML(text.Short(cmp.Head.Commit)), text.HTML(cmp.Verdict), text.HTML(compareHeadline(cmp)))
 	}
 	icon, headline := runHeadline(r)
-	fmt.Fprintf(&b, "<p class=\"headline\">%s %s</p>\n", icon, esc(headline))
+	fmt.Fprintf(&b, "<p class=\"headline\">%s %s</p>\n", icon, text.HTML(headline))
 	if s := r.Scenarios; s == nil || len(s.Cases) == 0 {
 		b.WriteString("<h2 id=\"scenarios\">Scenarios: no results</h2>\n")
 		if s == nil {
@@ -41,7 +45,7 @@ func HTML(r *Run, cmp *Comparison) []byte {
 		b.WriteString("<h2 id=\"timelines\">Timelines</h2>\n")
 		b.WriteString("<p class=\"note\">Virtual time in ms since the world's start. One lane per caller, the tool (per caller), the bridge's single dispatch slot and each agent. " +
 			"Over streamable HTTP a wire lane per caller shows the call's POST, bytes sent on each stream (green), the proxy's cut or the write deadline (red), a drop (large red), a stream reopened or resumed (purple) and a retry (orange). Red dashed: a call's deadline; grey dashed: the 30000 ms cap when it is not the deadline; orange band: the read reserve before the deadline (2 × the read cost the last poll sleep was sized by); ◆: the reply at the caller.</p>\n")
-		b.WriteString(legendSVG)
+		b.WriteString(timeline.Legend)
 		for i := range s.Cases {
 			htmlCase(&b, i, &s.Cases[i])
 		}
@@ -55,10 +59,10 @@ func HTML(r *Run, cmp *Comparison) []byte {
 }
 
 func plainIdentity(r *Run) string {
-	s := "commit " + short(r.Commit)
+	s := "commit " + text.Short(r.Commit)
 	if len(r.Seeds) > 0 {
 		var ps []string
-		for _, k := range sortedKeys(r.Seeds) {
+		for _, k := range slices.Sorted(maps.Keys(r.Seeds)) {
 			ps = append(ps, fmt.Sprintf("%s=%d", k, r.Seeds[k]))
 		}
 		s += " · seeds " + strings.Join(ps, " ")
@@ -79,52 +83,52 @@ func htmlCaseTable(b *strings.Builder, s *results.RunResult) {
 			rs = append(rs, t)
 		}
 		fmt.Fprintf(b, "<tr><td><span class=\"badge %s\">%s</span></td><td><a href=\"#case-%d\">%s</a></td><td>%s:%d</td><td>%s</td><td>%s</td></tr>\n",
-			esc(c.Verdict), esc(c.Verdict), i, esc(c.ID), esc(c.File), c.Line, esc(c.Protects), esc(strings.Join(rs, ", ")))
+			text.HTML(c.Verdict), text.HTML(c.Verdict), i, text.HTML(c.ID), text.HTML(c.File), c.Line, text.HTML(c.Protects), text.HTML(strings.Join(rs, ", ")))
 	}
 	b.WriteString("</tbody>\n</table>\n")
 }
 
 func htmlCase(b *strings.Builder, i int, c *results.CaseResult) {
-	fmt.Fprintf(b, "<section class=\"case\" id=\"case-%d\" data-case=\"%s\">\n", i, esc(c.ID))
-	fmt.Fprintf(b, "<h3><span class=\"badge %s\">%s</span> %s</h3>\n", esc(c.Verdict), esc(c.Verdict), esc(c.ID))
-	fmt.Fprintf(b, "<p class=\"meta\">%s:%d · protects: %s · %d bridge requests · ends at %d ms</p>\n", esc(c.File), c.Line, esc(c.Protects), c.Requests, c.EndMs)
+	fmt.Fprintf(b, "<section class=\"case\" id=\"case-%d\" data-case=\"%s\">\n", i, text.HTML(c.ID))
+	fmt.Fprintf(b, "<h3><span class=\"badge %s\">%s</span> %s</h3>\n", text.HTML(c.Verdict), text.HTML(c.Verdict), text.HTML(c.ID))
+	fmt.Fprintf(b, "<p class=\"meta\">%s:%d · protects: %s · %d bridge requests · ends at %d ms</p>\n", text.HTML(c.File), c.Line, text.HTML(c.Protects), c.Requests, c.EndMs)
 	if len(c.Failures)+len(c.Violation) > 0 || c.Error != "" {
 		b.WriteString("<ul class=\"failures\">\n")
 		for _, f := range c.Failures {
-			fmt.Fprintf(b, "<li>expectation: %s</li>\n", esc(f))
+			fmt.Fprintf(b, "<li>expectation: %s</li>\n", text.HTML(f))
 		}
 		for _, v := range c.Violation {
-			fmt.Fprintf(b, "<li>invariant <code>%s</code>: %s</li>\n", esc(v.Invariant), esc(v.Message))
+			fmt.Fprintf(b, "<li>invariant <code>%s</code>: %s</li>\n", text.HTML(v.Invariant), text.HTML(v.Message))
 		}
 		if c.Error != "" {
-			fmt.Fprintf(b, "<li>runtime error: %s</li>\n", esc(c.Error))
+			fmt.Fprintf(b, "<li>runtime error: %s</li>\n", text.HTML(c.Error))
 		}
 		b.WriteString("</ul>\n")
 	}
 	if c.Repro != "" {
-		if cmd, why, ok := pasteLine(c.Repro); ok {
-			fmt.Fprintf(b, "<pre class=\"repro\">%s</pre>\n", esc(cmd))
+		if cmd, why, ok := text.PasteLine(c.Repro); ok {
+			fmt.Fprintf(b, "<pre class=\"repro\">%s</pre>\n", text.HTML(cmd))
 		} else {
-			fmt.Fprintf(b, "<p class=\"note\">Re-run line not shown: the one recorded for this case is not one plain shell command (%s); pasted, it could run anything.</p>\n", esc(why))
+			fmt.Fprintf(b, "<p class=\"note\">Re-run line not shown: the one recorded for this case is not one plain shell command (%s); pasted, it could run anything.</p>\n", text.HTML(why))
 		}
 	}
-	b.WriteString(timelineSVG(buildTimeline(c)))
+	b.WriteString(timeline.SVG(c))
 	if c.Timeline != "" {
-		fmt.Fprintf(b, "<details><summary>trace (text)</summary><pre>%s</pre></details>\n", esc(c.Timeline))
+		fmt.Fprintf(b, "<details><summary>trace (text)</summary><pre>%s</pre></details>\n", text.HTML(c.Timeline))
 	}
 	b.WriteString("</section>\n")
 }
 
 func htmlMutants(b *strings.Builder, m *mutants.Result) {
 	if len(m.Mutants) == 0 {
-		fmt.Fprintf(b, "<h2 id=\"mutants\">Mutants: no results</h2>\n<p class=\"empty\">The mutation result has no mutants: nothing was tested (gate: %s).</p>\n", esc(m.Gate))
+		fmt.Fprintf(b, "<h2 id=\"mutants\">Mutants: no results</h2>\n<p class=\"empty\">The mutation result has no mutants: nothing was tested (gate: %s).</p>\n", text.HTML(m.Gate))
 		return
 	}
 	fmt.Fprintf(b, "<h2 id=\"mutants\">Mutants: catalog %s, operator %s (threshold %s), gate: %s</h2>\n",
-		esc(catalogPct(m)), esc(operatorPct(m)), esc(thresholdPct(m)), esc(m.Gate))
+		text.HTML(catalogPct(m)), text.HTML(operatorPct(m)), text.HTML(thresholdPct(m)), text.HTML(m.Gate))
 	b.WriteString("<p class=\"note\">Mutation score = killed / (killed + survived + timed out), for catalog and operator mutants separately.</p>\n")
 	if g := generatorText(m); g != "" {
-		fmt.Fprintf(b, "<p class=\"note generator\">%s</p>\n", esc(g))
+		fmt.Fprintf(b, "<p class=\"note generator\">%s</p>\n", text.HTML(g))
 	}
 	b.WriteString("<table class=\"mutants\">\n<thead><tr><th>status</th><th>mutant</th><th>source</th><th>file</th><th>intent</th><th>killed by</th></tr></thead>\n<tbody>\n")
 	for _, mu := range m.Mutants {
@@ -138,8 +142,8 @@ func htmlMutants(b *strings.Builder, m *mutants.Result) {
 		}
 		cls := strings.ReplaceAll(mu.Status, " ", "-")
 		fmt.Fprintf(b, "<tr class=\"m-%s\"><td><span class=\"badge %s\">%s</span></td><td><code>%s</code></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-			esc(cls), esc(cls), esc(mu.Status), esc(mu.ID), esc(mu.Source), esc(loc), esc(mu.Intent), esc(kb))
-		if undetected(mu.Status) && mu.Diff != "" {
+			text.HTML(cls), text.HTML(cls), text.HTML(mu.Status), text.HTML(mu.ID), text.HTML(mu.Source), text.HTML(loc), text.HTML(mu.Intent), text.HTML(kb))
+		if model.Undetected(mu.Status) && mu.Diff != "" {
 			fmt.Fprintf(b, "<tr class=\"diffrow\"><td colspan=\"6\">%s%s</td></tr>\n", diffHTML(mu.Diff), suggestedHTML(mu))
 		}
 	}
@@ -162,211 +166,14 @@ func diffHTML(d string) string {
 			cls = "dd"
 		}
 		if cls != "" {
-			fmt.Fprintf(&b, "<span class=\"%s\">%s</span>\n", cls, esc(ln))
+			fmt.Fprintf(&b, "<span class=\"%s\">%s</span>\n", cls, text.HTML(ln))
 		} else {
-			b.WriteString(esc(ln) + "\n")
+			b.WriteString(text.HTML(ln) + "\n")
 		}
 	}
 	b.WriteString("</pre>")
 	return b.String()
 }
-
-// esc escapes s for HTML text and attributes, and drops control characters
-// that XML does not allow.
-func esc(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\n' && r != '\t' || r == 0xFFFE || r == 0xFFFF {
-			return -1
-		}
-		return r
-	}, s)
-	return html.EscapeString(s)
-}
-
-// SVG geometry, in px.
-const (
-	svgWidth    = 1160
-	svgLabelW   = 130
-	svgRight    = 24
-	svgLaneH    = 24
-	svgLaneGap  = 6
-	svgMarkRow  = 14
-	svgReplyRow = 13  // extra height of a caller lane, for reply labels
-	charW       = 6.3 // approximate width of one character at 11px
-)
-
-// timelineSVG draws tl. Coordinates are formatted with one decimal, so the
-// output is byte-stable.
-func timelineSVG(tl *timeline) string {
-	x0, x1 := float64(svgLabelW+10), float64(svgWidth-svgRight)
-	step := tickStep(tl.EndMs)
-	span := ((tl.EndMs + step - 1) / step) * step
-	if span <= 0 {
-		span = step
-	}
-	x := func(t int64) float64 { return x0 + (x1-x0)*float64(t)/float64(span) }
-
-	// Rows of labels above the lanes for marks that cross every lane.
-	var global []tlMark
-	seen := map[string]bool{}
-	for _, m := range tl.Marks {
-		key := fmt.Sprintf("%s|%d|%s", m.Class, m.AtMs, m.Label)
-		if m.Lane < 0 && !seen[key] {
-			seen[key] = true
-			global = append(global, m)
-		}
-	}
-	rowEnd := []float64{}
-	rowOf := make([]int, len(global))
-	for i, m := range global {
-		left := x(m.AtMs) - float64(len([]rune(m.Label)))*charW - 4
-		r := 0
-		for r < len(rowEnd) && rowEnd[r] > left-6 {
-			r++
-		}
-		if r == len(rowEnd) {
-			rowEnd = append(rowEnd, 0)
-		}
-		rowEnd[r] = x(m.AtMs) + 2
-		rowOf[i] = r
-	}
-	top := float64(len(rowEnd))*svgMarkRow + 6
-	// Caller lanes are taller: their reply labels go under the call bars.
-	ys := make([]float64, len(tl.Lanes)+1)
-	hs := make([]float64, len(tl.Lanes))
-	ys[0] = top
-	for i, l := range tl.Lanes {
-		hs[i] = svgLaneH
-		if l.Kind == laneCaller {
-			hs[i] = svgLaneH + svgReplyRow
-		}
-		ys[i+1] = ys[i] + hs[i] + svgLaneGap
-	}
-	laneY := func(l int) float64 { return ys[l] }
-	lanesBottom := ys[len(tl.Lanes)]
-	height := lanesBottom + 26
-
-	var b strings.Builder
-	fmt.Fprintf(&b, "<svg class=\"timeline\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" role=\"img\">\n", svgWidth, height, svgWidth, height)
-	// Lanes.
-	for i, l := range tl.Lanes {
-		y := laneY(i)
-		fmt.Fprintf(&b, "<g class=\"lane lane-%s\" data-lane=\"%s\" data-name=\"%s\"><rect class=\"laneBg\" x=\"0\" y=\"%.1f\" width=\"%d\" height=\"%.0f\"/><text class=\"laneLabel\" x=\"6\" y=\"%.1f\">%s</text></g>\n",
-			l.Kind, esc(l.Kind), esc(l.Name), y, svgWidth, hs[i], y+svgLaneH/2+4, esc(l.Label))
-	}
-	// Axis ticks.
-	for t := int64(0); t <= span; t += step {
-		xt := x(t)
-		fmt.Fprintf(&b, "<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><text class=\"tickLabel\" x=\"%.1f\" y=\"%.1f\">%d</text>\n",
-			xt, top-2, xt, lanesBottom, xt, lanesBottom+13, t)
-	}
-	fmt.Fprintf(&b, "<text class=\"axisTitle\" x=\"%.1f\" y=\"%.1f\">virtual ms</text>\n", x1, lanesBottom+24)
-	// Spans: backgrounds first (calls, tool calls, agents, bridge), overlays after.
-	order := []map[string]bool{
-		{"call": true, "lost": true, "error": true, "toolcall": true, "active": true, "terminal": true, "unknown": true, "list": true, "read": true, "hold": true, "failed": true},
-		{"sleep": true, "queue": true},
-		{"reserve": true},
-	}
-	for _, pass := range order {
-		for _, s := range tl.Spans {
-			if !pass[s.Class] {
-				continue
-			}
-			y, h := laneY(s.Lane)+3, float64(svgLaneH-6)
-			switch s.Class {
-			case "sleep":
-				y, h = laneY(s.Lane)+svgLaneH-8, 4
-			case "queue":
-				y, h = laneY(s.Lane)+1, 3
-			case "reserve":
-				y, h = laneY(s.Lane)+1, float64(svgLaneH-2)
-			}
-			xs, xe := x(s.StartMs), x(s.EndMs)
-			w := xe - xs
-			if w < 1.5 {
-				w = 1.5
-			}
-			open := ""
-			if s.Open {
-				open = " open"
-			}
-			fmt.Fprintf(&b, "<g class=\"span %s%s\" data-start=\"%d\" data-end=\"%d\"><title>%s</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"2\"/>",
-				s.Class, open, s.StartMs, s.EndMs, esc(s.Title), xs, y, w, h)
-			if s.Label != "" && s.Class != "sleep" && s.Class != "reserve" && w > float64(len([]rune(s.Label)))*charW+6 {
-				fmt.Fprintf(&b, "<text x=\"%.1f\" y=\"%.1f\">%s</text>", xs+3, laneY(s.Lane)+svgLaneH/2+4, esc(s.Label))
-			}
-			b.WriteString("</g>\n")
-		}
-	}
-	// Marks across every lane, labels in rows above.
-	for i, m := range global {
-		xm := x(m.AtMs)
-		ly := float64(rowOf[i])*svgMarkRow + 11
-		fmt.Fprintf(&b, "<g class=\"mark %s\" data-ms=\"%d\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text></g>\n",
-			m.Class, m.AtMs, xm, ly+2, xm, lanesBottom, xm-2, ly, esc(m.Label))
-	}
-	// Marks on one lane.
-	for _, m := range tl.Marks {
-		if m.Lane < 0 {
-			continue
-		}
-		xm, yc := x(m.AtMs), laneY(m.Lane)+svgLaneH/2
-		fmt.Fprintf(&b, "<g class=\"mark %s\" data-ms=\"%d\"><title>%s at %d ms</title>", m.Class, m.AtMs, esc(m.Label), m.AtMs)
-		switch m.Class {
-		case "reply":
-			fmt.Fprintf(&b, "<path d=\"M%.1f %.1f l6 6 l-6 6 l-6 -6 z\"/>", xm, yc-6)
-			b.WriteString(markLabel(m.Label, xm, laneY(m.Lane)+svgLaneH+svgReplyRow-3, x1))
-		case "lostreply":
-			fmt.Fprintf(&b, "<path d=\"M%.1f %.1f l10 10 m0 -10 l-10 10\"/>", xm-5, yc-5)
-			b.WriteString(markLabel(m.Label, xm, laneY(m.Lane)+svgLaneH+svgReplyRow-3, x1))
-		case "lostread", "notissued":
-			fmt.Fprintf(&b, "<path d=\"M%.1f %.1f l4 -7 l4 7 z\"/>", xm-4, yc+7)
-		default:
-			fmt.Fprintf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"/>", xm, yc-7)
-		}
-		b.WriteString("</g>\n")
-	}
-	b.WriteString("</svg>\n")
-	return b.String()
-}
-
-// markLabel places a mark's label at baseline y, starting just left of xm,
-// or ending at xm when it would run past the plot's right edge xmax.
-func markLabel(label string, xm, y, xmax float64) string {
-	w := float64(len([]rune(label))) * charW
-	if xm-4+w <= xmax+svgRight-4 {
-		return fmt.Sprintf("<text x=\"%.1f\" y=\"%.1f\">%s</text>", xm-4, y, esc(label))
-	}
-	return fmt.Sprintf("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", xm+4, y, esc(label))
-}
-
-// tickStep picks 1, 2 or 5 × 10^k ms so that about 6 to 12 ticks cover endMs.
-func tickStep(endMs int64) int64 {
-	step := int64(1)
-	for {
-		for _, m := range []int64{1, 2, 5} {
-			if endMs/(step*m) <= 12 {
-				return step * m
-			}
-		}
-		step *= 10
-	}
-}
-
-const legendSVG = `<svg class="legend" width="1160" height="24" viewBox="0 0 1160 24" role="img">
-<g class="span call"><rect x="4" y="5" width="22" height="14" rx="2"/></g><text x="30" y="16">caller call</text>
-<g class="span lost"><rect x="110" y="5" width="22" height="14" rx="2"/></g><text x="136" y="16">lost call</text>
-<g class="span toolcall"><rect x="206" y="5" width="22" height="14" rx="2"/></g><text x="232" y="16">tool call</text>
-<g class="span sleep"><rect x="300" y="15" width="22" height="4"/></g><text x="326" y="16">poll sleep</text>
-<g class="span reserve"><rect x="400" y="3" width="22" height="18"/></g><text x="426" y="16">read reserve</text>
-<g class="span list"><rect x="510" y="5" width="22" height="14" rx="2"/></g><text x="536" y="16">list</text>
-<g class="span read"><rect x="570" y="5" width="22" height="14" rx="2"/></g><text x="596" y="16">output read</text>
-<g class="span failed"><rect x="680" y="5" width="22" height="14" rx="2"/></g><text x="706" y="16">failed read</text>
-<g class="span hold"><rect x="786" y="5" width="22" height="14" rx="2"/></g><text x="812" y="16">other requester</text>
-<g class="span active"><rect x="916" y="5" width="22" height="14" rx="2"/></g><text x="942" y="16">agent active</text>
-<g class="span terminal"><rect x="1030" y="5" width="22" height="14" rx="2"/></g><text x="1056" y="16">agent terminal</text>
-</svg>
-`
 
 const pageCSS = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:16px 24px;color:#1f2328;background:#fff;font-size:14px}
 h1{font-size:22px;margin:4px 0}h2{font-size:18px;margin:24px 0 8px;border-bottom:1px solid #d0d7de}h3{font-size:15px;margin:4px 0}
@@ -406,9 +213,9 @@ func suggestedHTML(mu mutants.MutantResult) string {
 	switch {
 	case mu.Suggested != "":
 		return fmt.Sprintf("<p class=\"suggested\">A case that kills it, found by <code>waitsim mutate --suggest</code> (<code>%s</code>; head passes it, the mutant fails it): copy it into <code>scenarios/table/</code>.</p><pre class=\"suggested\">%s</pre>",
-			esc(mu.SuggestedFile), esc(mu.Suggested))
+			text.HTML(mu.SuggestedFile), text.HTML(mu.Suggested))
 	case mu.SuggestNote != "":
-		return fmt.Sprintf("<p class=\"suggested\">No case suggested: %s</p>", esc(mu.SuggestNote))
+		return fmt.Sprintf("<p class=\"suggested\">No case suggested: %s</p>", text.HTML(mu.SuggestNote))
 	}
 	return ""
 }

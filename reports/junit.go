@@ -3,8 +3,11 @@ package reports
 import (
 	"encoding/xml"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 
 	"github.com/waitsim/waitsim/mutants"
@@ -121,7 +124,7 @@ func noResults(s *junitSuite, class, msg string) {
 
 func runProps(r *Run) *junitProps {
 	p := &junitProps{Props: []junitProp{{"commit", r.Commit}}}
-	for _, k := range sortedKeys(r.Seeds) {
+	for _, k := range slices.Sorted(maps.Keys(r.Seeds)) {
 		p.Props = append(p.Props, junitProp{"seed." + k, fmt.Sprint(r.Seeds[k])})
 	}
 	return p
@@ -158,7 +161,7 @@ func caseText(c results.CaseResult, msgs []string) string {
 	for _, m := range msgs {
 		fmt.Fprintf(&b, "- %s\n", m)
 	}
-	if cmd, why, ok := pasteLine(c.Repro); ok {
+	if cmd, why, ok := text.PasteLine(c.Repro); ok {
 		fmt.Fprintf(&b, "repro: %s\n", cmd)
 	} else {
 		fmt.Fprintf(&b, "repro: not shown: the line recorded is not one plain shell command (%s)\n", why)
@@ -175,19 +178,19 @@ func mutantSuite(m *mutants.Result) junitSuite {
 	}}}
 	for _, mu := range m.Mutants {
 		tc := junitTestCase{Name: mu.ID, Classname: "mutants." + mu.Source, File: mu.File, Line: mu.Line}
-		text := mu.Intent + "\n" + mu.Diff
+		body := mu.Intent + "\n" + mu.Diff
 		switch mu.Status {
 		case mutants.StatusSurvived:
-			tc.Failure = &junitProblem{Message: "mutant survived: no scenario case failed — " + mu.Intent, Type: "survived", Text: text}
+			tc.Failure = &junitProblem{Message: "mutant survived: no scenario case failed — " + mu.Intent, Type: "survived", Text: body}
 			s.Failures++
 		case mutants.StatusTimedOut:
-			tc.Error = &junitProblem{Message: "mutant timed out: the test binary ran past its timeout", Type: "timed out", Text: text + mu.Detail}
+			tc.Error = &junitProblem{Message: "mutant timed out: the test binary ran past its timeout", Type: "timed out", Text: body + mu.Detail}
 			s.Errors++
 		case mutants.StatusNoApply:
-			tc.Error = &junitProblem{Message: "patch no longer applies: " + oneLine(mu.Detail), Type: "patch-no-longer-applies", Text: text + mu.Detail}
+			tc.Error = &junitProblem{Message: "patch no longer applies: " + text.OneLine(mu.Detail), Type: "patch-no-longer-applies", Text: body + mu.Detail}
 			s.Errors++
 		case mutants.StatusNotViable, mutants.StatusEquivalent:
-			tc.Skipped = &junitProblem{Message: mu.Status + ": " + oneLine(mu.Detail)}
+			tc.Skipped = &junitProblem{Message: mu.Status + ": " + text.OneLine(mu.Detail)}
 			s.Skipped++
 		case mutants.StatusKilled:
 			if len(mu.KilledBy) > 0 {
@@ -212,7 +215,7 @@ func classFromFile(f string) string {
 func firstOr(xs []string, def string) string {
 	for _, x := range xs {
 		if x != "" {
-			return oneLine(x)
+			return text.OneLine(x)
 		}
 	}
 	return def

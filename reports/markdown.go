@@ -2,10 +2,14 @@ package reports
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/waitsim/waitsim/reports/model"
+	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 
 	"github.com/waitsim/waitsim/mutants"
@@ -33,8 +37,8 @@ const timelineLines = 80
 func RunMarkdown(r *Run, limit int) string {
 	var b mdBuilder
 	b.line(CommentMarker)
-	icon, text := runHeadline(r)
-	b.line("## waitsim: %s %s", icon, text)
+	icon, headline := runHeadline(r)
+	b.line("## waitsim: %s %s", icon, headline)
 	b.line("%s", runIdentity(r))
 	b.blank()
 	if s := r.Scenarios; s != nil {
@@ -49,14 +53,14 @@ func RunMarkdown(r *Run, limit int) string {
 		ratchetMarkdown(&b, m)
 	}
 	conformanceMarkdown(&b, r)
-	if fs := headFailures(r); len(fs) > 0 {
+	if fs := model.HeadFailures(r); len(fs) > 0 {
 		b.line("### Failures (%d)", len(fs))
 		b.blank()
 		for _, c := range fs {
 			failureBlock(&b, c, true)
 		}
 	}
-	if ss := survivors(r); len(ss) > 0 {
+	if ss := model.Survivors(r); len(ss) > 0 {
 		b.line("### Survivors (%d)", len(ss))
 		b.blank()
 		for _, m := range ss {
@@ -74,7 +78,7 @@ func CompareMarkdown(c *Comparison, limit int) string {
 	var b mdBuilder
 	b.line(CommentMarker)
 	b.line("## waitsim: %s %s — base %s → head %s", verdictIcon(c.Verdict), c.Verdict,
-		code(short(c.Base.Commit)), code(short(c.Head.Commit)))
+		text.Code(text.Short(c.Base.Commit)), text.Code(text.Short(c.Head.Commit)))
 	b.line("**%s**", compareHeadline(c))
 	b.blank()
 	if c.Base.Scenarios == nil || c.Head.Scenarios == nil {
@@ -89,7 +93,7 @@ func CompareMarkdown(c *Comparison, limit int) string {
 		b.line("_Mutation not compared: a campaign never ran, so no score is compared and no mutant is listed as removed or surviving._")
 		b.blank()
 		for _, n := range c.MutationNotRun {
-			b.line("- %s", cell(n))
+			b.line("- %s", text.Cell(n))
 		}
 		b.blank()
 	}
@@ -116,14 +120,14 @@ func CompareMarkdown(c *Comparison, limit int) string {
 			mutants.FormatScore(s.HeadCatalog, s.HeadCatalogScored, 100), ptsOrNA(s.HeadCatalog-s.BaseCatalog, s.BaseCatalogScored, s.HeadCatalogScored))
 		b.line("| operator | %s | %s | %s |", mutants.FormatScore(s.BaseOperator, s.BaseOperatorScored, s.BaseThreshold),
 			mutants.FormatScore(s.HeadOperator, s.HeadOperatorScored, s.HeadThreshold), ptsOrNA(s.HeadOperator-s.BaseOperator, s.BaseOperatorScored, s.HeadOperatorScored))
-		b.line("| gate | %s | %s | |", cell(s.BaseGate), cell(s.HeadGate))
+		b.line("| gate | %s | %s | |", text.Cell(s.BaseGate), text.Cell(s.HeadGate))
 		b.blank()
 	}
 	if len(c.Fixed) > 0 {
 		b.line("### Fixed (%d)", len(c.Fixed))
 		b.blank()
 		for _, f := range c.Fixed {
-			b.line("- %s — %s", code(f.ID), cell(f.Protects))
+			b.line("- %s — %s", text.Code(f.ID), text.Cell(f.Protects))
 		}
 		b.blank()
 	}
@@ -134,7 +138,7 @@ func CompareMarkdown(c *Comparison, limit int) string {
 		b.line("### Survivors now killed (%d)", len(c.FixedSurvivors))
 		b.blank()
 		for _, m := range c.FixedSurvivors {
-			b.line("- %s (%s) — %s", code(m.ID), cell(m.Status), cell(m.Intent))
+			b.line("- %s (%s) — %s", text.Code(m.ID), text.Cell(m.Status), text.Cell(m.Intent))
 		}
 		b.blank()
 	}
@@ -151,10 +155,10 @@ func CompareMarkdown(c *Comparison, limit int) string {
 		b.line("|---|---|---:|---:|---:|---:|")
 		for _, ch := range c.Changes {
 			for _, cc := range ch.Calls {
-				b.line("| %s | %s#%d | %s | %s | %s | %s |", codeCell(ch.ID), cell(cc.Caller), cc.Index,
+				b.line("| %s | %s#%d | %s | %s | %s | %s |", text.CodeCell(ch.ID), text.Cell(cc.Caller), cc.Index,
 					arrow(cc.Base, cc.Head, resolvesText), arrow(cc.Base, cc.Head, remainingText),
-					arrow(cc.Base, cc.Head, func(f CallFacts) string { return fmt.Sprint(f.Lists) }),
-					arrow(cc.Base, cc.Head, func(f CallFacts) string { return fmt.Sprint(f.Reads) }))
+					arrow(cc.Base, cc.Head, func(f model.CallFacts) string { return fmt.Sprint(f.Lists) }),
+					arrow(cc.Base, cc.Head, func(f model.CallFacts) string { return fmt.Sprint(f.Reads) }))
 			}
 		}
 		b.blank()
@@ -166,15 +170,15 @@ func CompareMarkdown(c *Comparison, limit int) string {
 			failureBlock(&b, f, false)
 		}
 	}
-	if fs := headFailures(c.Head); len(fs) > 0 {
+	if fs := model.HeadFailures(c.Head); len(fs) > 0 {
 		b.line("### Repro of every failure in head")
 		b.blank()
 		var lines, unshown []string
 		for _, f := range fs {
-			if cmd, why, ok := pasteLine(f.Repro); ok {
-				lines = append(lines, cmd+"  # "+oneLine(f.ID))
+			if cmd, why, ok := text.PasteLine(f.Repro); ok {
+				lines = append(lines, cmd+"  # "+text.OneLine(f.ID))
 			} else {
-				unshown = append(unshown, fmt.Sprintf("- %s: %s", code(f.ID), reproNotShown(why)))
+				unshown = append(unshown, fmt.Sprintf("- %s: %s", text.Code(f.ID), reproNotShown(why)))
 			}
 		}
 		if len(lines) > 0 {
@@ -221,7 +225,7 @@ func runHeadline(r *Run) (string, string) {
 			icon = "❌"
 		}
 		parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
-			catalogPct(m), operatorPct(m), cell(m.Gate)))
+			catalogPct(m), operatorPct(m), text.Cell(m.Gate)))
 	} else {
 		parts = append(parts, "no mutation results")
 	}
@@ -229,13 +233,13 @@ func runHeadline(r *Run) (string, string) {
 }
 
 func runIdentity(r *Run) string {
-	s := "commit " + code(short(r.Commit))
+	s := "commit " + text.Code(text.Short(r.Commit))
 	if len(r.Seeds) > 0 {
 		var ps []string
-		for _, k := range sortedKeys(r.Seeds) {
+		for _, k := range slices.Sorted(maps.Keys(r.Seeds)) {
 			ps = append(ps, fmt.Sprintf("%s=%d", k, r.Seeds[k]))
 		}
-		s += " · seeds " + code(strings.Join(ps, " "))
+		s += " · seeds " + text.Code(strings.Join(ps, " "))
 	}
 	return s
 }
@@ -286,10 +290,10 @@ func verdictIcon(v string) string {
 func mutationTable(b *mdBuilder, m *mutants.Result) {
 	b.line("| mutation score | catalog | operator | operator threshold | gate |")
 	b.line("|---|---:|---:|---:|---|")
-	b.line("| | %s | %s | %s | %s |", catalogPct(m), operatorPct(m), thresholdPct(m), cell(m.Gate))
+	b.line("| | %s | %s | %s | %s |", catalogPct(m), operatorPct(m), thresholdPct(m), text.Cell(m.Gate))
 	b.blank()
 	var cs []string
-	for _, st := range mutantStatuses {
+	for _, st := range mutants.Statuses {
 		if n := countStatus(m, st); n > 0 {
 			cs = append(cs, fmt.Sprintf("%s %d", st, n))
 		}
@@ -302,7 +306,7 @@ func mutationTable(b *mdBuilder, m *mutants.Result) {
 	}
 	b.line("%d mutants: %s. Score = killed / (killed + survived + timed out).", counted, strings.Join(cs, " · "))
 	if g := generatorText(m); g != "" {
-		b.line("%s", cell(g))
+		b.line("%s", text.Cell(g))
 	}
 	if sanity := sanityStatus(m); sanity != "" {
 		b.line("The sanity mutant, which breaks every function of the target package to prove the suite sees the overlay, is not counted above: it was %s.", sanity)
@@ -334,20 +338,20 @@ func countStatus(m *mutants.Result, st string) int {
 }
 
 func failureBlock(b *mdBuilder, c results.CaseResult, detail bool) {
-	b.line("#### ❌ %s — %s", code(c.ID), cell(c.Verdict))
-	b.line("%s · protects: %s", code(fmt.Sprintf("%s:%d", c.File, c.Line)), cell(c.Protects))
+	b.line("#### ❌ %s — %s", text.Code(c.ID), text.Cell(c.Verdict))
+	b.line("%s · protects: %s", text.Code(fmt.Sprintf("%s:%d", c.File, c.Line)), text.Cell(c.Protects))
 	b.blank()
 	for _, f := range c.Failures {
-		b.line("- expectation: %s", cell(f))
+		b.line("- expectation: %s", text.Cell(f))
 	}
 	for _, v := range c.Violation {
-		b.line("- invariant %s: %s", code(v.Invariant), cell(v.Message))
+		b.line("- invariant %s: %s", text.Code(v.Invariant), text.Cell(v.Message))
 	}
 	if c.Error != "" {
-		b.line("- runtime error: %s", cell(c.Error))
+		b.line("- runtime error: %s", text.Cell(c.Error))
 	}
 	b.blank()
-	if cmd, why, ok := pasteLine(c.Repro); ok {
+	if cmd, why, ok := text.PasteLine(c.Repro); ok {
 		b.line("Repro:")
 		b.blank()
 		b.fence("sh", cmd)
@@ -458,7 +462,7 @@ func outcomeLine(lines []string, caller string, index int) int {
 	actor := "caller:" + caller
 	start := fmt.Sprintf("call %d: ", index)
 	for i, ln := range lines {
-		if a, text := timelineActor(ln); a != actor || !strings.HasPrefix(text, start) {
+		if a, rest := timelineActor(ln); a != actor || !strings.HasPrefix(rest, start) {
 			continue
 		}
 		for j := i + 1; j < len(lines); j++ {
@@ -487,12 +491,12 @@ func timelineActor(ln string) (actor, text string) {
 // ratchet's word on it, Markdown already: ratchetNote), diff and suggested
 // case.
 func survivorBlock(b *mdBuilder, m mutants.MutantResult, note string) {
-	b.line("#### 🧟 %s (%s) — %s", code(m.ID), cell(m.Source), cell(m.Status))
+	b.line("#### 🧟 %s (%s) — %s", text.Code(m.ID), text.Cell(m.Source), text.Cell(m.Status))
 	loc := m.File
 	if m.Line > 0 {
 		loc = fmt.Sprintf("%s:%d", m.File, m.Line)
 	}
-	b.line("%s · %s", code(loc), cell(m.Intent))
+	b.line("%s · %s", text.Code(loc), text.Cell(m.Intent))
 	b.blank()
 	if note != "" {
 		b.line("%s", note)
@@ -503,11 +507,11 @@ func survivorBlock(b *mdBuilder, m mutants.MutantResult, note string) {
 	}
 	switch {
 	case m.Suggested != "":
-		b.line("A case that kills it, found by `waitsim mutate --suggest` (%s; head passes it, the mutant fails it): copy it into `scenarios/table/`.", code(m.SuggestedFile))
+		b.line("A case that kills it, found by `waitsim mutate --suggest` (%s; head passes it, the mutant fails it): copy it into `scenarios/table/`.", text.Code(m.SuggestedFile))
 		b.blank()
 		b.fence("yaml", m.Suggested)
 	case m.SuggestNote != "":
-		b.line("No case suggested: %s", cell(m.SuggestNote))
+		b.line("No case suggested: %s", text.Cell(m.SuggestNote))
 		b.blank()
 	}
 }
@@ -519,12 +523,12 @@ func idList(b *mdBuilder, title string, ids []string) {
 	b.line("### %s (%d)", title, len(ids))
 	b.blank()
 	for _, id := range ids {
-		b.line("- %s", code(id))
+		b.line("- %s", text.Code(id))
 	}
 	b.blank()
 }
 
-func resolvesText(f CallFacts) string {
+func resolvesText(f model.CallFacts) string {
 	if !f.Present {
 		return "—"
 	}
@@ -534,7 +538,7 @@ func resolvesText(f CallFacts) string {
 	return fmt.Sprint(f.ResolvesAtMs)
 }
 
-func remainingText(f CallFacts) string {
+func remainingText(f model.CallFacts) string {
 	if !f.Present || f.RemainingMs == nil {
 		return "—"
 	}
@@ -543,8 +547,8 @@ func remainingText(f CallFacts) string {
 
 // arrow renders "base → head" in bold, or just the value when both are
 // equal; a call one side did not make reads "—".
-func arrow(b, h CallFacts, f func(CallFacts) string) string {
-	g := func(c CallFacts) string {
+func arrow(b, h model.CallFacts, f func(model.CallFacts) string) string {
+	g := func(c model.CallFacts) string {
 		if !c.Present {
 			return "—"
 		}
@@ -557,73 +561,10 @@ func arrow(b, h CallFacts, f func(CallFacts) string) string {
 	return "**" + bs + " → " + hs + "**"
 }
 
-// short abbreviates a commit to 12 hex digits, keeping a "-dirty" suffix
-// (a run made from a modified work tree must say so).
-func short(commit string) string {
-	if commit == "" {
-		return "unknown"
-	}
-	sha, dirty := strings.CutSuffix(commit, "-dirty")
-	if len(sha) > 12 {
-		sha = sha[:12]
-	}
-	if dirty {
-		sha += "-dirty"
-	}
-	return sha
-}
-
-// code renders s as an inline code span, whatever backticks it holds.
-func code(s string) string {
-	s = oneLine(s)
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		return fence + " " + s + " " + fence
-	}
-	return fence + s + fence
-}
-
-// mdSpecial are the characters that can open Markdown or HTML inside a
-// line of text (CommonMark with GitHub's extensions): a backslash escape
-// (\), a code span (`), emphasis (* _) and strikethrough (~), a link or an
-// image ([ ]), raw HTML or an autolink (< >), an entity reference (&), a
-// table cell's end (|) and math ($). CommonMark lets any ASCII punctuation
-// be escaped with a backslash, which then stands for itself.
-const mdSpecial = "\\`*_~[]<>&|$"
-
-// cell makes s, a text from a scenario, a catalog entry or a result file
-// (protects, intent, a failure message, a gate), safe anywhere in a line of
-// Markdown — a table cell, a list item, a heading: one line, and every
-// character that could open HTML, a link, an image, emphasis or code, or
-// end a table cell, backslash-escaped, so that it reads as what s says and
-// does nothing else.
-func cell(s string) string {
-	s = oneLine(s)
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(mdSpecial, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// codeCell is code(s) for a table cell: a | ends a cell even inside a code
-// span, unless escaped (GitHub's tables drop the backslash).
-func codeCell(s string) string { return strings.ReplaceAll(code(s), "|", `\|`) }
-
 // reproNotShown says, in Markdown, why a case's recorded re-run line is not
-// printed (pasteLine): why it is not one plain command.
+// printed (text.PasteLine): why it is not one plain command.
 func reproNotShown(why string) string {
-	return "_not shown: the re-run line recorded for this case is not one plain shell command (" + cell(why) + "); pasted, it could run anything._"
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return "_not shown: the re-run line recorded for this case is not one plain shell command (" + text.Cell(why) + "); pasted, it could run anything._"
 }
 
 // mdBuilder accumulates Markdown lines.

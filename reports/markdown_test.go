@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 
 	"github.com/waitsim/waitsim/mutants"
@@ -149,10 +150,10 @@ func TestCutClosesOpenFence(t *testing.T) {
 }
 
 func TestCodeSpansAndCells(t *testing.T) {
-	if got := code("a`b"); got != "``a`b``" {
+	if got := text.Code("a`b"); got != "``a`b``" {
 		t.Errorf("code: %s", got)
 	}
-	if got := cell("x | y\nz"); got != `x \| y z` {
+	if got := text.Cell("x | y\nz"); got != `x \| y z` {
 		t.Errorf("cell: %s", got)
 	}
 }
@@ -169,10 +170,10 @@ func TestHeadlineEmptyRun(t *testing.T) {
 // comment's identity line, the comparison's title and the HTML.
 func TestDirtyCommitShown(t *testing.T) {
 	const sha = "8117b995efb5a0cef0af15c76e837b2f81524f72"
-	if got := short(sha + "-dirty"); got != "8117b995efb5-dirty" {
+	if got := text.Short(sha + "-dirty"); got != "8117b995efb5-dirty" {
 		t.Errorf("short = %q", got)
 	}
-	if got := short(sha); got != "8117b995efb5" {
+	if got := text.Short(sha); got != "8117b995efb5" {
 		t.Errorf("short = %q", got)
 	}
 	base, head := smallRun(), smallRun()
@@ -201,7 +202,7 @@ func TestMutantCountsLeaveOutSanity(t *testing.T) {
 	md := RunMarkdown(r, 0)
 	var cs []string
 	total := 0
-	for _, st := range mutantStatuses {
+	for _, st := range mutants.Statuses {
 		if n := m.Counts[st]; n > 0 {
 			cs = append(cs, fmt.Sprintf("%s %d", st, n))
 			total += n

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/reports/text"
 )
 
 // ratchetMarkdown renders the mutation gate's ratchet (mutants.Ratchet): how
@@ -16,11 +17,11 @@ func ratchetMarkdown(b *mdBuilder, m *mutants.Result) {
 	if r == nil || m.Baseline != nil || len(r.Accepted) == 0 && len(r.New) == 0 {
 		return
 	}
-	b.line("### Accepted survivors (%s)", code(r.File))
+	b.line("### Accepted survivors (%s)", text.Code(r.File))
 	b.blank()
 	b.line("**%s**, not in the accepted file · %s · %s that can go · %s. The gate fails on a new catalog survivor, and judges the operator threshold without the accepted ones.",
-		count(len(r.New), "new survivor", "new survivors"), count(len(r.Held), "accepted survivor", "accepted survivors"),
-		count(len(r.Resolved), "entry", "entries"), count(len(r.Stale), "stale entry", "stale entries"))
+		text.Count(len(r.New), "new survivor", "new survivors"), text.Count(len(r.Held), "accepted survivor", "accepted survivors"),
+		text.Count(len(r.Resolved), "entry", "entries"), text.Count(len(r.Stale), "stale entry", "stale entries"))
 	b.blank()
 	entry := func(id string) (mutants.Accepted, string) {
 		for _, a := range r.Accepted {
@@ -34,7 +35,7 @@ func ratchetMarkdown(b *mdBuilder, m *mutants.Result) {
 		b.line("New survivors (each below, under Survivors):")
 		b.blank()
 		for _, id := range r.New {
-			b.line("- %s", code(id))
+			b.line("- %s", text.Code(id))
 		}
 		b.blank()
 	}
@@ -43,7 +44,7 @@ func ratchetMarkdown(b *mdBuilder, m *mutants.Result) {
 		b.line("|---|---|---|")
 		for _, id := range r.Held {
 			a, where := entry(id)
-			b.line("| %s | %s | %s |", codeCell(id), codeCell(where), cell(a.Reason))
+			b.line("| %s | %s | %s |", text.CodeCell(id), text.CodeCell(where), text.Cell(a.Reason))
 		}
 		b.blank()
 	}
@@ -52,7 +53,7 @@ func ratchetMarkdown(b *mdBuilder, m *mutants.Result) {
 		b.blank()
 		for _, x := range r.Resolved {
 			_, where := entry(x.ID)
-			b.line("- %s is %s now (%s)", code(x.ID), cell(x.Status), code(where))
+			b.line("- %s is %s now (%s)", text.Code(x.ID), text.Cell(x.Status), text.Code(where))
 		}
 		b.blank()
 	}
@@ -61,7 +62,7 @@ func ratchetMarkdown(b *mdBuilder, m *mutants.Result) {
 		b.blank()
 		for _, id := range r.Stale {
 			_, where := entry(id)
-			b.line("- %s (%s)", code(id), code(where))
+			b.line("- %s (%s)", text.Code(id), text.Code(where))
 		}
 		b.blank()
 	}
@@ -76,10 +77,10 @@ func ratchetNote(m *mutants.Result, mu mutants.MutantResult) string {
 	r := m.Ratchet
 	for _, a := range r.Accepted {
 		if a.ID == mu.ID {
-			return fmt.Sprintf("✅ Accepted (%s): %s", code(acceptedAt(r, a)), cell(a.Reason))
+			return fmt.Sprintf("✅ Accepted (%s): %s", text.Code(acceptedAt(r, a)), text.Cell(a.Reason))
 		}
 	}
-	return fmt.Sprintf("❌ **New survivor**: not in %s. Add a case that kills it, or accept it there with a reason.", code(r.File))
+	return fmt.Sprintf("❌ **New survivor**: not in %s. Add a case that kills it, or accept it there with a reason.", text.Code(r.File))
 }
 
 // acceptedAt is "file:line" of an accepted entry (the file alone when its
@@ -89,12 +90,4 @@ func acceptedAt(r *mutants.Ratchet, a mutants.Accepted) string {
 		return fmt.Sprintf("%s:%d", r.File, a.Line)
 	}
 	return r.File
-}
-
-// count is "n thing" or "n things".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

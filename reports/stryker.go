@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/mutants"
@@ -145,7 +146,7 @@ func Stryker(r *Run, root string) ([]byte, error) {
 		Framework:     strykerFramework{Name: "waitsim"},
 	}
 	if len(r.Mutation.Mutants) == 0 {
-		rep.Config = map[string]string{"note": "no results: the mutation result has no mutants, nothing was tested (gate: " + oneLine(r.Mutation.Gate) + ")"}
+		rep.Config = map[string]string{"note": "no results: the mutation result has no mutants, nothing was tested (gate: " + text.OneLine(r.Mutation.Gate) + ")"}
 	}
 	sources := map[string][]string{}
 	for _, mu := range r.Mutation.Mutants {
@@ -176,7 +177,7 @@ func Stryker(r *Run, root string) ([]byte, error) {
 			tf := rep.TestFiles[c.File]
 			t := strykerTest{ID: c.ID, Name: c.ID}
 			if c.Protects != "" {
-				t.Name += " — " + oneLine(c.Protects)
+				t.Name += " — " + text.OneLine(c.Protects)
 			}
 			if c.Line > 0 {
 				t.Location = &strykerStart{Start: strykerPos{Line: c.Line, Column: 1}}

@@ -147,7 +147,7 @@ func TestStrykerStatusMapping(t *testing.T) {
 		mutants.StatusNotViable: {"CompileError", "Survived"}, mutants.StatusTimedOut: {"Survived", "Survived"},
 		mutants.StatusEquivalent: {"Ignored", "Ignored"}, mutants.StatusNoApply: {"RuntimeError", "Survived"},
 	}
-	for _, st := range mutantStatuses {
+	for _, st := range mutants.Statuses {
 		for i, src := range []string{mutants.SourceGremlins, mutants.SourceCatalog} {
 			if got := StrykerStatus(mutants.MutantResult{Status: st, Source: src}); got != want[st][i] {
 				t.Errorf("%s %s → %s, want %s", src, st, got, want[st][i])

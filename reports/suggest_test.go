@@ -1,11 +1,15 @@
 package reports
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/reports/model"
 )
 
 // generatorFixture is head.json's run with a generator campaign: every
@@ -83,7 +87,15 @@ func TestGeneratorCountsChecked(t *testing.T) {
 	r, _ := generatorFixture(t)
 	m := r.Mutation
 	m.Generator.CatalogKilled++
-	err := checkMutation("mutation.json", "", m)
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mutation.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = model.LoadMutation(path)
 	var ie *InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "generator.catalogKilled") {
 		t.Fatalf("err %v, want an input error naming generator.catalogKilled", err)

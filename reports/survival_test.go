@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/reports/model"
 	"github.com/waitsim/waitsim/results"
-
-	"github.com/waitsim/waitsim/sim"
 )
 
 func TestSurvivalCountsCalls(t *testing.T) {
@@ -19,7 +18,7 @@ func TestSurvivalCountsCalls(t *testing.T) {
 		{ID: "c", Calls: []results.CallSummary{{Wire: mem}, {Lost: true, LostBy: "request timeout", Wire: mem}}},
 		{ID: "d", Calls: []results.CallSummary{{Lost: true}}}, // no wire dimensions: not counted
 	}}
-	rows := Survival(rs)
+	rows := model.Survival(rs)
 	if len(rows) != 3 {
 		t.Fatalf("%d rows, want 3: %+v", len(rows), rows)
 	}
@@ -46,52 +45,5 @@ func TestSurvivalCountsCalls(t *testing.T) {
 	// Memory alone with the contract's cap and no profiles: no matrix.
 	if md := RunMarkdown(&Run{Scenarios: &results.RunResult{Cases: rs.Cases[2:3]}}, 0); strings.Contains(md, "Survival matrix") {
 		t.Error("a memory-only run without profiles shows a survival matrix")
-	}
-}
-
-func TestTimelineShowsTheWire(t *testing.T) {
-	d := &results.WireDims{CapMs: 30000, Mode: "sse", ProxyMs: 5000, Transport: "sse idle=5000"}
-	c := &results.CaseResult{ID: "w", EndMs: 12000,
-		Calls: []results.CallSummary{
-			{Caller: "A", Index: 1, StartMs: 0, EndMs: 5000, Lost: true, LostBy: "proxy idle timeout (5000 ms)", TimeoutMs: 100000, Wire: d},
-			{Caller: "A", Index: 2, StartMs: 5000, EndMs: 12000, TimeoutMs: 95000, Wire: d},
-		},
-		Trace: []sim.Entry{
-			{AtMs: 0, Actor: "wire:A/listen", Text: "GET listen: headers (200) + 6 B (6 B so far)"},
-			{AtMs: 5000, Actor: "wire:A", Text: "POST tools/call: proxy cuts it: no byte for 5000 ms"},
-			{AtMs: 6000, Actor: "wire:A/listen", Text: "GET listen: request sent"},
-			{AtMs: 7000, Actor: "wire:A", Text: "connection dropped"},
-			{AtMs: 9000, Actor: "wire:A", Text: "POST tools/call: 191 B (245 B so far)"},
-		}}
-	tl := buildTimeline(c)
-	lane := -1
-	for i, l := range tl.Lanes {
-		if l.Kind == laneWire && l.Name == "A" {
-			lane = i
-		}
-	}
-	if lane < 0 {
-		t.Fatalf("no wire lane: %+v", tl.Lanes)
-	}
-	got := map[string]int{}
-	for _, m := range tl.Marks {
-		if m.Lane == lane {
-			got[m.Class]++
-		}
-	}
-	if got["bytes"] != 2 || got["cut"] != 1 || got["drop"] != 1 || got["reopen"] != 1 || got["retry"] != 1 {
-		t.Errorf("wire marks %v, want 2 bytes, a cut, a drop, a reopened stream and a retry", got)
-	}
-	lost := 0
-	for _, s := range tl.Spans {
-		if s.Lane == lane && s.Class == "lost" {
-			lost++
-		}
-	}
-	if lost != 1 {
-		t.Errorf("%d lost POST spans on the wire lane, want 1", lost)
-	}
-	if svg := timelineSVG(tl); !strings.Contains(svg, `class="lane lane-wire"`) || !strings.Contains(svg, `class="mark drop"`) {
-		t.Error("the SVG timeline draws no wire lane with the drop")
 	}
 }

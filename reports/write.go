@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/waitsim/waitsim/reports/timeline"
 )
 
 // Output file names under the report directory (out/report by default).
@@ -81,12 +83,12 @@ func Write(dir string, r *Run, cmp *Comparison, root string) ([]string, error) {
 		used := map[string]bool{}
 		for i := range r.Scenarios.Cases {
 			c := &r.Scenarios.Cases[i]
-			name := TraceFileName(c.ID)
+			name := timeline.TraceFileName(c.ID)
 			for n := 2; used[strings.ToLower(name)]; n++ {
-				name = strings.TrimSuffix(TraceFileName(c.ID), ".json") + fmt.Sprintf("-%d.json", n)
+				name = strings.TrimSuffix(timeline.TraceFileName(c.ID), ".json") + fmt.Sprintf("-%d.json", n)
 			}
 			used[strings.ToLower(name)] = true
-			data, err := TraceEvents(c)
+			data, err := timeline.TraceEvents(c)
 			if err != nil {
 				return nil, err
 			}

@@ -56,6 +56,21 @@ type CallSummary struct {
 	Brief string `json:"brief,omitempty"`
 }
 
+// ReplyInt reads the integer field name of the reply (remainingMs): a JSON
+// number, decoded as float64, or an int, as a test's fixture writes it. ok
+// is false when the reply has no such number.
+func (s *CallSummary) ReplyInt(name string) (n int64, ok bool) {
+	switch v := s.Reply[name].(type) {
+	case float64:
+		return int64(v), true
+	case int:
+		return int64(v), true
+	case int64:
+		return v, true
+	}
+	return 0, false
+}
+
 // WireDims are the dimensions of the survival matrix for one call: the
 // tool's cap, whether the caller sent a progress token, the transport mode,
 // the proxy's idle timeout (0: none) and the caller's profile ("" when none).

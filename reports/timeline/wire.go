@@ -1,4 +1,4 @@
-package reports
+package timeline
 
 import (
 	"fmt"
@@ -15,8 +15,8 @@ const laneWire = "wire"
 
 var reBytes = regexp.MustCompile(`^(\S+ \S+): (?:headers \((\d+)\) \+ )?(\d+) B \((\d+) B so far\)$`)
 
-// wireCSS styles the wire lane's marks.
-const wireCSS = `.mark.bytes circle{fill:#1a7f37}.mark.cut circle,.mark.drop circle{fill:#cf222e}.mark.cut circle{r:4}.mark.drop circle{r:5}.mark.reopen circle{fill:#8250df}.mark.retry circle{fill:#bc4c00;r:4}
+// WireCSS styles the wire lane's marks.
+const WireCSS = `.mark.bytes circle{fill:#1a7f37}.mark.cut circle,.mark.drop circle{fill:#cf222e}.mark.cut circle{r:4}.mark.drop circle{r:5}.mark.reopen circle{fill:#8250df}.mark.retry circle{fill:#bc4c00;r:4}
 `
 
 // addWireLanes adds one lane per caller whose calls went over streamable

@@ -1,13 +1,17 @@
-package reports
+package timeline
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/waitsim/waitsim/results"
 )
 
 func TestTraceEvents(t *testing.T) {
-	r := loadFixture(t, "head.json")
-	var c = r.Scenarios.Cases[0] // slow-list[list=5000]: resolves at 20750 ms
+	s := loadScenarios(t, "head.json")
+	var c = s.Cases[0] // slow-list[list=5000]: resolves at 20750 ms
 	b, err := TraceEvents(&c)
 	if err != nil {
 		t.Fatal(err)
@@ -74,4 +78,24 @@ func TestTraceFileName(t *testing.T) {
 	if got := TraceFileName("boundary[timeoutMs=30500]/a b"); got != "boundary_timeoutMs=30500_a_b-8c71ef17.json" {
 		t.Errorf("got %s", got)
 	}
+}
+
+// loadScenarios reads the scenario result of a Run fixture in
+// reports/testdata (made by the reports tests: TestGenerateFixtures).
+func loadScenarios(t *testing.T, name string) *results.RunResult {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Scenarios *results.RunResult `json:"scenarios"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Scenarios == nil || len(r.Scenarios.Cases) == 0 {
+		t.Fatalf("%s: no scenario cases", name)
+	}
+	return r.Scenarios
 }

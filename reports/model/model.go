@@ -1,16 +1,18 @@
-package reports
+package model
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/waitsim/waitsim/limits"
+	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/workspace"
 
@@ -409,9 +411,6 @@ func checkScenarios(name, prefix string, s *results.RunResult) error {
 	return nil
 }
 
-// mutantStatuses are the statuses a mutants.MutantResult may carry.
-var mutantStatuses = mutants.Statuses
-
 // checkMutation checks a mutation result (mutants.Result.Check: ids,
 // statuses, sources, paths, a mutant list) and that its counts, scores and
 // exit code are what its mutant list gives (mutants.Evaluate): a report
@@ -431,12 +430,12 @@ func checkMutation(name, prefix string, m *mutants.Result) error {
 	bad := func(field, format string, args ...any) error {
 		return &InputError{name, prefix + field, fmt.Sprintf(format, args...) + ": the file does not match its own mutant list (edited, or written by a broken run)"}
 	}
-	for _, k := range sortedKeys(re.Counts) {
+	for _, k := range slices.Sorted(maps.Keys(re.Counts)) {
 		if m.Counts[k] != re.Counts[k] {
 			return bad("counts", "records %d %s, its mutants %d", m.Counts[k], k, re.Counts[k])
 		}
 	}
-	for _, k := range sortedKeys(m.Counts) {
+	for _, k := range slices.Sorted(maps.Keys(m.Counts)) {
 		if m.Counts[k] != re.Counts[k] {
 			return bad("counts", "records %d %s, its mutants %d", m.Counts[k], k, re.Counts[k])
 		}
@@ -451,9 +450,9 @@ func checkMutation(name, prefix string, m *mutants.Result) error {
 	case math.Abs(m.OperatorScore-re.OperatorScore) >= 0.05:
 		return bad("operatorScore", "records %v, its mutants %v", m.OperatorScore, re.OperatorScore)
 	case m.ExitCode != re.ExitCode:
-		return bad("exitCode", "records %d (gate %q), its mutants give %d (%s)", m.ExitCode, oneLine(m.Gate), re.ExitCode, oneLine(re.Gate))
+		return bad("exitCode", "records %d (gate %q), its mutants give %d (%s)", m.ExitCode, text.OneLine(m.Gate), re.ExitCode, text.OneLine(re.Gate))
 	case (m.Gate == "pass") != (re.Gate == "pass"):
-		return bad("gate", "records %q, its mutants give %q", oneLine(m.Gate), oneLine(re.Gate))
+		return bad("gate", "records %q, its mutants give %q", text.OneLine(m.Gate), text.OneLine(re.Gate))
 	}
 	if g, rg := m.Generator, re.Generator; g != nil && rg != nil {
 		switch {
@@ -473,14 +472,4 @@ func quoteList(xs []string) string {
 		q[i] = fmt.Sprintf("%q", x)
 	}
 	return strings.Join(q, ", ")
-}
-
-// sortedKeys returns the keys of m in ascending order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

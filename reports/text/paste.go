@@ -1,4 +1,4 @@
-package reports
+package text
 
 import (
 	"fmt"
@@ -12,12 +12,12 @@ import (
 // (results.CaseResult.Repro). A person pastes what a report prints into a
 // shell, so a report never prints that text as it is: a line written by a
 // waitsim that quoted a case id badly, or by anyone who edited the file,
-// could run anything. pasteLine reads the recorded line as a shell would,
+// could run anything. PasteLine reads the recorded line as a shell would,
 // and prints it only when it is one plain command: then quoted again word
 // by word, so that pasted it gives the command exactly the words it reads
 // as, and nothing else happens.
 
-// pasteLine returns the command of line, a command line recorded for a
+// PasteLine returns the command of line, a command line recorded for a
 // person to paste, quoted again word by word (results.Command), when
 // line is one plain command: words separated by blanks, each made of
 // characters no shell treats specially, single-quoted text, double-quoted
@@ -25,7 +25,7 @@ import (
 // character of every word printable. Otherwise ok is false and why says
 // what line holds instead (a ; outside quotes, an unclosed quote, a control
 // character).
-func pasteLine(line string) (cmd, why string, ok bool) {
+func PasteLine(line string) (cmd, why string, ok bool) {
 	words, why := shellWords(line)
 	if why != "" {
 		return "", why, false
@@ -47,7 +47,7 @@ func plainChar(r rune) bool {
 }
 
 // shellWords splits line into the words a POSIX shell reads it as, when it
-// is one plain command (see pasteLine); else why says what stops it.
+// is one plain command (see PasteLine); else why says what stops it.
 func shellWords(line string) (words []string, why string) {
 	rs := []rune(line)
 	var cur strings.Builder

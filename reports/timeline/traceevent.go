@@ -1,4 +1,4 @@
-package reports
+package timeline
 
 import (
 	"encoding/json"

@@ -1,10 +1,9 @@
-package reports
+package model
 
 import (
-	"fmt"
 	"sort"
-	"strconv"
 
+	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 
 	"github.com/waitsim/waitsim/mutants"
@@ -118,7 +117,7 @@ func Compare(base, head *Run) *Comparison {
 			m    *mutants.Result
 		}{{"base", base.Mutation}, {"head", head.Mutation}} {
 			if !campaignRan(side.m) {
-				c.MutationNotRun = append(c.MutationNotRun, side.name+": "+oneLine(side.m.Gate))
+				c.MutationNotRun = append(c.MutationNotRun, side.name+": "+text.OneLine(side.m.Gate))
 			}
 		}
 		if len(c.MutationNotRun) == 0 {
@@ -129,7 +128,7 @@ func Compare(base, head *Run) *Comparison {
 	return c
 }
 
-func failing(v string) bool { return v != results.VerdictPass }
+func Failing(v string) bool { return v != results.VerdictPass }
 
 func (c *Comparison) compareCases(b, h *results.RunResult) {
 	bi := map[string]*results.CaseResult{}
@@ -143,15 +142,15 @@ func (c *Comparison) compareCases(b, h *results.RunResult) {
 		switch {
 		case !ok:
 			c.Added = append(c.Added, hc.ID)
-			if failing(hc.Verdict) {
+			if Failing(hc.Verdict) {
 				c.NewFailures = append(c.NewFailures, hc)
 			}
 			continue
-		case failing(hc.Verdict) && !failing(bc.Verdict):
+		case Failing(hc.Verdict) && !Failing(bc.Verdict):
 			c.NewFailures = append(c.NewFailures, hc)
-		case failing(hc.Verdict):
+		case Failing(hc.Verdict):
 			c.StillFailing = append(c.StillFailing, hc)
-		case failing(bc.Verdict):
+		case Failing(bc.Verdict):
 			c.Fixed = append(c.Fixed, hc)
 		}
 		if ch := compareCalls(bc.Calls, hc.Calls); len(ch) > 0 {
@@ -167,25 +166,10 @@ func (c *Comparison) compareCases(b, h *results.RunResult) {
 
 func facts(s *results.CallSummary) CallFacts {
 	f := CallFacts{Present: true, ResolvesAtMs: s.EndMs, Lost: s.Lost, Lists: s.Lists, Reads: s.Reads}
-	if v, ok := s.Reply["remainingMs"]; ok {
-		if n, ok := asInt(v); ok {
-			f.RemainingMs = &n
-		}
+	if n, ok := s.ReplyInt("remainingMs"); ok {
+		f.RemainingMs = &n
 	}
 	return f
-}
-
-// asInt reads a JSON number decoded as float64 (or an int, for fixtures).
-func asInt(v any) (int64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return int64(n), true
-	case int:
-		return int64(n), true
-	case int64:
-		return n, true
-	}
-	return 0, false
 }
 
 func (f CallFacts) equal(g CallFacts) bool {
@@ -231,9 +215,9 @@ func compareCalls(b, h []results.CallSummary) []CallChange {
 	return out
 }
 
-// undetected reports whether a mutant status counts against the mutation
+// Undetected reports whether a mutant status counts against the mutation
 // score: survived or timed out.
-func undetected(status string) bool {
+func Undetected(status string) bool {
 	return status == mutants.StatusSurvived || status == mutants.StatusTimedOut
 }
 
@@ -258,9 +242,9 @@ func (c *Comparison) compareMutants(b, h *mutants.Result) {
 			c.AddedMutants = append(c.AddedMutants, hm.ID)
 		}
 		switch {
-		case undetected(hm.Status) && (!ok || !undetected(bm.Status)):
+		case Undetected(hm.Status) && (!ok || !Undetected(bm.Status)):
 			c.NewSurvivors = append(c.NewSurvivors, hm)
-		case ok && !undetected(hm.Status) && undetected(bm.Status):
+		case ok && !Undetected(hm.Status) && Undetected(bm.Status):
 			c.FixedSurvivors = append(c.FixedSurvivors, hm)
 		}
 	}
@@ -293,88 +277,31 @@ func (c *Comparison) verdict() string {
 // Regressed reports whether the comparison's verdict is VerdictRegressed.
 func (c *Comparison) Regressed() bool { return c.Verdict == VerdictRegressed }
 
-// headFailures returns every failing head case, in head order.
-func headFailures(r *Run) []results.CaseResult {
+// HeadFailures returns every failing head case, in head order.
+func HeadFailures(r *Run) []results.CaseResult {
 	if r == nil || r.Scenarios == nil {
 		return nil
 	}
 	var out []results.CaseResult
 	for _, c := range r.Scenarios.Cases {
-		if failing(c.Verdict) {
+		if Failing(c.Verdict) {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// survivors returns the mutants of r that survived or timed out, sorted by id.
-func survivors(r *Run) []mutants.MutantResult {
+// Survivors returns the mutants of r that survived or timed out, sorted by id.
+func Survivors(r *Run) []mutants.MutantResult {
 	if r == nil || r.Mutation == nil {
 		return nil
 	}
 	var out []mutants.MutantResult
 	for _, m := range r.Mutation.Mutants {
-		if undetected(m.Status) {
+		if Undetected(m.Status) {
 			out = append(out, m)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
-}
-
-// pct formats a percentage with one decimal.
-func pct(v float64) string { return fmt.Sprintf("%.1f%%", v) }
-
-// catalogPct and operatorPct are a result's scores as the command line
-// prints them: "n/a" when nothing was scored, never a rounded-up 100.0%
-// for a score below its threshold (mutants.FormatScore).
-func catalogPct(m *mutants.Result) string {
-	return mutants.FormatScore(m.CatalogScore, m.CatalogScored, 100)
-}
-
-func operatorPct(m *mutants.Result) string {
-	return mutants.FormatScore(m.OperatorScore, m.OperatorScored, m.Threshold)
-}
-
-// generatorText is the generator campaign's kill rates beside the table's,
-// in one sentence; "" when the result has no generator campaign.
-func generatorText(m *mutants.Result) string {
-	g := m.Generator
-	if g == nil {
-		return ""
-	}
-	if g.Note != "" {
-		return "Generator alone: not run (" + g.Note + ")."
-	}
-	return fmt.Sprintf("Generator alone (%d worlds a mutant, no hand-written expectations): catalog %s, operator %s — the table's: catalog %s, operator %s.",
-		g.Worlds, killedOf(g.CatalogKilled, g.CatalogScored), killedOf(g.OperatorKilled, g.OperatorScored), catalogPct(m), operatorPct(m))
-}
-
-// killedOf is "k of n killed (p%)", or "n/a" when n is 0.
-func killedOf(k, n int) string {
-	if n == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%d of %d killed (%s)", k, n, mutants.FormatScore(float64(k)*100/float64(n), n, 100))
-}
-
-// thresholdPct is the operator threshold as written in the config.
-func thresholdPct(m *mutants.Result) string {
-	return strconv.FormatFloat(m.Threshold, 'f', -1, 64) + "%"
-}
-
-// ptsOrNA is pts(d), or "n/a" when either side scored nothing.
-func ptsOrNA(d float64, baseScored, headScored int) string {
-	if baseScored == 0 || headScored == 0 {
-		return "n/a"
-	}
-	return pts(d)
-}
-
-// pts formats a change of a percentage in points, signed.
-func pts(d float64) string {
-	if d > -0.05 && d < 0.05 {
-		return "±0.0 pts"
-	}
-	return fmt.Sprintf("%+.1f pts", d)
 }

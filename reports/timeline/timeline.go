@@ -1,4 +1,4 @@
-package reports
+package timeline
 
 import (
 	"fmt"
@@ -146,10 +146,8 @@ func buildTimeline(c *results.CaseResult) *timeline {
 			sp.Class = "error"
 			mk.Label = fmt.Sprintf("error %d", cs.EndMs)
 		default:
-			if v, ok := cs.Reply["remainingMs"]; ok {
-				if n, ok := asInt(v); ok {
-					mk.Label += fmt.Sprintf(" · remainingMs %d", n)
-				}
+			if n, ok := cs.ReplyInt("remainingMs"); ok {
+				mk.Label += fmt.Sprintf(" · remainingMs %d", n)
 			}
 			if d, ok := cs.Reply["done"].(bool); ok && d {
 				mk.Label += " · done"
