@@ -11,6 +11,7 @@ import (
 
 	"github.com/waitsim/waitsim/packs/waitagents"
 	"github.com/waitsim/waitsim/results"
+	simtimeline "github.com/waitsim/waitsim/sim/timeline"
 
 	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/sim"
@@ -105,8 +106,8 @@ func caseOf(t *testing.T, fc fixtureCase) results.CaseResult {
 	}
 	for _, e := range res.Events {
 		cr.ToolEvents = append(cr.ToolEvents, results.ToolEvent{CallID: e.Call.ID, Kind: string(e.Kind),
-			AtMs: e.At.Sub(sim.Epoch).Milliseconds(), Detail: e.Detail, CostMs: e.CostMs,
-			StartedMs: e.Call.StartedAt.Sub(sim.Epoch).Milliseconds(), DeadlineMs: e.Call.Deadline.Sub(sim.Epoch).Milliseconds()})
+			AtMs: e.At.Sub(simtimeline.Epoch).Milliseconds(), Detail: e.Detail, CostMs: e.CostMs,
+			StartedMs: e.Call.StartedAt.Sub(simtimeline.Epoch).Milliseconds(), DeadlineMs: e.Call.Deadline.Sub(simtimeline.Epoch).Milliseconds()})
 	}
 	for _, c := range res.Calls {
 		cs := results.CallSummary{Caller: c.Caller, Index: c.Index, CallID: c.CallID, StartMs: c.StartMs, EndMs: c.EndMs,

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/timeline"
 	"github.com/waitsim/waitsim/waittool"
 )
 
@@ -115,11 +116,11 @@ type agentState struct {
 }
 
 // Bridge is the simulated bridge: it implements waittool.Bridge on a
-// sim.Scheduler's timeline — the kernel's virtual one, or real time for
+// timeline.Scheduler's timeline — the kernel's virtual one, or real time for
 // `waitsim serve`. Roster changes are applied with SetState, Join and Leave
 // (usually from scheduled events).
 type Bridge struct {
-	k      sim.Scheduler
+	k      timeline.Scheduler
 	script BridgeScript
 	seed   uint64 // draws Request.JitterMs (BridgeScript.JitterMs)
 
@@ -147,7 +148,7 @@ type Bridge struct {
 var _ waittool.Bridge = (*Bridge)(nil)
 
 // NewBridge returns a bridge on timeline k (usually a *Kernel), following script.
-func NewBridge(k sim.Scheduler, script BridgeScript) *Bridge {
+func NewBridge(k timeline.Scheduler, script BridgeScript) *Bridge {
 	b := &Bridge{k: k, script: script, c: ReferenceContract, recent: map[string]*Request{}, lists: map[uint64]int{}, open: map[chan struct{}]bool{}}
 	for _, h := range script.Congestion {
 		h := h
@@ -288,7 +289,7 @@ type arrival struct {
 // noted there; the kernel admits the instant's requests once every
 // goroutine is blocked, in a fixed order (admit).
 func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Request, <-chan struct{}) {
-	if kk, ok := b.k.(*sim.Kernel); ok && kk.Following() {
+	if kk, ok := b.k.(*timeline.Kernel); ok && kk.Following() {
 		a := &arrival{ctx: ctx, op: op, key: key, ids: ids, ready: make(chan struct{})}
 		b.mu.Lock()
 		if b.ended {
@@ -346,7 +347,7 @@ func (b *Bridge) submitLocked(ctx context.Context, op, key string, ids []string)
 	now := b.k.NowMs()
 	callID, capped, known := b.callOf(ctx)
 	r := &Request{ID: len(b.reqs) + 1, Op: op, CallID: callID, IssuedMs: now, DispatchedMs: -1, CompletedMs: -1, key: key, ids: ids}
-	if kk, isKernel := b.k.(*sim.Kernel); isKernel {
+	if kk, isKernel := b.k.(*timeline.Kernel); isKernel {
 		if late, ok := kk.WakeLate(); ok {
 			r.WakeLateMs = &late
 		}
@@ -447,7 +448,7 @@ func (b *Bridge) dispatchLocked() {
 	now := b.k.NowMs()
 	r.DispatchedMs = now
 	if r.Op != "hold" && !r.step.Stall && b.script.JitterMs > 0 {
-		r.JitterMs = sim.Draw(b.seed, sim.StreamService, uint64(r.ID), b.script.JitterMs)
+		r.JitterMs = timeline.Draw(b.seed, timeline.StreamService, uint64(r.ID), b.script.JitterMs)
 	}
 	if r.JitterMs > 0 {
 		b.k.Logf("bridge", "%s #%d dispatched (latency jitter +%d ms)", r.Op, r.ID, r.JitterMs)

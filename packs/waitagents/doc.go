@@ -6,7 +6,7 @@
 // the transport rules a reply must survive (transport.go), the world
 // generator (gen.go), and the server of a case on the real clock for
 // `waitsim serve` (serve.go: check.Server, the bridge model on
-// sim.WallScheduler).
+// wall.Scheduler).
 //
 // A maintainer of their own implementation checks it with
 //

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/timeline"
 )
 
 func world(name string, b BridgeScript, agents []AgentSpec, callers ...sim.CallerSpec) World {
@@ -191,12 +192,12 @@ func TestKernelErrors(t *testing.T) {
 	// seconds with a clear message instead of at go test's own timeout.
 	defer wallGuard("TestKernelErrors: a kernel error was not detected within 20 s (a dead standstill counter or stuck check?)", 20)()
 	res := RunWorld(t, World{Name: "horizon", HorizonMs: 10000, Agents: runningC, Callers: []sim.CallerSpec{mkCaller("A", nil)}})
-	if !strings.Contains(res.Err, sim.ErrHorizon.Error()) {
+	if !strings.Contains(res.Err, timeline.ErrHorizon.Error()) {
 		t.Errorf("want a horizon error, got %q", res.Err)
 	}
 	synctest.Test(t, func(t *testing.T) {
 		// A loop that sleeps 0 ms never lets virtual time advance.
-		k := sim.NewKernel(sim.DefaultHorizonMs)
+		k := timeline.NewKernel(sim.DefaultHorizonMs)
 		stop := make(chan struct{})
 		go func() {
 			for {
@@ -208,18 +209,18 @@ func TestKernelErrors(t *testing.T) {
 			}
 		}()
 		err := k.Run(func() bool { return false })
-		if !errors.Is(err, sim.ErrStandstill) {
-			t.Errorf("want sim.ErrStandstill, got %v", err)
+		if !errors.Is(err, timeline.ErrStandstill) {
+			t.Errorf("want timeline.ErrStandstill, got %v", err)
 		}
 		close(stop)
 	})
 	synctest.Test(t, func(t *testing.T) {
-		k := sim.NewKernel(sim.DefaultHorizonMs)
+		k := timeline.NewKernel(sim.DefaultHorizonMs)
 		block := make(chan struct{})
 		go func() { <-block }()
 		err := k.Run(func() bool { return false })
-		if !errors.Is(err, sim.ErrStuck) {
-			t.Errorf("want sim.ErrStuck, got %v", err)
+		if !errors.Is(err, timeline.ErrStuck) {
+			t.Errorf("want timeline.ErrStuck, got %v", err)
 		}
 		close(block)
 	})
@@ -232,7 +233,7 @@ func TestKernelErrors(t *testing.T) {
 // remain", in about 1 run in 10 of one generated HTTP world).
 func TestBridgeAfterShutdown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		k := sim.NewKernel(sim.DefaultHorizonMs)
+		k := timeline.NewKernel(sim.DefaultHorizonMs)
 		b := NewBridge(k, BridgeScript{List: []Step{{Stall: true}}, Read: []Step{{Stall: true}}})
 		b.shutdown()
 		if _, err := b.ListAgents(context.Background(), ""); err == nil || err.Error() != "world ended" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/timeline"
 
 	"github.com/waitsim/waitsim/waittool"
 )
@@ -16,7 +17,7 @@ import (
 func TestLateTimers(t *testing.T) {
 	w := world("late", BridgeScript{}, []AgentSpec{{ID: "c", State: "running", Messages: []string{"m"}}},
 		sim.CallerSpec{Name: "A", RequestTimeoutMs: 500, Args: map[string]any{"timeoutMs": 1000, "pollIntervalMs": 250}})
-	w.Timers = sim.TimerScript{LateMs: 3}
+	w.Timers = timeline.TimerScript{LateMs: 3}
 	res := mustRun(t, w)
 	if !strings.Contains(res.Timeline, "tool timer fired 3 ms late (due at 250 ms)") {
 		t.Errorf("the trace does not record the first sleep's lateness:\n%s", res.Timeline)
@@ -42,7 +43,7 @@ func TestJitterIsSeeded(t *testing.T) {
 	mk := func(seed uint64) World {
 		w := world("jitter", BridgeScript{JitterMs: 9}, []AgentSpec{{ID: "c", State: "running"}},
 			mkCaller("A", map[string]any{"timeoutMs": 5000, "pollIntervalMs": 250}))
-		w.Timers, w.Seed = sim.TimerScript{LateMs: 1, JitterMs: 4}, seed
+		w.Timers, w.Seed = timeline.TimerScript{LateMs: 1, JitterMs: 4}, seed
 		return w
 	}
 	a, b, c := mustRun(t, mk(1)), mustRun(t, mk(1)), mustRun(t, mk(2))

@@ -2,17 +2,18 @@ package waitagents
 
 import (
 	"fmt"
-	"github.com/benbjohnson/clock"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/benbjohnson/clock"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/waitsim/waitsim/check"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
-	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/timeline"
 	"github.com/waitsim/waitsim/waittool"
 )
 
@@ -128,7 +129,7 @@ func (p *Pack) World(c *scenario.Case) World {
 		w.Impl = p.impl
 	}
 	if t := sc.Timers; t != nil {
-		w.Timers = sim.TimerScript{LateMs: t.LateMs, JitterMs: t.JitterMs}
+		w.Timers = timeline.TimerScript{LateMs: t.LateMs, JitterMs: t.JitterMs}
 	}
 	if b := sc.Bridge; b != nil {
 		w.Bridge.JitterMs = b.JitterMs
@@ -194,8 +195,8 @@ func (p *Pack) Summarize(c *scenario.Case, res *Result) results.CaseResult {
 	out.BridgeReqs = Records(res.Requests)
 	for _, e := range res.Events {
 		out.ToolEvents = append(out.ToolEvents, results.ToolEvent{CallID: e.Call.ID, Kind: string(e.Kind),
-			AtMs: e.At.Sub(sim.Epoch).Milliseconds(), Detail: e.Detail, CostMs: e.CostMs,
-			StartedMs: e.Call.StartedAt.Sub(sim.Epoch).Milliseconds(), DeadlineMs: e.Call.Deadline.Sub(sim.Epoch).Milliseconds()})
+			AtMs: e.At.Sub(timeline.Epoch).Milliseconds(), Detail: e.Detail, CostMs: e.CostMs,
+			StartedMs: e.Call.StartedAt.Sub(timeline.Epoch).Milliseconds(), DeadlineMs: e.Call.Deadline.Sub(timeline.Epoch).Milliseconds()})
 	}
 	for i := range out.Calls {
 		s := &out.Calls[i]

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/timeline"
 )
 
 // busyWorld has three callers, a congested queue and membership changes.
@@ -59,10 +60,10 @@ func TestDeterminism(t *testing.T) {
 	}
 }
 
-func diffEntries(a, b []sim.Entry) string {
+func diffEntries(a, b []timeline.Entry) string {
 	for i := 0; i < max(len(a), len(b)); i++ {
 		if i >= len(a) || i >= len(b) || a[i] != b[i] {
-			return fmt.Sprintf("first difference at entry %d:\n%s\nvs\n%s", i+1, sim.FormatEntries(a[max(0, i-2):min(len(a), i+1)]), sim.FormatEntries(b[max(0, i-2):min(len(b), i+1)]))
+			return fmt.Sprintf("first difference at entry %d:\n%s\nvs\n%s", i+1, timeline.FormatEntries(a[max(0, i-2):min(len(a), i+1)]), timeline.FormatEntries(b[max(0, i-2):min(len(b), i+1)]))
 		}
 	}
 	return "(identical)"
