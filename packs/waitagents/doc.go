@@ -3,10 +3,10 @@
 // invariants it adds the simulated bridge of contract §3 (bridge.go), the
 // scenario keys of the contract (roster, bridge, per-call args), the
 // contract's invariants (invariants.go), its reference model (model.go),
-// the transport rules a reply must survive (transport.go), the world
-// generator (gen.go), and the server of a case on the real clock for
-// `waitsim serve` (serve.go: check.Server, the bridge model on
-// wall.Scheduler).
+// the transport rules a reply must survive (transport.go), and the server
+// of a case on the real clock for `waitsim serve` (serve.go: check.Server,
+// the bridge model on wall.Scheduler). Its world generator is the
+// subpackage gen (gen.Check runs it through a Pack).
 //
 // A maintainer of their own implementation checks it with
 //
@@ -19,8 +19,9 @@
 // Reference().
 //
 // Rules:
-//   - Dependencies: waitagents → sim, check, scenario, results, waittool;
-//     nothing below it imports it.
+//   - Dependencies: waitagents → sim (sim/timeline, sim/wall), check,
+//     machine, scenario, results, waittool; nothing below it imports it, nor
+//     does its subpackage gen (whose tests do).
 //   - The model and the invariants read only a case's trace and its
 //     scenario, never the implementation's internals; a case whose premise
 //     needs what an implementation does not offer is a
