@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/waitsim/waitsim/check"
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
 	"github.com/waitsim/waitsim/sim/timeline"
@@ -148,7 +149,7 @@ func (p *Pack) World(c *scenario.Case) World {
 			}
 		}
 		for _, h := range b.Congestion {
-			w.Bridge.Congestion = append(w.Bridge.Congestion, Hold{AtMs: h.AtMs, HoldMs: h.HoldMs})
+			w.Bridge.Congestion = append(w.Bridge.Congestion, bridge.Hold{AtMs: h.AtMs, HoldMs: h.HoldMs})
 		}
 	}
 	for _, a := range sc.Agents {
@@ -169,10 +170,10 @@ func (p *Pack) World(c *scenario.Case) World {
 }
 
 // steps turns a scenario's bridge steps into the bridge's.
-func steps(in []scenario.Step) []Step {
-	out := make([]Step, len(in))
+func steps(in []scenario.Step) []bridge.Step {
+	out := make([]bridge.Step, len(in))
 	for i, s := range in {
-		out[i] = Step{LatencyMs: s.LatencyMs, Stall: s.Stall, Err: s.Error, Panic: s.Panic, Reject: s.Reject}
+		out[i] = bridge.Step{LatencyMs: s.LatencyMs, Stall: s.Stall, Err: s.Error, Panic: s.Panic, Reject: s.Reject}
 		if s.Outputs != nil {
 			out[i].Outputs = []waittool.AgentOutput{}
 			for _, o := range s.Outputs {
@@ -252,7 +253,7 @@ func brief(c results.CallSummary) string {
 }
 
 // Records are the bridge's requests as the results file records them.
-func Records(reqs []Request) []results.BridgeRequest {
+func Records(reqs []bridge.Request) []results.BridgeRequest {
 	var out []results.BridgeRequest
 	for _, r := range reqs {
 		out = append(out, results.BridgeRequest{ID: r.ID, Op: r.Op, CallID: r.CallID, IssuedMs: r.IssuedMs,

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/waitsim/waitsim/check"
 	"github.com/waitsim/waitsim/machine"
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/scenario"
 	"github.com/waitsim/waitsim/sim/wall"
 	"github.com/waitsim/waitsim/waittool"
@@ -40,11 +41,11 @@ func (p *Pack) NewServer(c *scenario.Case, log io.Writer) (*mcp.Server, func(), 
 		}
 	}
 	sched := wall.New(log)
-	var bridge *Bridge
+	var br *bridge.Bridge
 	var b waittool.Bridge
 	if !w.NoBridge {
-		bridge = NewWorldBridge(sched, w)
-		b = bridge
+		br = NewWorldBridge(sched, w)
+		b = br
 	}
 	server := mcp.NewServer(check.ServerImplementation(), nil)
 	// Scenario time starts with the first call.
@@ -68,8 +69,8 @@ func (p *Pack) NewServer(c *scenario.Case, log io.Writer) (*mcp.Server, func(), 
 	}
 	stop := func() {
 		sched.Stop()
-		if bridge != nil {
-			bridge.shutdown() // wakes every reader still waiting
+		if br != nil {
+			br.Shutdown() // wakes every reader still waiting
 		}
 	}
 	return server, stop, nil

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/sim"
 	"github.com/waitsim/waitsim/sim/timeline"
 )
@@ -13,10 +14,10 @@ import (
 func busyWorld() World {
 	return World{
 		Name: "busy",
-		Bridge: BridgeScript{
-			List:       []Step{{LatencyMs: 300}, {LatencyMs: 50}, {LatencyMs: 2000}, {LatencyMs: 50}},
-			Read:       []Step{{LatencyMs: 700}},
-			Congestion: []Hold{{AtMs: 1200, HoldMs: 4000}, {AtMs: 9000, HoldMs: 12000}},
+		Bridge: bridge.Script{
+			List:       []bridge.Step{{LatencyMs: 300}, {LatencyMs: 50}, {LatencyMs: 2000}, {LatencyMs: 50}},
+			Read:       []bridge.Step{{LatencyMs: 700}},
+			Congestion: []bridge.Hold{{AtMs: 1200, HoldMs: 4000}, {AtMs: 9000, HoldMs: 12000}},
 		},
 		Agents: []AgentSpec{{ID: "a", State: "running"}, {ID: "b", State: "waiting"}, {ID: "c", State: "prompt_sent"}},
 		Changes: []Change{

@@ -2,7 +2,6 @@ package waitagents
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"sort"
@@ -13,16 +12,11 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/sim"
 	"github.com/waitsim/waitsim/sim/timeline"
 	"github.com/waitsim/waitsim/waittool"
 )
-
-// ErrPollStorm: a call issued more lists than its capped time allows at the
-// schema's minimum poll interval (contract §2 step 6): a loop whose sleeps
-// are too short. Caught when it happens (timeline.Kernel.Fail), so that such a
-// world fails at once instead of crawling to its horizon.
-var ErrPollStorm = errors.New("poll storm")
 
 // Contract holds the figures of the wait_agents contract (docs/contract.md
 // §2, Constants) that an implementation is checked against, so that one
@@ -124,7 +118,7 @@ type Change struct {
 type World struct {
 	Name      string             `json:"name"`
 	NoBridge  bool               `json:"noBridge,omitempty"` // register the tool without a bridge
-	Bridge    BridgeScript       `json:"bridge"`
+	Bridge    bridge.Script      `json:"bridge"`
 	Agents    []AgentSpec        `json:"agents,omitempty"`
 	Changes   []Change           `json:"changes,omitempty"`
 	Callers   []sim.CallerSpec   `json:"callers"`
@@ -147,7 +141,7 @@ type World struct {
 // and, for the reference tool, every step it reported (waittool.Event).
 type Result struct {
 	*sim.Result
-	Requests []Request
+	Requests []bridge.Request
 	Events   []waittool.Event
 }
 
@@ -177,12 +171,12 @@ func Run(w World, onKernel func(*timeline.Kernel)) *Result {
 // packRun is one run of a World: the pack's side of it.
 type packRun struct {
 	w      World
-	bridge *Bridge
+	bridge *bridge.Bridge
 
 	mu        sync.Mutex
 	events    []waittool.Event
 	lastStart map[*mcp.ServerSession]uint64 // latest call id started per session
-	requests  []Request
+	requests  []bridge.Request
 }
 
 func (pr *packRun) impl() *Impl {
@@ -207,15 +201,16 @@ func (pr *packRun) simWorld() sim.World {
 		var b waittool.Bridge
 		if !w.NoBridge {
 			pr.bridge = NewWorldBridge(env.Kernel, w)
-			pr.bridge.c = c
+			capMs := c.CapMs
 			if w.CapMs > 0 {
-				pr.bridge.c.CapMs = w.CapMs
+				capMs = w.CapMs
 			}
+			pr.bridge.SetLimits(capMs, c.MinPollIntervalMs)
 			b = pr.bridge
 			if w.WrapBridge != nil {
 				b = w.WrapBridge(pr.bridge)
 			}
-			env.OnShutdown(pr.bridge.shutdown)
+			env.OnShutdown(pr.bridge.Shutdown)
 			env.OnEnd(func() { pr.end(env.Kernel) })
 		}
 		if impl == ReferenceImpl {
@@ -294,11 +289,11 @@ func (pr *packRun) lastCallOf(s *mcp.ServerSession) uint64 {
 // script (its latency jitter drawn from w.Seed), the agents present at 0, and
 // w's roster changes scheduled at their times (contract §3). Callers are not
 // part of it.
-func NewWorldBridge(s timeline.Scheduler, w World) *Bridge {
-	b := NewBridge(s, w.Bridge)
-	b.seed = w.Seed
+func NewWorldBridge(s timeline.Scheduler, w World) *bridge.Bridge {
+	b := bridge.New(s, w.Bridge)
+	b.SetSeed(w.Seed)
 	for _, a := range w.Agents {
-		b.roster = append(b.roster, &agentState{ID: a.ID, State: a.State, Messages: append([]string(nil), a.Messages...)})
+		b.Present(a.ID, a.State, a.Messages)
 	}
 	for _, c := range w.Changes {
 		c := c
