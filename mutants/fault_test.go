@@ -139,6 +139,23 @@ func TestCheckLocalPath(t *testing.T) {
 	if err := checkInPackage("sim/clock.go", "./waittool/"); err == nil {
 		t.Error("a file of another package accepted")
 	}
+	if err := checkInPackage("packs/waitagents/bridge/bridge.go", "./packs/waitagents/"); err == nil {
+		t.Error("a file of a subpackage accepted")
+	}
+	for _, c := range []struct {
+		p, pkg string
+		want   bool
+	}{
+		{"packs/waitagents/bridge/bridge.go", "./packs/waitagents/", true},
+		{"packs/waitagents/model.go", "./packs/waitagents/", false},
+		{"sim/clock.go", "./waittool/", false},
+		{"waittoolx/a.go", "./waittool/", false},
+		{"../waittool/x/a.go", "./waittool/", false},
+	} {
+		if got := inSubpackage(c.p, c.pkg); got != c.want {
+			t.Errorf("inSubpackage(%q, %q) = %v, want %v", c.p, c.pkg, got, c.want)
+		}
+	}
 }
 
 // procsUnder lists the processes whose executable lies under dir.

@@ -22,6 +22,19 @@ func checkInPackage(p, pkg string) error {
 	return nil
 }
 
+// inSubpackage reports whether p (a local path, CheckLocalPath) lies in a
+// directory below the package directory pkg: a package of its own (e.g.
+// packs/waitagents/bridge under ./packs/waitagents/), whose files gremlins,
+// walking the target's tree, enumerates too. They are not the target's.
+func inSubpackage(p, pkg string) bool {
+	if workspace.CheckLocalPath(p) != nil {
+		return false
+	}
+	dir := path.Clean(strings.TrimPrefix(filepath.ToSlash(pkg), "./"))
+	d := path.Dir(p)
+	return d != dir && (dir == "." || strings.HasPrefix(d, dir+"/"))
+}
+
 // within joins rel (a local path, CheckLocalPath) to dir and checks that the
 // result stays inside dir: the last guard before a file is written.
 func within(dir, rel string) (string, error) {

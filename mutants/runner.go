@@ -729,6 +729,9 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 			return nil, nil, err
 		}
 		for _, s := range sites {
+			if inSubpackage(s.File, r.cfg.Target) {
+				continue // another package's, under the target's directory
+			}
 			if err := checkInPackage(s.File, r.cfg.Target); err != nil {
 				return nil, nil, fmt.Errorf("gremlins' output: mutant %s: field file: %v", s.ID(), err)
 			}

@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/waitsim/waitsim/packs/waitagents"
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/results"
+	simtimeline "github.com/waitsim/waitsim/sim/timeline"
 
 	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/sim"
@@ -33,10 +35,10 @@ func running(ids ...string) []waitagents.AgentSpec {
 	return out
 }
 
-func lat(ms ...int64) []waitagents.Step {
-	out := make([]waitagents.Step, len(ms))
+func lat(ms ...int64) []bridge.Step {
+	out := make([]bridge.Step, len(ms))
 	for i, m := range ms {
-		out[i] = waitagents.Step{LatencyMs: m}
+		out[i] = bridge.Step{LatencyMs: m}
 	}
 	return out
 }
@@ -56,23 +58,23 @@ type fixtureCase struct {
 func fixtureWorlds(poll int) []fixtureCase {
 	return []fixtureCase{
 		{"slow-list[list=5000]", "scenarios/table/latency.yaml", "a slow list still leaves room for the final read", 3, waitagents.World{
-			Bridge: waitagents.BridgeScript{List: lat(5000)}, Agents: running("c"),
+			Bridge: bridge.Script{List: lat(5000)}, Agents: running("c"),
 			Callers: []sim.CallerSpec{{Name: "A", Args: args(600000, poll)}}}},
 		{"fast-then-stall", "scenarios/table/latency.yaml", "an expired poll keeps the last good list", 17, waitagents.World{
-			Bridge: waitagents.BridgeScript{List: lat(0, 0, 0, 45000)}, Agents: running("c"),
+			Bridge: bridge.Script{List: lat(0, 0, 0, 45000)}, Agents: running("c"),
 			Callers: []sim.CallerSpec{{Name: "A", Args: args(600000, 250)}}}},
 		{"first-list-stalls[40000]", "scenarios/table/latency.yaml", "agentsUnavailable when no list is read in time", 31, waitagents.World{
-			Bridge: waitagents.BridgeScript{List: lat(40000)}, Agents: running("c"),
+			Bridge: bridge.Script{List: lat(40000)}, Agents: running("c"),
 			Callers: []sim.CallerSpec{{Name: "A", Args: args(600000, 1000)}}}},
 		{"all-completed[read=5000]", "scenarios/table/done.yaml", "done replies carry outputs and no remainingMs", 5, waitagents.World{
-			Bridge:  waitagents.BridgeScript{Read: lat(5000)},
+			Bridge:  bridge.Script{Read: lat(5000)},
 			Agents:  []waitagents.AgentSpec{{ID: "a", State: "completed", Messages: []string{"ok"}}, {ID: "b", State: "failed", Messages: []string{"boom"}}},
 			Callers: []sim.CallerSpec{{Name: "A", Args: args(600000, 1000)}}}},
 		{"recovery[60500]", "scenarios/table/recovery.yaml", "the chain ends because 500 is not a legal timeoutMs", 9, waitagents.World{
 			Agents:  running("c"),
 			Callers: []sim.CallerSpec{{Name: "A", Follow: true, Args: args(60500, 1000)}}}},
 		{"two-callers-congested", "scenarios/table/shared.yaml", "callers sharing one bridge slot, children joining and leaving", 12, waitagents.World{
-			Bridge: waitagents.BridgeScript{List: lat(800), Read: lat(1500), Congestion: []waitagents.Hold{{AtMs: 2000, HoldMs: 6000}}},
+			Bridge: bridge.Script{List: lat(800), Read: lat(1500), Congestion: []bridge.Hold{{AtMs: 2000, HoldMs: 6000}}},
 			Agents: running("w1", "w2"),
 			Changes: []waitagents.Change{
 				{AtMs: 4000, Op: waitagents.OpJoin, ID: "w3", State: "running"},
@@ -85,7 +87,7 @@ func fixtureWorlds(poll int) []fixtureCase {
 				{Name: "B", StartMs: 1500, Args: args(20000, 2000)},
 			}}},
 		{"short-caller-timeout", "scenarios/table/lost.yaml", "a caller whose timeout is shorter than the wait loses the reply", 20, waitagents.World{
-			Bridge: waitagents.BridgeScript{List: lat(300), Read: lat(2000)}, Agents: running("c"),
+			Bridge: bridge.Script{List: lat(300), Read: lat(2000)}, Agents: running("c"),
 			Callers: []sim.CallerSpec{{Name: "A", RequestTimeoutMs: 20000, Args: args(600000, 1000)}}}},
 	}
 }
@@ -105,8 +107,8 @@ func caseOf(t *testing.T, fc fixtureCase) results.CaseResult {
 	}
 	for _, e := range res.Events {
 		cr.ToolEvents = append(cr.ToolEvents, results.ToolEvent{CallID: e.Call.ID, Kind: string(e.Kind),
-			AtMs: e.At.Sub(sim.Epoch).Milliseconds(), Detail: e.Detail, CostMs: e.CostMs,
-			StartedMs: e.Call.StartedAt.Sub(sim.Epoch).Milliseconds(), DeadlineMs: e.Call.Deadline.Sub(sim.Epoch).Milliseconds()})
+			AtMs: e.At.Sub(simtimeline.Epoch).Milliseconds(), Detail: e.Detail, CostMs: e.CostMs,
+			StartedMs: e.Call.StartedAt.Sub(simtimeline.Epoch).Milliseconds(), DeadlineMs: e.Call.Deadline.Sub(simtimeline.Epoch).Milliseconds()})
 	}
 	for _, c := range res.Calls {
 		cs := results.CallSummary{Caller: c.Caller, Index: c.Index, CallID: c.CallID, StartMs: c.StartMs, EndMs: c.EndMs,

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/timeline"
 )
 
 // maxNameLen bounds the readable part of a SafeFileName.
@@ -67,15 +67,15 @@ func FailureReport(r CaseResult) string {
 }
 
 // FirstDivergence describes the first entry where two traces differ.
-func FirstDivergence(a, b []sim.Entry) string {
+func FirstDivergence(a, b []timeline.Entry) string {
 	for i := 0; i < max(len(a), len(b)); i++ {
 		switch {
 		case i >= len(a):
-			return fmt.Sprintf("entry %d only in the second: %s", i+1, sim.FormatEntries(b[i:i+1]))
+			return fmt.Sprintf("entry %d only in the second: %s", i+1, timeline.FormatEntries(b[i:i+1]))
 		case i >= len(b):
-			return fmt.Sprintf("entry %d only in the first: %s", i+1, sim.FormatEntries(a[i:i+1]))
+			return fmt.Sprintf("entry %d only in the first: %s", i+1, timeline.FormatEntries(a[i:i+1]))
 		case a[i] != b[i]:
-			return fmt.Sprintf("entry %d:\n  first:  %s  second: %s", i+1, sim.FormatEntries(a[i:i+1]), sim.FormatEntries(b[i:i+1]))
+			return fmt.Sprintf("entry %d:\n  first:  %s  second: %s", i+1, timeline.FormatEntries(a[i:i+1]), timeline.FormatEntries(b[i:i+1]))
 		}
 	}
 	return "(identical)"

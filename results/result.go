@@ -1,6 +1,6 @@
 package results
 
-import "github.com/waitsim/waitsim/sim"
+import "github.com/waitsim/waitsim/sim/timeline"
 
 // ResultVersion is the version of the JSON written to out/scenarios.json.
 const ResultVersion = 1
@@ -107,11 +107,11 @@ type CaseResult struct {
 	Timeline  string        `json:"timeline"` // the trace as text
 	// Structured views of the same run, for pictures: every trace entry, every
 	// bridge request (times -1 = never), every tool event.
-	Trace      []sim.Entry     `json:"trace"`
-	BridgeReqs []BridgeRequest `json:"bridgeRequests"`
-	ToolEvents []ToolEvent     `json:"toolEvents"`
-	Repro      string          `json:"repro"`  // the one command that re-runs just this case
-	WallMs     float64         `json:"wallMs"` // wall time of the run
+	Trace      []timeline.Entry `json:"trace"`
+	BridgeReqs []BridgeRequest  `json:"bridgeRequests"`
+	ToolEvents []ToolEvent      `json:"toolEvents"`
+	Repro      string           `json:"repro"`  // the one command that re-runs just this case
+	WallMs     float64          `json:"wallMs"` // wall time of the run
 }
 
 // RunResult is the whole of out/scenarios.json, and of the results file the

@@ -49,7 +49,7 @@ type Scenario struct {
 	Seed int64 `json:"seed,omitempty" yaml:"seed,omitempty" jsonschema:"drives timers.jitterMs and bridge.jitterMs; the same seed gives the same trace; default 0"`
 }
 
-// TimersSpec is the YAML form of sim.TimerScript: each of the tool's timers
+// TimersSpec is the YAML form of timeline.TimerScript: each of the tool's timers
 // fires lateMs plus a seeded draw from 0..jitterMs after its due time.
 type TimersSpec struct {
 	LateMs   int64 `json:"lateMs,omitempty" yaml:"lateMs,omitempty" jsonschema:"every tool timer fires this many ms late"`

@@ -9,6 +9,7 @@ import (
 
 	"github.com/waitsim/waitsim"
 	"github.com/waitsim/waitsim/packs/waitagents"
+	"github.com/waitsim/waitsim/packs/waitagents/gen"
 )
 
 // TestTable runs the scenario table: every case's expectations, the generic
@@ -24,5 +25,5 @@ func TestTable(t *testing.T) {
 // `make fuzz` passes a budget and a random seed (-rapid.checks,
 // -rapid.seed).
 func TestGenerated(t *testing.T) {
-	waitagents.Reference().Generated(t, waitagents.GenOptions{Out: "../out/generated"})
+	gen.Check(t, waitagents.Reference(), gen.Options{Out: "../out/generated"})
 }

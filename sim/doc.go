@@ -5,29 +5,19 @@
 // (contract §4). A contract pack (packs/waitagents) adds its own services —
 // the wait_agents bridge — through World.Tool's Env; sim knows no tool.
 //
-// A world runs inside a testing/synctest bubble. The kernel loop is: wait for
-// quiescence (every goroutine of the bubble durably blocked), then take the
-// single earliest action — a sim event or a timer — and run it, then wait
-// again. Nothing in a world sleeps on the wall clock.
-//
-// Same-instant rules, held by construction, depend on the tool's clock:
-//   - ClockKernel (a tool on an injected clock.Clock): at one virtual instant
-//     t, sim events (service completions, roster changes, caller starts) run
-//     before the tool's timers due at t, and those before callers' request
-//     timeouts; a proxy's idle check (Kernel.AtLate) runs after both.
-//   - ClockBubble (a tool on package time): the tool's own timers fire first,
-//     then sim events; callers' timeouts run 1µs after t and AtLate checks
-//     2µs after, so a reply built at t is still received.
-//
-// Within each class, actions run in the order they were scheduled.
-//
-// One part of sim is not virtual: WallScheduler, the Scheduler on the wall
-// clock, on which a pack runs a world's services (the wait_agents bridge)
-// for real clients (`waitsim serve`). No world uses it.
+// A world runs inside a testing/synctest bubble, on the virtual timeline of
+// package sim/timeline (its Kernel, gated Clock and Trace; the same-instant
+// rules are there). Under ClockGated the tool reads the kernel's gated
+// clock; under ClockBubble it reads package time and the kernel follows the
+// bubble's clock. Callers' request timeouts are timers of the caller class,
+// after the tool's; a proxy's idle check is a late event
+// (timeline.Kernel.AtLate), after both. Nothing in a world sleeps on the
+// wall clock (sim/wall, for `waitsim serve`, is not sim's).
 //
 // Rules:
 //   - It imports no contract pack and no scenario format: worlds are built
-//     from a World value.
+//     from a World value. Of waitsim's packages it imports sim/timeline
+//     alone; sim/timeline and sim/wall never import it.
 //   - The same World gives the byte-identical trace on every run, at any
 //     GOMAXPROCS, with and without -race.
 package sim

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/waitsim/waitsim/sim/timeline"
 )
 
 // TransportMode is how a caller reaches the tool (contract §6).
@@ -144,7 +145,7 @@ const callerHeader = "X-Waitsim-Caller"
 // connection drops, all on the kernel's timeline. It records every byte the
 // server flushes on a tool call's stream.
 type wire struct {
-	k     *Kernel
+	k     *timeline.Kernel
 	wr    *worldRun
 	name  string
 	spec  TransportSpec
@@ -737,10 +738,10 @@ func (wr *worldRun) wireAtBubble(atMs int64, bubble time.Time) {
 	// event: the kernel lets the bubble run to it, and what the tools' own
 	// timers set off on the way settles first, each at its own instant,
 	// instead of the wire event sleeping over it.
-	late := wr.k.Following() && bubble.After(wr.k.bubbleAt(Epoch.Add(time.Duration(atMs)*time.Millisecond), actEvent))
+	late := wr.k.Following() && bubble.After(wr.k.EventBubbleAt(atMs))
 	var fn func()
 	fn = func() {
-		if ev, ok := wr.k.peekEvent(); !late && ok && !ev.at.After(wr.k.Clock.Now()) && ev.name != wireEvent && !ev.late {
+		if at, name, evLate, ok := wr.k.PeekEvent(); !late && ok && !at.After(wr.k.Clock.Now()) && name != wireEvent && !evLate {
 			wr.k.Soon(wireEvent, fn) // give way to the instant's other sim events
 			return
 		}
@@ -761,7 +762,7 @@ func (wr *worldRun) wireAtBubble(atMs int64, bubble time.Time) {
 }
 
 // idleAt makes sure the proxies look for silent responses at atMs (one check
-// an instant). The check is a late event (Kernel.AtLate): a proxy starts its
+// an instant). The check is a late event (timeline.Kernel.AtLate): a proxy starts its
 // idle timer when it forwards the request, after the client started its
 // own, so at equal timeouts the client's fires first (measured with nginx:
 // the client first in 3 of 4 runs).

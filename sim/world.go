@@ -17,6 +17,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/waitsim/waitsim/sim/timeline"
 )
 
 // CallerSpec is one simulated MCP caller (contract §4): a real mcp.Client over the
@@ -95,7 +96,7 @@ type World struct {
 	Clock ClockMode `json:"clock,omitempty"`
 	// Timers makes the gated clock's timers fire late (contract §2 step 12);
 	// with ClockBubble it must be zero.
-	Timers TimerScript `json:"timers,omitzero"`
+	Timers timeline.TimerScript `json:"timers,omitzero"`
 	// Seed drives every jitter of the world (Timers.JitterMs and whatever a
 	// ToolSetup draws with Env.Draw): the same seed gives the same trace.
 	Seed uint64 `json:"seed,omitempty"`
@@ -122,12 +123,12 @@ type ClockMode string
 const (
 	// ClockGated: the tools take the kernel's gated clock (Env.Clock, a
 	// clock.Clock); their timers at one instant are released in a fixed
-	// order, and TimerScript can make them late.
+	// order, and a timeline.TimerScript can make them late.
 	ClockGated ClockMode = ""
 	// ClockBubble: the tools read package time, which in the bubble is
 	// virtual. The kernel follows the bubble's clock: at one instant the
 	// tools' own timers run first, then sim events, then the callers'
-	// request timeouts (Kernel.followBubble).
+	// request timeouts (timeline.Kernel.FollowBubble).
 	ClockBubble ClockMode = "bubble"
 )
 
@@ -141,8 +142,8 @@ type Env struct {
 	// Server is the world's MCP server: register the tools on it.
 	Server *mcp.Server
 	// Kernel is the world's timeline, for simulated services the tools talk
-	// to (a Scheduler: At, Soon, NowMs, Logf on the trace).
-	Kernel *Kernel
+	// to (a timeline.Scheduler: At, Soon, NowMs, Logf on the trace).
+	Kernel *timeline.Kernel
 	// Clock is the gated clock to hand the tools (World.Clock ClockGated);
 	// under ClockBubble it reads the bubble's clock too, but its timers are
 	// the kernel's.
@@ -171,7 +172,7 @@ func (e *Env) OnEnd(fn func()) { e.wr.onEnd = append(e.wr.onEnd, fn) }
 func (e *Env) SetCallIDs(fn func(session *mcp.ServerSession) uint64) { e.wr.callIDs = fn }
 
 // CallResult is what one call of one caller saw, measured at the instant the
-// reply resolved at the caller. Times are virtual ms since Epoch.
+// reply resolved at the caller. Times are virtual ms since timeline.Epoch.
 type CallResult struct {
 	Caller string `json:"caller"`
 	Index  int    `json:"index"` // 1-based within the caller
@@ -222,12 +223,12 @@ type ProgressNote struct {
 
 // Result is the outcome of one world run.
 type Result struct {
-	World string       `json:"world"`
-	Calls []CallResult `json:"calls"`
-	Tools []*mcp.Tool  `json:"-"` // what the server lists (tools/list)
-	Trace []Entry      `json:"trace"`
-	Hash  string       `json:"hash"`
-	EndMs int64        `json:"endMs"`
+	World string           `json:"world"`
+	Calls []CallResult     `json:"calls"`
+	Tools []*mcp.Tool      `json:"-"` // what the server lists (tools/list)
+	Trace []timeline.Entry `json:"trace"`
+	Hash  string           `json:"hash"`
+	EndMs int64            `json:"endMs"`
 	// MaxTimerLateMs is the largest lateness in ms the world gave any of the
 	// tool's timers, fired or stopped (World.Timers; 0 with exact timers).
 	MaxTimerLateMs int64 `json:"maxTimerLateMs,omitempty"`
@@ -287,7 +288,7 @@ func RunWorld(t *testing.T, w World) *Result {
 	}
 	var virt struct {
 		sync.Mutex
-		k *Kernel
+		k *timeline.Kernel
 	}
 	dog := time.AfterFunc(wall, func() {
 		buf := make([]byte, 1<<20)
@@ -295,7 +296,7 @@ func RunWorld(t *testing.T, w World) *Result {
 		virt.Lock()
 		at, step := int64(-1), uint64(0)
 		if virt.k != nil {
-			at, step = virt.k.nowMs.Load(), virt.k.Step()
+			at, step = virt.k.WatchdogNowMs(), virt.k.Step()
 		}
 		virt.Unlock()
 		fmt.Fprintf(os.Stderr, "waitsim: wall-clock watchdog: world %q did not reach quiescence within %s "+
@@ -305,14 +306,14 @@ func RunWorld(t *testing.T, w World) *Result {
 	})
 	defer dog.Stop()
 	synctest.Test(t, func(t *testing.T) {
-		res = run(t, w, func(k *Kernel) { virt.Lock(); virt.k = k; virt.Unlock() })
+		res = run(t, w, func(k *timeline.Kernel) { virt.Lock(); virt.k = k; virt.Unlock() })
 	})
 	return res
 }
 
 type worldRun struct {
 	w World
-	k *Kernel
+	k *timeline.Kernel
 
 	onShutdown []func()
 	onEnd      []func()
@@ -350,15 +351,15 @@ type StrayProgress struct {
 // Run runs w and returns its result. It must be called inside a synctest
 // bubble (see RunWorld); onKernel, if not nil, is given the kernel first. A
 // world with an HTTP transport needs RunWorld.
-func Run(w World, onKernel func(*Kernel)) *Result { return run(nil, w, onKernel) }
+func Run(w World, onKernel func(*timeline.Kernel)) *Result { return run(nil, w, onKernel) }
 
-func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
+func run(tb testing.TB, w World, onKernel func(*timeline.Kernel)) *Result {
 	res := &Result{World: w.Name}
 	if w.Tool == nil {
 		res.Err = "world has no tool (World.Tool)"
 		return res
 	}
-	if w.Clock == ClockBubble && w.Timers != (TimerScript{}) {
+	if w.Clock == ClockBubble && w.Timers != (timeline.TimerScript{}) {
 		res.Err = "late timers (World.Timers) need the gated clock: a tool that reads package time cannot be made late"
 		return res
 	}
@@ -372,14 +373,14 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 	if horizon == 0 {
 		horizon = DefaultHorizonMs
 	}
-	k := NewKernel(horizon)
-	k.StandstillLimit = (len(w.Callers) + 1) * ActionsPerInstantPerCaller
-	if w.Timers != (TimerScript{}) {
+	k := timeline.NewKernel(horizon)
+	k.StandstillLimit = (len(w.Callers) + 1) * timeline.ActionsPerInstantPerCaller
+	if w.Timers != (timeline.TimerScript{}) {
 		ts, seed := w.Timers, w.Seed
 		k.Clock.SetLateness(func(n uint64) time.Duration { return ts.Lateness(seed, n) })
 	}
 	if w.Clock == ClockBubble {
-		k.followBubble()
+		k.FollowBubble()
 	}
 	if onKernel != nil {
 		onKernel(k)
@@ -495,8 +496,8 @@ func run(tb testing.TB, w World, onKernel func(*Kernel)) *Result {
 	res.EndMs = k.NowMs()
 	res.MaxTimerLateMs = k.MaxTimerLateMs()
 	res.Trace = k.Trace.Entries()
-	res.Timeline = FormatEntries(res.Trace)
-	res.Hash = HashTimeline(res.Timeline) // Trace.Hash without rendering the trace again
+	res.Timeline = timeline.FormatEntries(res.Trace)
+	res.Hash = timeline.HashTimeline(res.Timeline) // timeline.Trace.Hash without rendering the trace again
 	return res
 }
 
@@ -616,7 +617,7 @@ func (c *caller) run(ctx context.Context) {
 		c.wr.mu.Lock()
 		c.wr.pending--
 		c.wr.mu.Unlock()
-		c.wr.k.wakeUp() // the world may be finished
+		c.wr.k.WakeUp() // the world may be finished
 	}()
 	args := map[string]any{}
 	for k, v := range c.spec.Args {
@@ -713,7 +714,7 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 	dueMs.Store(-1)
 	if d := c.timeout(); d >= 0 {
 		dueMs.Store(k.NowMs() + d)
-		timer := k.Clock.callerTimer(time.Duration(d) * time.Millisecond)
+		timer := k.Clock.CallerTimer(time.Duration(d) * time.Millisecond)
 		go func() {
 			for {
 				select {
@@ -728,7 +729,7 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 				case <-reset:
 					timer.Stop()
 					dueMs.Store(k.NowMs() + d)
-					timer = k.Clock.callerTimer(time.Duration(d) * time.Millisecond)
+					timer = k.Clock.CallerTimer(time.Duration(d) * time.Millisecond)
 				case <-stop:
 					timer.Stop()
 					return

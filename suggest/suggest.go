@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/waitsim/waitsim/results"
-	"github.com/waitsim/waitsim/scenario"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +13,9 @@ import (
 	"time"
 
 	"github.com/waitsim/waitsim/packs/waitagents"
+	"github.com/waitsim/waitsim/packs/waitagents/gen"
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
 	"pgregory.net/rapid"
 )
 
@@ -71,7 +72,7 @@ func Search(ctx context.Context, j Job) (*Found, string, error) {
 	}
 	deadline := time.Now().Add(j.Budget)
 	s := &searcher{j: j}
-	gen := rapid.Custom(waitagents.Generate)
+	worlds := rapid.Custom(gen.Generate)
 	var cur *scenario.Scenario
 	var why string
 	for first := 0; first < j.Worlds && cur == nil; first += batch {
@@ -80,7 +81,7 @@ func Search(ctx context.Context, j Job) (*Found, string, error) {
 		}
 		var ws []scenario.Scenario
 		for i := first; i < min(first+batch, j.Worlds); i++ {
-			ws = append(ws, gen.Example(j.Seed+i))
+			ws = append(ws, worlds.Example(j.Seed+i))
 		}
 		k, w, err := s.firstDiff(ctx, ws)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/waitsim/waitsim/packs/waitagents"
+	"github.com/waitsim/waitsim/packs/waitagents/gen"
 	"pgregory.net/rapid"
 )
 
@@ -156,10 +157,10 @@ func TestCaseName(t *testing.T) {
 // case; the world it came from is never changed.
 func TestSimplify(t *testing.T) {
 	dir := t.TempDir()
-	gen := rapid.Custom(waitagents.Generate)
+	worlds := rapid.Custom(gen.Generate)
 	for seed := range 12 {
 		rt := t
-		w := gen.Example(seed)
+		w := worlds.Example(seed)
 		before, _ := yaml.Marshal(w)
 		cands := simplify(w)
 		if after, _ := yaml.Marshal(w); string(after) != string(before) {

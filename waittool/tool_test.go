@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/waitsim/waitsim/packs/waitagents"
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 
 	"github.com/waitsim/waitsim/sim"
 	"github.com/waitsim/waitsim/waittool"
@@ -25,10 +26,10 @@ func running(ids ...string) []waitagents.AgentSpec {
 	return out
 }
 
-func lat(ms ...int64) []waitagents.Step {
-	out := make([]waitagents.Step, len(ms))
+func lat(ms ...int64) []bridge.Step {
+	out := make([]bridge.Step, len(ms))
 	for i, m := range ms {
-		out[i] = waitagents.Step{LatencyMs: m}
+		out[i] = bridge.Step{LatencyMs: m}
 	}
 	return out
 }
@@ -122,48 +123,48 @@ func check(t *testing.T, res *waitagents.Result, w want) {
 func TestOracle(t *testing.T) {
 	rows := []struct {
 		name   string
-		bridge waitagents.BridgeScript
+		bridge bridge.Script
 		agents []waitagents.AgentSpec
 		args   map[string]any
 		want   want
 	}{
-		{"list5000-poll250", waitagents.BridgeScript{List: lat(5000)}, running("c"),
+		{"list5000-poll250", bridge.Script{List: lat(5000)}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 250},
 			want{reads: 1, at: 20750, remaining: ip(579250), lists: 4, agents: 1, absent: []string{"outputsUnavailable", "agentsUnavailable"}, present: []string{"outputs"}}},
-		{"fast-then-stall", waitagents.BridgeScript{List: lat(0, 0, 0, 45000)}, running("c"),
+		{"fast-then-stall", bridge.Script{List: lat(0, 0, 0, 45000)}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 250},
 			want{reads: 0, at: 30000, remaining: ip(570000), lists: 4, agents: 1, present: []string{"outputsUnavailable"}, absent: []string{"agentsUnavailable"}}},
-		{"list40000", waitagents.BridgeScript{List: lat(40000), TimeoutMs: -1}, running("c"),
+		{"list40000", bridge.Script{List: lat(40000), TimeoutMs: -1}, running("c"),
 			map[string]any{"timeoutMs": 600000},
 			want{reads: 0, at: 30000, remaining: ip(570000), lists: 1, agents: 0, present: []string{"agentsUnavailable"}, absent: []string{"outputsUnavailable"}}},
-		{"read20000", waitagents.BridgeScript{Read: lat(20000)}, running("c"),
+		{"read20000", bridge.Script{Read: lat(20000)}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000},
 			want{reads: 1, at: 30000, remaining: ip(570000), lists: 31, agents: 1, present: []string{"outputsUnavailable"}}},
-		{"completed-read5000", waitagents.BridgeScript{Read: lat(5000)}, []waitagents.AgentSpec{{ID: "c", State: "completed", Messages: []string{"done"}}},
+		{"completed-read5000", bridge.Script{Read: lat(5000)}, []waitagents.AgentSpec{{ID: "c", State: "completed", Messages: []string{"done"}}},
 			map[string]any{"timeoutMs": 600000},
 			want{reads: 1, at: 5000, done: true, lists: 1, agents: 1, absent: []string{"remainingMs", "outputsUnavailable"}}},
-		{"instant-poll1000", waitagents.BridgeScript{}, running("c"),
+		{"instant-poll1000", bridge.Script{}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000},
 			want{reads: 1, at: 30000, remaining: ip(570000), lists: 31, agents: 1}},
-		{"timeout30000", waitagents.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30000}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
-		{"timeout30001", waitagents.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30001}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
-		{"timeout30500", waitagents.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 30500}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
-		{"timeout31000", waitagents.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 31000}, want{reads: 1, at: 30000, remaining: ip(1000), lists: 31, agents: 1}},
-		{"timeout100000", waitagents.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 100000}, want{reads: 1, at: 30000, remaining: ip(70000), lists: 31, agents: 1}},
+		{"timeout30000", bridge.Script{}, running("c"), map[string]any{"timeoutMs": 30000}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout30001", bridge.Script{}, running("c"), map[string]any{"timeoutMs": 30001}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout30500", bridge.Script{}, running("c"), map[string]any{"timeoutMs": 30500}, want{reads: 1, at: 30000, lists: 31, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout31000", bridge.Script{}, running("c"), map[string]any{"timeoutMs": 31000}, want{reads: 1, at: 30000, remaining: ip(1000), lists: 31, agents: 1}},
+		{"timeout100000", bridge.Script{}, running("c"), map[string]any{"timeoutMs": 100000}, want{reads: 1, at: 30000, remaining: ip(70000), lists: 31, agents: 1}},
 		// Not oracle rows, but the same class: a short wait is not capped.
-		{"timeout5000", waitagents.BridgeScript{}, running("c"), map[string]any{"timeoutMs": 5000}, want{reads: 1, at: 5000, lists: 6, agents: 1, absent: []string{"remainingMs"}}},
+		{"timeout5000", bridge.Script{}, running("c"), map[string]any{"timeoutMs": 5000}, want{reads: 1, at: 5000, lists: 6, agents: 1, absent: []string{"remainingMs"}}},
 		// A list landing at the deadline: in time, but no final read can be
 		// predicted to fit, so none is issued (contract §2 step 4).
-		{"list30000", waitagents.BridgeScript{List: lat(30000), TimeoutMs: -1}, running("c"),
+		{"list30000", bridge.Script{List: lat(30000), TimeoutMs: -1}, running("c"),
 			map[string]any{"timeoutMs": 600000},
 			want{reads: 0, at: 30000, remaining: ip(570000), lists: 1, agents: 1, present: []string{"outputsUnavailable"}}},
 		// One 8 s list sets the reserve for the rest of the call: the cost is
 		// the longest read, not the last (contract §2 step 2).
-		{"reserve-longest", waitagents.BridgeScript{List: lat(0, 8000, 0)}, running("c"),
+		{"reserve-longest", bridge.Script{List: lat(0, 8000, 0)}, running("c"),
 			map[string]any{"timeoutMs": 600000},
 			want{reads: 1, at: 14000, remaining: ip(586000), lists: 7, agents: 1}},
 		// A 5 ms bridge must keep its outputs at the cap (the last sleep stops at deadline − 2·cost).
-		{"bridge5ms", waitagents.BridgeScript{List: lat(5), Read: lat(5)}, running("c"),
+		{"bridge5ms", bridge.Script{List: lat(5), Read: lat(5)}, running("c"),
 			map[string]any{"timeoutMs": 600000, "pollIntervalMs": 1000},
 			want{reads: 1, at: 30000, remaining: ip(570000), lists: -1, agents: 1, absent: []string{"outputsUnavailable"}}},
 	}
@@ -241,7 +242,7 @@ func TestScopeEveryList(t *testing.T) {
 // TestBridgeErrors: an error on the first list, and on a poll, is a reply field.
 func TestBridgeErrors(t *testing.T) {
 	t.Run("first-list", func(t *testing.T) {
-		res := run(t, waitagents.World{Name: "err-first", Bridge: waitagents.BridgeScript{List: []waitagents.Step{{LatencyMs: 100, Err: "boom"}}},
+		res := run(t, waitagents.World{Name: "err-first", Bridge: bridge.Script{List: []bridge.Step{{LatencyMs: 100, Err: "boom"}}},
 			Agents: running("c"), Callers: one(map[string]any{"timeoutMs": 600000})})
 		c := res.Call("A", 1)
 		// The failed first list is retried every second (cost 100 ms) until
@@ -254,7 +255,7 @@ func TestBridgeErrors(t *testing.T) {
 	t.Run("reject-at-once-chain-ends", func(t *testing.T) {
 		// A bridge that rejects every read at once must not make a caller who
 		// follows remainingMs call again for ever at the same instant.
-		res := run(t, waitagents.World{Name: "reject-chain", Bridge: waitagents.BridgeScript{List: []waitagents.Step{{Reject: true}}},
+		res := run(t, waitagents.World{Name: "reject-chain", Bridge: bridge.Script{List: []bridge.Step{{Reject: true}}},
 			Agents: running("c"), Callers: []sim.CallerSpec{{Name: "A", Follow: true, Args: map[string]any{"timeoutMs": 600000}}}})
 		if n := len(res.Calls); n != 20 || res.Calls[n-1].EndMs != 600000 {
 			t.Fatalf("%d calls, the last ending at %d ms; want 20 calls ending at 600000 ms", n, res.Calls[n-1].EndMs)
@@ -262,7 +263,7 @@ func TestBridgeErrors(t *testing.T) {
 	})
 	t.Run("poll", func(t *testing.T) {
 		res := run(t, waitagents.World{Name: "err-poll",
-			Bridge:  waitagents.BridgeScript{List: []waitagents.Step{{}, {Err: "flaky"}, {}}},
+			Bridge:  bridge.Script{List: []bridge.Step{{}, {Err: "flaky"}, {}}},
 			Agents:  running("c"),
 			Changes: []waitagents.Change{{AtMs: 2500, Op: waitagents.OpState, ID: "c", State: "completed"}},
 			Callers: one(map[string]any{"timeoutMs": 600000})})
@@ -272,7 +273,7 @@ func TestBridgeErrors(t *testing.T) {
 		}
 	})
 	t.Run("read", func(t *testing.T) {
-		res := run(t, waitagents.World{Name: "err-read", Bridge: waitagents.BridgeScript{Read: []waitagents.Step{{LatencyMs: 10, Err: "nope"}}},
+		res := run(t, waitagents.World{Name: "err-read", Bridge: bridge.Script{Read: []bridge.Step{{LatencyMs: 10, Err: "nope"}}},
 			Agents: []waitagents.AgentSpec{{ID: "c", State: "completed"}}, Callers: one(map[string]any{})})
 		c := res.Call("A", 1)
 		if c.IsError || c.EndMs != 10 || waitagents.ReplyOf(c).BridgeError != "nope" || !waitagents.ReplyOf(c).Done || len(waitagents.ReplyOf(c).Outputs) != 0 {

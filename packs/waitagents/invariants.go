@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/waitsim/waitsim/check"
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
 	"github.com/waitsim/waitsim/sim"
@@ -46,13 +47,13 @@ type callView struct {
 	spec     scenario.CallerSpec
 	capped   int64
 	deadline int64
-	late     bool            // over HTTP a notification may arrive late (a resumed stream replays it)
-	maxLate  int64           // the largest lateness the world gave a tool timer (ms)
-	exact    bool            // every tool timer fired exactly maxLate late (no jitter)
-	reqs     []Request       // this call's list/read requests, in issue order
-	noBridge bool            // the world registers the tool without a bridge
-	rep      *waittool.Reply // the reply, decoded
-	c        Contract        // the contract's figures the tool follows
+	late     bool             // over HTTP a notification may arrive late (a resumed stream replays it)
+	maxLate  int64            // the largest lateness the world gave a tool timer (ms)
+	exact    bool             // every tool timer fired exactly maxLate late (no jitter)
+	reqs     []bridge.Request // this call's list/read requests, in issue order
+	noBridge bool             // the world registers the tool without a bridge
+	rep      *waittool.Reply  // the reply, decoded
+	c        Contract         // the contract's figures the tool follows
 }
 
 // checkInvariants returns every violation of the contract's invariants in

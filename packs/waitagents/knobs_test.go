@@ -1,16 +1,17 @@
 package waitagents
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
 	"testing/synctest"
 
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/timeline"
 )
 
-func world(name string, b BridgeScript, agents []AgentSpec, callers ...sim.CallerSpec) World {
+func world(name string, b bridge.Script, agents []AgentSpec, callers ...sim.CallerSpec) World {
 	return World{Name: name, Bridge: b, Agents: agents, Callers: callers}
 }
 
@@ -31,7 +32,7 @@ func mustRun(t *testing.T, w World) *Result {
 }
 
 // req returns the n-th (1-based) request of op.
-func req(t *testing.T, res *Result, op string, n int) Request {
+func req(t *testing.T, res *Result, op string, n int) bridge.Request {
 	t.Helper()
 	k := 0
 	for _, r := range res.Requests {
@@ -43,10 +44,10 @@ func req(t *testing.T, res *Result, op string, n int) Request {
 		}
 	}
 	t.Fatalf("no %s request #%d in %+v", op, n, res.Requests)
-	return Request{}
+	return bridge.Request{}
 }
 
-func times(t *testing.T, r Request, issued, dispatched, completed int64) {
+func times(t *testing.T, r bridge.Request, issued, dispatched, completed int64) {
 	t.Helper()
 	if r.IssuedMs != issued || r.DispatchedMs != dispatched || r.CompletedMs != completed {
 		t.Errorf("%s #%d: issued %d dispatched %d completed %d, want %d %d %d", r.Op, r.ID,
@@ -55,7 +56,7 @@ func times(t *testing.T, r Request, issued, dispatched, completed int64) {
 }
 
 func TestConstantLatency(t *testing.T) {
-	res := mustRun(t, world("const", BridgeScript{List: []Step{{LatencyMs: 700}}, Read: []Step{{LatencyMs: 300}}}, doneC,
+	res := mustRun(t, world("const", bridge.Script{List: []bridge.Step{{LatencyMs: 700}}, Read: []bridge.Step{{LatencyMs: 300}}}, doneC,
 		mkCaller("A", nil)))
 	times(t, req(t, res, "list", 1), 0, 0, 700)
 	times(t, req(t, res, "read", 1), 700, 700, 1000)
@@ -65,7 +66,7 @@ func TestConstantLatency(t *testing.T) {
 }
 
 func TestLatencyListLastRepeats(t *testing.T) {
-	res := mustRun(t, world("list", BridgeScript{List: []Step{{LatencyMs: 100}, {LatencyMs: 400}}}, runningC,
+	res := mustRun(t, world("list", bridge.Script{List: []bridge.Step{{LatencyMs: 100}, {LatencyMs: 400}}}, runningC,
 		mkCaller("A", map[string]any{"timeoutMs": 3000})))
 	times(t, req(t, res, "list", 1), 0, 0, 100)
 	times(t, req(t, res, "list", 2), 1100, 1100, 1500)
@@ -74,7 +75,7 @@ func TestLatencyListLastRepeats(t *testing.T) {
 }
 
 func TestStallWithBridgeTimeout(t *testing.T) {
-	res := mustRun(t, world("stall", BridgeScript{List: []Step{{Stall: true}}}, runningC,
+	res := mustRun(t, world("stall", bridge.Script{List: []bridge.Step{{Stall: true}}}, runningC,
 		mkCaller("A", map[string]any{"timeoutMs": 1000}), sim.CallerSpec{Name: "B", StartMs: 1000, Args: map[string]any{"timeoutMs": 60000}, RequestTimeoutMs: -1}))
 	r := req(t, res, "list", 1)
 	times(t, r, 0, 0, 30000) // the reference's 30 s timeout starts at dispatch
@@ -87,7 +88,7 @@ func TestStallWithBridgeTimeout(t *testing.T) {
 }
 
 func TestStallForeverHoldsSlot(t *testing.T) {
-	res := mustRun(t, world("stall-forever", BridgeScript{List: []Step{{Stall: true}}, TimeoutMs: -1}, runningC,
+	res := mustRun(t, world("stall-forever", bridge.Script{List: []bridge.Step{{Stall: true}}, TimeoutMs: -1}, runningC,
 		mkCaller("A", map[string]any{"timeoutMs": 1000}), sim.CallerSpec{Name: "B", StartMs: 5000, Args: map[string]any{"timeoutMs": 1000}}))
 	times(t, req(t, res, "list", 1), 0, 0, -1)
 	times(t, req(t, res, "list", 2), 5000, -1, -1)
@@ -100,7 +101,7 @@ func TestStallForeverHoldsSlot(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	res := mustRun(t, world("errors", BridgeScript{List: []Step{{LatencyMs: 250, Err: "slow boom"}, {Reject: true}}}, runningC,
+	res := mustRun(t, world("errors", bridge.Script{List: []bridge.Step{{LatencyMs: 250, Err: "slow boom"}, {Reject: true}}}, runningC,
 		mkCaller("A", map[string]any{"timeoutMs": 5000}), sim.CallerSpec{Name: "B", StartMs: 300, Args: map[string]any{"timeoutMs": 5000}}))
 	a, b := req(t, res, "list", 1), req(t, res, "list", 2)
 	times(t, a, 0, 0, 250)
@@ -114,7 +115,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestCongestion(t *testing.T) {
-	res := mustRun(t, world("congestion", BridgeScript{List: []Step{{LatencyMs: 100}}, Congestion: []Hold{{AtMs: 0, HoldMs: 2500}, {AtMs: 10, HoldMs: 1000}}}, doneC,
+	res := mustRun(t, world("congestion", bridge.Script{List: []bridge.Step{{LatencyMs: 100}}, Congestion: []bridge.Hold{{AtMs: 0, HoldMs: 2500}, {AtMs: 10, HoldMs: 1000}}}, doneC,
 		mkCaller("A", map[string]any{"timeoutMs": 10000})))
 	// The untimed queue is FIFO: A's list (at 0) goes before the hold at 10.
 	times(t, req(t, res, "hold", 1), 0, 0, 2500)
@@ -123,7 +124,7 @@ func TestCongestion(t *testing.T) {
 }
 
 func TestCacheShares(t *testing.T) {
-	res := mustRun(t, world("cache", BridgeScript{List: []Step{{LatencyMs: 1000}}}, doneC,
+	res := mustRun(t, world("cache", bridge.Script{List: []bridge.Step{{LatencyMs: 1000}}}, doneC,
 		mkCaller("A", nil), sim.CallerSpec{Name: "B", StartMs: 249, Args: nil}, sim.CallerSpec{Name: "C", StartMs: 250, Args: nil}))
 	b, c := req(t, res, "list", 2), req(t, res, "list", 3)
 	if b.SharedWith != 1 || b.CompletedMs != 1000 {
@@ -150,7 +151,7 @@ func TestRosterChanges(t *testing.T) {
 }
 
 func TestCallerStartsAndFollows(t *testing.T) {
-	res := mustRun(t, world("follow", BridgeScript{}, runningC, sim.CallerSpec{Name: "A", StartMs: 1234, Follow: true, Args: map[string]any{"timeoutMs": 61000}}))
+	res := mustRun(t, world("follow", bridge.Script{}, runningC, sim.CallerSpec{Name: "A", StartMs: 1234, Follow: true, Args: map[string]any{"timeoutMs": 61000}}))
 	if len(res.Calls) != 3 {
 		t.Fatalf("%d calls, want 3 (61000 → 31000 → 1000)", len(res.Calls))
 	}
@@ -162,7 +163,7 @@ func TestCallerStartsAndFollows(t *testing.T) {
 }
 
 func TestCallerTimeouts(t *testing.T) {
-	res := mustRun(t, world("timeouts", BridgeScript{}, runningC,
+	res := mustRun(t, world("timeouts", bridge.Script{}, runningC,
 		sim.CallerSpec{Name: "Lost", RequestTimeoutMs: 29999, Args: map[string]any{"timeoutMs": 600000}},
 		sim.CallerSpec{Name: "Edge", RequestTimeoutMs: 30000, Args: map[string]any{"timeoutMs": 600000}},
 		sim.CallerSpec{Name: "Reset", RequestTimeoutMs: 1500, Progress: true, ResetOnProgress: true, Args: map[string]any{"timeoutMs": 600000}},
@@ -191,12 +192,12 @@ func TestKernelErrors(t *testing.T) {
 	// seconds with a clear message instead of at go test's own timeout.
 	defer wallGuard("TestKernelErrors: a kernel error was not detected within 20 s (a dead standstill counter or stuck check?)", 20)()
 	res := RunWorld(t, World{Name: "horizon", HorizonMs: 10000, Agents: runningC, Callers: []sim.CallerSpec{mkCaller("A", nil)}})
-	if !strings.Contains(res.Err, sim.ErrHorizon.Error()) {
+	if !strings.Contains(res.Err, timeline.ErrHorizon.Error()) {
 		t.Errorf("want a horizon error, got %q", res.Err)
 	}
 	synctest.Test(t, func(t *testing.T) {
 		// A loop that sleeps 0 ms never lets virtual time advance.
-		k := sim.NewKernel(sim.DefaultHorizonMs)
+		k := timeline.NewKernel(sim.DefaultHorizonMs)
 		stop := make(chan struct{})
 		go func() {
 			for {
@@ -208,38 +209,19 @@ func TestKernelErrors(t *testing.T) {
 			}
 		}()
 		err := k.Run(func() bool { return false })
-		if !errors.Is(err, sim.ErrStandstill) {
-			t.Errorf("want sim.ErrStandstill, got %v", err)
+		if !errors.Is(err, timeline.ErrStandstill) {
+			t.Errorf("want timeline.ErrStandstill, got %v", err)
 		}
 		close(stop)
 	})
 	synctest.Test(t, func(t *testing.T) {
-		k := sim.NewKernel(sim.DefaultHorizonMs)
+		k := timeline.NewKernel(sim.DefaultHorizonMs)
 		block := make(chan struct{})
 		go func() { <-block }()
 		err := k.Run(func() bool { return false })
-		if !errors.Is(err, sim.ErrStuck) {
-			t.Errorf("want sim.ErrStuck, got %v", err)
+		if !errors.Is(err, timeline.ErrStuck) {
+			t.Errorf("want timeline.ErrStuck, got %v", err)
 		}
 		close(block)
-	})
-}
-
-// TestBridgeAfterShutdown: a read issued after the world ended (a handler
-// whose context is cancelled beside the world's, by context.AfterFunc, can
-// still issue one) ends at once; before, its goroutine outlived the bubble
-// ("deadlock: main bubble goroutine has exited but blocked goroutines
-// remain", in about 1 run in 10 of one generated HTTP world).
-func TestBridgeAfterShutdown(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		k := sim.NewKernel(sim.DefaultHorizonMs)
-		b := NewBridge(k, BridgeScript{List: []Step{{Stall: true}}, Read: []Step{{Stall: true}}})
-		b.shutdown()
-		if _, err := b.ListAgents(context.Background(), ""); err == nil || err.Error() != "world ended" {
-			t.Errorf("list after shutdown: err %v, want world ended", err)
-		}
-		if _, err := b.ReadOutputs(context.Background(), "", []string{"c"}); err == nil || err.Error() != "world ended" {
-			t.Errorf("read after shutdown: err %v, want world ended", err)
-		}
 	})
 }

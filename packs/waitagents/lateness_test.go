@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/timeline"
 
 	"github.com/waitsim/waitsim/waittool"
 )
@@ -14,9 +16,9 @@ import (
 // late, the trace says so, and the poll list a late wake issues carries the
 // wake's lateness; caller timeouts stay exact.
 func TestLateTimers(t *testing.T) {
-	w := world("late", BridgeScript{}, []AgentSpec{{ID: "c", State: "running", Messages: []string{"m"}}},
+	w := world("late", bridge.Script{}, []AgentSpec{{ID: "c", State: "running", Messages: []string{"m"}}},
 		sim.CallerSpec{Name: "A", RequestTimeoutMs: 500, Args: map[string]any{"timeoutMs": 1000, "pollIntervalMs": 250}})
-	w.Timers = sim.TimerScript{LateMs: 3}
+	w.Timers = timeline.TimerScript{LateMs: 3}
 	res := mustRun(t, w)
 	if !strings.Contains(res.Timeline, "tool timer fired 3 ms late (due at 250 ms)") {
 		t.Errorf("the trace does not record the first sleep's lateness:\n%s", res.Timeline)
@@ -40,9 +42,9 @@ func TestLateTimers(t *testing.T) {
 // another one, and every wake's lateness stays within lateMs..lateMs+jitterMs.
 func TestJitterIsSeeded(t *testing.T) {
 	mk := func(seed uint64) World {
-		w := world("jitter", BridgeScript{JitterMs: 9}, []AgentSpec{{ID: "c", State: "running"}},
+		w := world("jitter", bridge.Script{JitterMs: 9}, []AgentSpec{{ID: "c", State: "running"}},
 			mkCaller("A", map[string]any{"timeoutMs": 5000, "pollIntervalMs": 250}))
-		w.Timers, w.Seed = sim.TimerScript{LateMs: 1, JitterMs: 4}, seed
+		w.Timers, w.Seed = timeline.TimerScript{LateMs: 1, JitterMs: 4}, seed
 		return w
 	}
 	a, b, c := mustRun(t, mk(1)), mustRun(t, mk(1)), mustRun(t, mk(2))
@@ -89,10 +91,10 @@ func (s stormBridge) ListAgents(ctx context.Context, runID string) ([]waittool.A
 }
 
 // TestPollStorm: a call capped at 1000 ms may list at most 1000/250 + 2 = 6
-// times; the 7th list fails the world at once with ErrPollStorm.
+// times; the 7th list fails the world at once with bridge.ErrPollStorm.
 func TestPollStorm(t *testing.T) {
 	mk := func(n int) World {
-		w := world("storm", BridgeScript{}, runningC, mkCaller("A", map[string]any{"timeoutMs": 1000, "pollIntervalMs": 10000}))
+		w := world("storm", bridge.Script{}, runningC, mkCaller("A", map[string]any{"timeoutMs": 1000, "pollIntervalMs": 10000}))
 		w.WrapBridge = func(b waittool.Bridge) waittool.Bridge { return stormBridge{b, n} }
 		return w
 	}
@@ -100,7 +102,7 @@ func TestPollStorm(t *testing.T) {
 		t.Fatalf("6 lists in a 1000 ms call are allowed: %s", res.Err)
 	}
 	res := RunWorld(t, mk(4))
-	if !strings.Contains(res.Err, ErrPollStorm.Error()) || !strings.Contains(res.Err, "issued 7 lists") {
+	if !strings.Contains(res.Err, bridge.ErrPollStorm.Error()) || !strings.Contains(res.Err, "issued 7 lists") {
 		t.Fatalf("8 lists in a 1000 ms call: error %q, want a poll storm at the 7th", res.Err)
 	}
 }

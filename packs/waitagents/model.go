@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/sim"
 	"github.com/waitsim/waitsim/waittool"
@@ -122,7 +123,7 @@ type model struct {
 	// open: the call's own late (what its next call inherits) is not known
 	// from the records: a timer's wake was read from a reply the wire delayed.
 	open    bool
-	reqs    []Request
+	reqs    []bridge.Request
 	choices []bool // the verdicts of open races, in order: true = in time
 	asked   int    // open races met so far
 
@@ -186,7 +187,7 @@ func (m *model) wake(due int64, what string) int64 {
 
 // read accounts for the next read of kind op ("list" or "read", for ids):
 // the contract says whether it is issued now, and its record says how it ended.
-func (m *model) read(op string, ids []string) (*Request, readEnd) {
+func (m *model) read(op string, ids []string) (*bridge.Request, readEnd) {
 	// Only planned sleeps and the bridge's time count against the deadline
 	// (step 12): the slip, the time since the plan's anchor spent on neither,
 	// moves the read's limit.
@@ -252,7 +253,7 @@ func (m *model) read(op string, ids []string) (*Request, readEnd) {
 // (contract §2 step 9): the bridge's error, word for word, or for a bridge
 // call that panicked "bridge panic: " and the panic's value; "" when it
 // returned a result.
-func failure(r *Request) string {
+func failure(r *bridge.Request) string {
 	if r.Panic != "" {
 		return panicPrefix + r.Panic
 	}

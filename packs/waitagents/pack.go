@@ -2,17 +2,19 @@ package waitagents
 
 import (
 	"fmt"
-	"github.com/benbjohnson/clock"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/waitsim/waitsim/check"
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
-	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/timeline"
 	"github.com/waitsim/waitsim/waittool"
 )
 
@@ -128,7 +130,7 @@ func (p *Pack) World(c *scenario.Case) World {
 		w.Impl = p.impl
 	}
 	if t := sc.Timers; t != nil {
-		w.Timers = sim.TimerScript{LateMs: t.LateMs, JitterMs: t.JitterMs}
+		w.Timers = timeline.TimerScript{LateMs: t.LateMs, JitterMs: t.JitterMs}
 	}
 	if b := sc.Bridge; b != nil {
 		w.Bridge.JitterMs = b.JitterMs
@@ -147,7 +149,7 @@ func (p *Pack) World(c *scenario.Case) World {
 			}
 		}
 		for _, h := range b.Congestion {
-			w.Bridge.Congestion = append(w.Bridge.Congestion, Hold{AtMs: h.AtMs, HoldMs: h.HoldMs})
+			w.Bridge.Congestion = append(w.Bridge.Congestion, bridge.Hold{AtMs: h.AtMs, HoldMs: h.HoldMs})
 		}
 	}
 	for _, a := range sc.Agents {
@@ -168,10 +170,10 @@ func (p *Pack) World(c *scenario.Case) World {
 }
 
 // steps turns a scenario's bridge steps into the bridge's.
-func steps(in []scenario.Step) []Step {
-	out := make([]Step, len(in))
+func steps(in []scenario.Step) []bridge.Step {
+	out := make([]bridge.Step, len(in))
 	for i, s := range in {
-		out[i] = Step{LatencyMs: s.LatencyMs, Stall: s.Stall, Err: s.Error, Panic: s.Panic, Reject: s.Reject}
+		out[i] = bridge.Step{LatencyMs: s.LatencyMs, Stall: s.Stall, Err: s.Error, Panic: s.Panic, Reject: s.Reject}
 		if s.Outputs != nil {
 			out[i].Outputs = []waittool.AgentOutput{}
 			for _, o := range s.Outputs {
@@ -194,8 +196,8 @@ func (p *Pack) Summarize(c *scenario.Case, res *Result) results.CaseResult {
 	out.BridgeReqs = Records(res.Requests)
 	for _, e := range res.Events {
 		out.ToolEvents = append(out.ToolEvents, results.ToolEvent{CallID: e.Call.ID, Kind: string(e.Kind),
-			AtMs: e.At.Sub(sim.Epoch).Milliseconds(), Detail: e.Detail, CostMs: e.CostMs,
-			StartedMs: e.Call.StartedAt.Sub(sim.Epoch).Milliseconds(), DeadlineMs: e.Call.Deadline.Sub(sim.Epoch).Milliseconds()})
+			AtMs: e.At.Sub(timeline.Epoch).Milliseconds(), Detail: e.Detail, CostMs: e.CostMs,
+			StartedMs: e.Call.StartedAt.Sub(timeline.Epoch).Milliseconds(), DeadlineMs: e.Call.Deadline.Sub(timeline.Epoch).Milliseconds()})
 	}
 	for i := range out.Calls {
 		s := &out.Calls[i]
@@ -251,7 +253,7 @@ func brief(c results.CallSummary) string {
 }
 
 // Records are the bridge's requests as the results file records them.
-func Records(reqs []Request) []results.BridgeRequest {
+func Records(reqs []bridge.Request) []results.BridgeRequest {
 	var out []results.BridgeRequest
 	for _, r := range reqs {
 		out = append(out, results.BridgeRequest{ID: r.ID, Op: r.Op, CallID: r.CallID, IssuedMs: r.IssuedMs,

@@ -9,8 +9,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/waitsim/waitsim/check"
 	"github.com/waitsim/waitsim/machine"
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/scenario"
-	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/wall"
 	"github.com/waitsim/waitsim/waittool"
 )
 
@@ -19,7 +20,7 @@ var _ check.Server = (*Pack)(nil)
 // NewServer implements check.Server: the pack's implementation on the real
 // clock (clock.New(), or package time for one that reads it), with case
 // c's bridge — its script, agents and roster changes, the simulation's own
-// model of the reference bridge (NewWorldBridge) — on a sim.WallScheduler
+// model of the reference bridge (NewWorldBridge) — on a wall.Scheduler
 // whose origin is the server's first tools/call, and c's cap (capMs: a
 // replay of an earlier version) for the reference tool. One bridge serves
 // every session. The case's callers, transport and expectations are the
@@ -39,12 +40,12 @@ func (p *Pack) NewServer(c *scenario.Case, log io.Writer) (*mcp.Server, func(), 
 			return nil, nil, fmt.Errorf("implementation %q has neither Register nor RegisterGated", impl.Name)
 		}
 	}
-	sched := sim.NewWallScheduler(log)
-	var bridge *Bridge
+	sched := wall.New(log)
+	var br *bridge.Bridge
 	var b waittool.Bridge
 	if !w.NoBridge {
-		bridge = NewWorldBridge(sched, w)
-		b = bridge
+		br = NewWorldBridge(sched, w)
+		b = br
 	}
 	server := mcp.NewServer(check.ServerImplementation(), nil)
 	// Scenario time starts with the first call.
@@ -68,8 +69,8 @@ func (p *Pack) NewServer(c *scenario.Case, log io.Writer) (*mcp.Server, func(), 
 	}
 	stop := func() {
 		sched.Stop()
-		if bridge != nil {
-			bridge.shutdown() // wakes every reader still waiting
+		if br != nil {
+			br.Shutdown() // wakes every reader still waiting
 		}
 	}
 	return server, stop, nil

@@ -5,17 +5,19 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/timeline"
 )
 
 // busyWorld has three callers, a congested queue and membership changes.
 func busyWorld() World {
 	return World{
 		Name: "busy",
-		Bridge: BridgeScript{
-			List:       []Step{{LatencyMs: 300}, {LatencyMs: 50}, {LatencyMs: 2000}, {LatencyMs: 50}},
-			Read:       []Step{{LatencyMs: 700}},
-			Congestion: []Hold{{AtMs: 1200, HoldMs: 4000}, {AtMs: 9000, HoldMs: 12000}},
+		Bridge: bridge.Script{
+			List:       []bridge.Step{{LatencyMs: 300}, {LatencyMs: 50}, {LatencyMs: 2000}, {LatencyMs: 50}},
+			Read:       []bridge.Step{{LatencyMs: 700}},
+			Congestion: []bridge.Hold{{AtMs: 1200, HoldMs: 4000}, {AtMs: 9000, HoldMs: 12000}},
 		},
 		Agents: []AgentSpec{{ID: "a", State: "running"}, {ID: "b", State: "waiting"}, {ID: "c", State: "prompt_sent"}},
 		Changes: []Change{
@@ -59,10 +61,10 @@ func TestDeterminism(t *testing.T) {
 	}
 }
 
-func diffEntries(a, b []sim.Entry) string {
+func diffEntries(a, b []timeline.Entry) string {
 	for i := 0; i < max(len(a), len(b)); i++ {
 		if i >= len(a) || i >= len(b) || a[i] != b[i] {
-			return fmt.Sprintf("first difference at entry %d:\n%s\nvs\n%s", i+1, sim.FormatEntries(a[max(0, i-2):min(len(a), i+1)]), sim.FormatEntries(b[max(0, i-2):min(len(b), i+1)]))
+			return fmt.Sprintf("first difference at entry %d:\n%s\nvs\n%s", i+1, timeline.FormatEntries(a[max(0, i-2):min(len(a), i+1)]), timeline.FormatEntries(b[max(0, i-2):min(len(b), i+1)]))
 		}
 	}
 	return "(identical)"

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/sim"
 )
 
@@ -36,7 +37,7 @@ func httpWorlds() []World {
 		ws = append(ws, World{Name: "busy-" + string(m),
 			Agents:    []AgentSpec{{ID: "a", State: "running"}, {ID: "b", State: "running"}},
 			Changes:   []Change{{AtMs: 50000, Op: OpState, ID: "a", State: "completed"}},
-			Bridge:    BridgeScript{List: []Step{{LatencyMs: 200}}, Read: []Step{{LatencyMs: 700}}},
+			Bridge:    bridge.Script{List: []bridge.Step{{LatencyMs: 200}}, Read: []bridge.Step{{LatencyMs: 700}}},
 			Transport: &sim.TransportSpec{Mode: m, Protocol: sim.Protocol20260728, IdleTimeoutMs: 20000, DropAtMs: []int64{12500}},
 			Callers: []sim.CallerSpec{
 				{Name: "A", Progress: true, Follow: true, OnTransportFailure: sim.FailRetry, Args: map[string]any{"timeoutMs": 60000, "pollIntervalMs": 700}},

@@ -2,7 +2,6 @@ package waitagents
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"sort"
@@ -13,15 +12,11 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/timeline"
 	"github.com/waitsim/waitsim/waittool"
 )
-
-// ErrPollStorm: a call issued more lists than its capped time allows at the
-// schema's minimum poll interval (contract §2 step 6): a loop whose sleeps
-// are too short. Caught when it happens (sim.Kernel.Fail), so that such a
-// world fails at once instead of crawling to its horizon.
-var ErrPollStorm = errors.New("poll storm")
 
 // Contract holds the figures of the wait_agents contract (docs/contract.md
 // §2, Constants) that an implementation is checked against, so that one
@@ -123,7 +118,7 @@ type Change struct {
 type World struct {
 	Name      string             `json:"name"`
 	NoBridge  bool               `json:"noBridge,omitempty"` // register the tool without a bridge
-	Bridge    BridgeScript       `json:"bridge"`
+	Bridge    bridge.Script      `json:"bridge"`
 	Agents    []AgentSpec        `json:"agents,omitempty"`
 	Changes   []Change           `json:"changes,omitempty"`
 	Callers   []sim.CallerSpec   `json:"callers"`
@@ -131,9 +126,9 @@ type World struct {
 	Transport *sim.TransportSpec `json:"transport,omitempty"`
 	// CapMs, when > 0, replaces the implementation's per-call cap (the
 	// reference's waittool.Options.CapMs): 90000 replays the first version.
-	CapMs  int64           `json:"capMs,omitempty"`
-	Timers sim.TimerScript `json:"timers,omitzero"`
-	Seed   uint64          `json:"seed,omitempty"`
+	CapMs  int64                `json:"capMs,omitempty"`
+	Timers timeline.TimerScript `json:"timers,omitzero"`
+	Seed   uint64               `json:"seed,omitempty"`
 	// WrapBridge, if set, wraps the simulated bridge before the tool sees it
 	// (e.g. to inject a panic).
 	WrapBridge  func(waittool.Bridge) waittool.Bridge `json:"-"`
@@ -146,7 +141,7 @@ type World struct {
 // and, for the reference tool, every step it reported (waittool.Event).
 type Result struct {
 	*sim.Result
-	Requests []Request
+	Requests []bridge.Request
 	Events   []waittool.Event
 }
 
@@ -167,7 +162,7 @@ func RunWorld(t *testing.T, w World) *Result {
 
 // Run runs w inside the caller's synctest bubble (sim.Run); onKernel, if not
 // nil, is given the kernel first.
-func Run(w World, onKernel func(*sim.Kernel)) *Result {
+func Run(w World, onKernel func(*timeline.Kernel)) *Result {
 	pr := &packRun{w: w}
 	res := sim.Run(pr.simWorld(), onKernel)
 	return pr.result(res)
@@ -176,12 +171,12 @@ func Run(w World, onKernel func(*sim.Kernel)) *Result {
 // packRun is one run of a World: the pack's side of it.
 type packRun struct {
 	w      World
-	bridge *Bridge
+	bridge *bridge.Bridge
 
 	mu        sync.Mutex
 	events    []waittool.Event
 	lastStart map[*mcp.ServerSession]uint64 // latest call id started per session
-	requests  []Request
+	requests  []bridge.Request
 }
 
 func (pr *packRun) impl() *Impl {
@@ -206,15 +201,16 @@ func (pr *packRun) simWorld() sim.World {
 		var b waittool.Bridge
 		if !w.NoBridge {
 			pr.bridge = NewWorldBridge(env.Kernel, w)
-			pr.bridge.c = c
+			capMs := c.CapMs
 			if w.CapMs > 0 {
-				pr.bridge.c.CapMs = w.CapMs
+				capMs = w.CapMs
 			}
+			pr.bridge.SetLimits(capMs, c.MinPollIntervalMs)
 			b = pr.bridge
 			if w.WrapBridge != nil {
 				b = w.WrapBridge(pr.bridge)
 			}
-			env.OnShutdown(pr.bridge.shutdown)
+			env.OnShutdown(pr.bridge.Shutdown)
 			env.OnEnd(func() { pr.end(env.Kernel) })
 		}
 		if impl == ReferenceImpl {
@@ -241,7 +237,7 @@ func (pr *packRun) simWorld() sim.World {
 
 // end records the bridge's requests, and writes the requests still in
 // flight when the world ended on the trace.
-func (pr *packRun) end(k *sim.Kernel) {
+func (pr *packRun) end(k *timeline.Kernel) {
 	pr.requests = pr.bridge.Requests()
 	for _, r := range pr.requests {
 		if r.Op != "hold" && r.CompletedMs < 0 && r.SharedWith == 0 {
@@ -258,7 +254,7 @@ func (pr *packRun) result(res *sim.Result) *Result {
 
 // observe receives the reference tool's steps (waittool.Options.Observer)
 // and writes them on the trace.
-func (pr *packRun) observe(k *sim.Kernel, e waittool.Event) {
+func (pr *packRun) observe(k *timeline.Kernel, e waittool.Event) {
 	pr.mu.Lock()
 	pr.events = append(pr.events, e)
 	if e.Kind == waittool.EvStart && e.Call.Session != nil && e.Call.ID > pr.lastStart[e.Call.Session] {
@@ -271,7 +267,7 @@ func (pr *packRun) observe(k *sim.Kernel, e waittool.Event) {
 	actor := fmt.Sprintf("tool:%d", e.Call.ID)
 	switch e.Kind {
 	case waittool.EvStart:
-		k.Trace.Addf(actor, "start: capped %s ms, deadline %d ms", e.Detail, e.Call.Deadline.Sub(sim.Epoch).Milliseconds())
+		k.Trace.Addf(actor, "start: capped %s ms, deadline %d ms", e.Detail, e.Call.Deadline.Sub(timeline.Epoch).Milliseconds())
 	case waittool.EvSleep:
 		k.Trace.Addf(actor, "sleep %s ms (cost %d ms)", e.Detail, e.CostMs)
 	case waittool.EvReply:
@@ -293,11 +289,11 @@ func (pr *packRun) lastCallOf(s *mcp.ServerSession) uint64 {
 // script (its latency jitter drawn from w.Seed), the agents present at 0, and
 // w's roster changes scheduled at their times (contract §3). Callers are not
 // part of it.
-func NewWorldBridge(s sim.Scheduler, w World) *Bridge {
-	b := NewBridge(s, w.Bridge)
-	b.seed = w.Seed
+func NewWorldBridge(s timeline.Scheduler, w World) *bridge.Bridge {
+	b := bridge.New(s, w.Bridge)
+	b.SetSeed(w.Seed)
 	for _, a := range w.Agents {
-		b.roster = append(b.roster, &agentState{ID: a.ID, State: a.State, Messages: append([]string(nil), a.Messages...)})
+		b.Present(a.ID, a.State, a.Messages)
 	}
 	for _, c := range w.Changes {
 		c := c

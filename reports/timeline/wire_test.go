@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/waitsim/waitsim/results"
-	"github.com/waitsim/waitsim/sim"
+	simtimeline "github.com/waitsim/waitsim/sim/timeline"
 )
 
 func TestTimelineShowsTheWire(t *testing.T) {
@@ -15,7 +15,7 @@ func TestTimelineShowsTheWire(t *testing.T) {
 			{Caller: "A", Index: 1, StartMs: 0, EndMs: 5000, Lost: true, LostBy: "proxy idle timeout (5000 ms)", TimeoutMs: 100000, Wire: d},
 			{Caller: "A", Index: 2, StartMs: 5000, EndMs: 12000, TimeoutMs: 95000, Wire: d},
 		},
-		Trace: []sim.Entry{
+		Trace: []simtimeline.Entry{
 			{AtMs: 0, Actor: "wire:A/listen", Text: "GET listen: headers (200) + 6 B (6 B so far)"},
 			{AtMs: 5000, Actor: "wire:A", Text: "POST tools/call: proxy cuts it: no byte for 5000 ms"},
 			{AtMs: 6000, Actor: "wire:A/listen", Text: "GET listen: request sent"},

@@ -1,4 +1,4 @@
-package waitagents
+package gen
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/goccy/go-yaml"
+	"github.com/waitsim/waitsim/packs/waitagents"
 	"github.com/waitsim/waitsim/scenario"
 	"pgregory.net/rapid"
 )
@@ -25,7 +26,7 @@ func TestGeneratedRoundTrip(t *testing.T) {
 		if err := os.WriteFile(file, b, 0o644); err != nil {
 			rt.Fatal(err)
 		}
-		cases, err := loadRef([]string{file})
+		cases, err := scenario.Load([]string{file}, refOpts)
 		if err != nil {
 			rt.Fatalf("%v\n%s", err, b)
 		}
@@ -42,3 +43,12 @@ func TestGeneratedRoundTrip(t *testing.T) {
 		}
 	})
 }
+
+// refOpts load as the reference tool's table does.
+var refOpts = func() scenario.Options {
+	o, err := waitagents.Reference().LoadOptions()
+	if err != nil {
+		panic(err)
+	}
+	return o
+}()

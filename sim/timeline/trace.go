@@ -1,4 +1,4 @@
-package sim
+package timeline
 
 import (
 	"crypto/sha256"
@@ -32,7 +32,7 @@ type Entry struct {
 // can never reorder a trace. Entries are ordered by (virtual time, step, lane,
 // order).
 //
-// When the kernel follows the bubble's clock (World.Clock ClockBubble), the
+// When the kernel follows the bubble's clock (a world's ClockBubble), the
 // tools' own timers due at one instant wake their goroutines at once, beside
 // each other: entries of one instant and step are then ordered by actor, and
 // each actor's in the order it made them.

@@ -1,4 +1,4 @@
-package sim
+package timeline
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // its Stop reports false, as a real timer's does once it expired.
 func TestClockGate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		k := NewKernel(DefaultHorizonMs)
+		k := NewKernel(3600000) // an hour: the test ends at 2000 ms
 		c := k.Clock
 		var mu sync.Mutex
 		var got []string
@@ -27,7 +27,7 @@ func TestClockGate(t *testing.T) {
 			got = append(got, fmt.Sprintf("%d %s", k.NowMs(), s))
 			mu.Unlock()
 		}
-		ct := c.callerTimer(time.Second)
+		ct := c.CallerTimer(time.Second)
 		go func() { <-ct.C; rec("caller") }()
 		c.AfterFunc(time.Second, func() { rec("tool A") })
 		ch := c.Timer(time.Second)

@@ -1,4 +1,4 @@
-package sim
+package wall
 
 import (
 	"container/heap"
@@ -6,57 +6,59 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/waitsim/waitsim/sim/timeline"
 )
 
-// WallScheduler is Scheduler on the wall clock: a world's services (a
+// Scheduler is timeline.Scheduler on the wall clock: a world's services (a
 // pack's bridge model) running in real time for real clients (`waitsim
-// serve`), the one part of sim that is not virtual. Its origin is set by
+// serve`); nothing of it is virtual. Its origin is set by
 // SetOrigin (a server calls it at the first tool call); until then NowMs is
 // 0 and nothing scheduled runs. One goroutine runs scheduled functions one
 // at a time, in (time, order of scheduling), as the kernel does for sim
 // events, until Stop.
-type WallScheduler struct {
+type Scheduler struct {
 	log io.Writer
 
 	mu      sync.Mutex
 	started bool
 	origin  time.Time
 	seq     uint64
-	events  wallHeap
+	events  eventHeap
 	wake    chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
 	stopped sync.Once
 }
 
-var _ Scheduler = (*WallScheduler)(nil)
+var _ timeline.Scheduler = (*Scheduler)(nil)
 
-// NewWallScheduler starts a wall-clock scheduler whose Logf writes one line
+// New starts a wall-clock scheduler whose Logf writes one line
 // per call to log.
-func NewWallScheduler(log io.Writer) *WallScheduler {
-	s := &WallScheduler{log: log, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+func New(log io.Writer) *Scheduler {
+	s := &Scheduler{log: log, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go s.loop()
 	return s
 }
 
-type wallEvent struct {
+type event struct {
 	atMs int64
 	seq  uint64
 	fn   func()
 }
 
-type wallHeap []wallEvent
+type eventHeap []event
 
-func (h wallHeap) Len() int { return len(h) }
-func (h wallHeap) Less(i, j int) bool {
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
 	if h[i].atMs != h[j].atMs {
 		return h[i].atMs < h[j].atMs
 	}
 	return h[i].seq < h[j].seq
 }
-func (h wallHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *wallHeap) Push(x any)   { *h = append(*h, x.(wallEvent)) }
-func (h *wallHeap) Pop() any {
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
 	old := *h
 	e := old[len(old)-1]
 	*h = old[:len(old)-1]
@@ -64,7 +66,7 @@ func (h *wallHeap) Pop() any {
 }
 
 // SetOrigin sets the origin (time 0) to now, once; later calls do nothing.
-func (s *WallScheduler) SetOrigin() {
+func (s *Scheduler) SetOrigin() {
 	s.mu.Lock()
 	if !s.started {
 		s.started, s.origin = true, time.Now()
@@ -76,55 +78,55 @@ func (s *WallScheduler) SetOrigin() {
 // Stop ends the scheduler's goroutine and waits for it (a function running
 // then finishes first); what is still scheduled never runs. Later calls do
 // nothing.
-func (s *WallScheduler) Stop() {
+func (s *Scheduler) Stop() {
 	s.stopped.Do(func() { close(s.stop) })
 	<-s.done
 }
 
-func (s *WallScheduler) poke() {
+func (s *Scheduler) poke() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
 }
 
-// NowMs implements Scheduler: wall ms since the origin (0 before SetOrigin).
-func (s *WallScheduler) NowMs() int64 {
+// NowMs implements timeline.Scheduler: wall ms since the origin (0 before SetOrigin).
+func (s *Scheduler) NowMs() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.nowLocked()
 }
 
-func (s *WallScheduler) nowLocked() int64 {
+func (s *Scheduler) nowLocked() int64 {
 	if !s.started {
 		return 0
 	}
 	return time.Since(s.origin).Milliseconds()
 }
 
-// At implements Scheduler.
-func (s *WallScheduler) At(atMs int64, _ string, fn func()) {
+// At implements timeline.Scheduler.
+func (s *Scheduler) At(atMs int64, _ string, fn func()) {
 	s.mu.Lock()
 	if now := s.nowLocked(); atMs < now {
 		atMs = now
 	}
 	s.seq++
-	heap.Push(&s.events, wallEvent{atMs: atMs, seq: s.seq, fn: fn})
+	heap.Push(&s.events, event{atMs: atMs, seq: s.seq, fn: fn})
 	s.mu.Unlock()
 	s.poke()
 }
 
-// Soon implements Scheduler.
-func (s *WallScheduler) Soon(name string, fn func()) { s.At(s.NowMs(), name, fn) }
+// Soon implements timeline.Scheduler.
+func (s *Scheduler) Soon(name string, fn func()) { s.At(s.NowMs(), name, fn) }
 
-// Logf implements Scheduler: one line on the log, "<ms> ms  <actor> <text>",
+// Logf implements timeline.Scheduler: one line on the log, "<ms> ms  <actor> <text>",
 // in one Write.
-func (s *WallScheduler) Logf(actor, format string, args ...any) {
+func (s *Scheduler) Logf(actor, format string, args ...any) {
 	_, _ = io.WriteString(s.log, fmt.Sprintf("%9d ms  %-10s %s\n", s.NowMs(), actor, fmt.Sprintf(format, args...)))
 }
 
 // loop runs due events until Stop.
-func (s *WallScheduler) loop() {
+func (s *Scheduler) loop() {
 	defer close(s.done)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -134,7 +136,7 @@ func (s *WallScheduler) loop() {
 		if s.started && len(s.events) > 0 {
 			due := s.origin.Add(time.Duration(s.events[0].atMs) * time.Millisecond)
 			if wait = time.Until(due); wait <= 0 {
-				ev := heap.Pop(&s.events).(wallEvent)
+				ev := heap.Pop(&s.events).(event)
 				s.mu.Unlock()
 				ev.fn()
 				select {

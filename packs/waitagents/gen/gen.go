@@ -1,4 +1,4 @@
-package waitagents
+package gen
 
 import (
 	"flag"
@@ -268,8 +268,14 @@ func fitFile(sc *scenario.Scenario) {
 	}
 }
 
-// GenOptions say how Generated draws its worlds.
-type GenOptions struct {
+// Runner runs one case and checks it: a contract pack (waitagents.Pack),
+// whose Run checks every invariant and the reference model.
+type Runner interface {
+	Run(t *testing.T, c *scenario.Case) results.CaseResult
+}
+
+// Options say how Check draws its worlds.
+type Options struct {
 	// Worlds is how many worlds it draws (default 40), unless -rapid.checks
 	// or the command's params (results.Params.GenWorlds) say otherwise.
 	Worlds int
@@ -281,12 +287,12 @@ type GenOptions struct {
 	Out string
 }
 
-// Generated checks seeded random worlds (Generate) against every invariant
-// and the reference model; rapid shrinks a failure to a minimal world,
+// Check runs seeded random worlds (Generate) through r, which checks each
+// against every invariant and the reference model; rapid shrinks a failure to a minimal world,
 // written to opts.Out as a scenario file that loads as it is. Under a
 // mutant's kill suite (results.Params.KillSuite) it stops at the first
 // counterexample instead, without shrinking, so that a kill never times out.
-func (p *Pack) Generated(t *testing.T, opts GenOptions) {
+func Check(t *testing.T, r Runner, opts Options) {
 	t.Helper()
 	params, _, err := results.ReadParams()
 	if err != nil {
@@ -300,7 +306,7 @@ func (p *Pack) Generated(t *testing.T, opts GenOptions) {
 		// A hot runner's process: each request draws its worlds anew,
 		// from the same seed, on the mutant it turned on.
 		hot.Serve(t, *params.Hot, results.HotGenerator, func(t *testing.T, req results.HotRequest) results.HotReply {
-			return p.serveHot(t, req)
+			return serveHot(t, r, req)
 		})
 		return
 	}
@@ -312,24 +318,24 @@ func (p *Pack) Generated(t *testing.T, opts GenOptions) {
 	}
 	setDefault("rapid.checks", strconv.Itoa(opts.Worlds))
 	setDefault("rapid.nofailfile", "true") // never write into the source tree
-	p.generate(t, t, opts, params.KillSuite, func(msg string) { t.Fatal(msg) })
+	generate(r, t, t, opts, params.KillSuite, func(msg string) { t.Fatal(msg) })
 }
 
-// generate runs rapid, as tb, over Generate's worlds, each on t. With
+// generate runs rapid, as tb, over Generate's worlds, each through r on t. With
 // killSuite, the first counterexample ends the run through kill, unshrunk.
-func (p *Pack) generate(tb rapid.TB, t *testing.T, opts GenOptions, killSuite bool, kill func(msg string)) {
+func generate(r Runner, tb rapid.TB, t *testing.T, opts Options, killSuite bool, kill func(msg string)) {
 	rapid.Check(tb, func(rt *rapid.T) {
 		sc := Generate(rt)
 		c := scenario.Case{ID: "generated", File: "(generator)", Scenario: sc}
-		r := p.Run(t, &c)
-		if r.Verdict == results.VerdictPass || r.Verdict == results.VerdictSkip {
+		res := r.Run(t, &c)
+		if res.Verdict == results.VerdictPass || res.Verdict == results.VerdictSkip {
 			return
 		}
 		var why []string
-		if r.Error != "" {
-			why = append(why, r.Error)
+		if res.Error != "" {
+			why = append(why, res.Error)
 		}
-		for _, v := range r.Violation {
+		for _, v := range res.Violation {
 			why = append(why, v.Invariant+": "+v.Message)
 		}
 		if killSuite {
@@ -338,15 +344,15 @@ func (p *Pack) generate(tb rapid.TB, t *testing.T, opts GenOptions, killSuite bo
 			return
 		}
 		file := writeGenerated(t, opts.Out, sc, why[0])
-		rt.Fatalf("invariants broken (minimal case written to %s):\n%s\n%s", file, strings.Join(why, "\n"), r.Timeline)
+		rt.Fatalf("invariants broken (minimal case written to %s):\n%s\n%s", file, strings.Join(why, "\n"), res.Timeline)
 	})
 }
 
-// serveHot runs one hot request: the generator over req.GenWorlds worlds
+// serveHot runs one hot request through r: the generator over req.GenWorlds worlds
 // from its seed, as a kill suite (its first counterexample ends it), in a
 // subtest of the door's t; a failure is reported under the door's own
 // test name, as a run of its own reports it.
-func (p *Pack) serveHot(t *testing.T, req results.HotRequest) results.HotReply {
+func serveHot(t *testing.T, r Runner, req results.HotRequest) results.HotReply {
 	var rep results.HotReply
 	if req.GenWorlds > 0 {
 		_ = flag.Set("rapid.checks", strconv.Itoa(req.GenWorlds))
@@ -356,7 +362,7 @@ func (p *Pack) serveHot(t *testing.T, req results.HotRequest) results.HotReply {
 	ok := t.Run("generated", func(st *testing.T) {
 		// rapid as the door's own test (its fail files are found by
 		// the test's name), running in this subtest.
-		p.generate(namedTB{st, t.Name()}, st, GenOptions{}, true, func(m string) {
+		generate(r, namedTB{st, t.Name()}, st, Options{}, true, func(m string) {
 			msg = m
 			st.Fatal(m)
 		})
@@ -396,7 +402,7 @@ func setDefault(name, value string) {
 // the minimal case.
 func writeGenerated(t *testing.T, dir string, sc scenario.Scenario, why string) string {
 	if dir == "" {
-		return "(not written: no GenOptions.Out)"
+		return "(not written: no Options.Out)"
 	}
 	sc.Name = "generated-" + strings.NewReplacer(":", "", " ", "-").Replace(strings.SplitN(why, ":", 2)[0])
 	b, err := scenario.MarshalScenario(sc, "found by the generator: "+why)

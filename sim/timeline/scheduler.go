@@ -1,4 +1,4 @@
-package sim
+package timeline
 
 // Scheduler is the timeline a Bridge runs on. The Kernel implements it on
 // virtual time; WallScheduler on the wall clock (`waitsim serve`), so that

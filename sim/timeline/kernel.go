@@ -1,4 +1,4 @@
-package sim
+package timeline
 
 import (
 	"container/heap"
@@ -84,14 +84,14 @@ type Kernel struct {
 	}
 
 	// bubble0, when not zero, is the bubble's clock at virtual time 0: the
-	// kernel follows the bubble's clock (followBubble), and poke wakes it
+	// kernel follows the bubble's clock (FollowBubble), and poke wakes it
 	// when something is scheduled while it waits on the bubble.
 	bubble0 time.Time
 	poke    chan struct{}
 }
 
-// followBubble makes the kernel follow the clock of the synctest bubble it
-// runs in (World.Clock ClockBubble), from now as virtual time 0: the tools'
+// FollowBubble makes the kernel follow the clock of the synctest bubble it
+// runs in (a world's ClockBubble), from now as virtual time 0: the tools'
 // own timers are the bubble's, and virtual time is the bubble's time since
 // then, in whole ms (truncated, as time.Duration.Milliseconds). The kernel
 // waits on the bubble's clock for its next action's instant T; the tools'
@@ -102,19 +102,19 @@ type Kernel struct {
 // own deadline timer comes after it (a tool on a real clock meets such ties
 // as races, and must settle them itself, e.g. with a deadline timer 1 ns
 // later). Call it before Run.
-func (k *Kernel) followBubble() {
+func (k *Kernel) FollowBubble() {
 	k.bubble0 = time.Now()
 	k.poke = make(chan struct{}, 1)
 	k.Clock.mu.Lock()
 	k.Clock.bubble0 = k.bubble0
 	k.Clock.mu.Unlock()
-	k.Clock.setOnTimer(k.wakeUp)
+	k.Clock.setOnTimer(k.WakeUp)
 	k.Trace.byActor = true
 }
 
-// wakeUp wakes the kernel if it waits on the bubble's clock (followBubble);
+// WakeUp wakes the kernel if it waits on the bubble's clock (FollowBubble);
 // otherwise it does nothing.
-func (k *Kernel) wakeUp() {
+func (k *Kernel) WakeUp() {
 	if k.poke == nil {
 		return
 	}
@@ -125,7 +125,7 @@ func (k *Kernel) wakeUp() {
 }
 
 // waitBubble lets the bubble's clock run until the instant at, or until
-// something is scheduled (wakeUp): the tools' timers due before then fire on
+// something is scheduled (WakeUp): the tools' timers due before then fire on
 // the way. It reports whether the bubble reached at.
 func (k *Kernel) waitBubble(at time.Time) bool {
 	d := time.Until(at)
@@ -150,7 +150,7 @@ const (
 )
 
 // bubbleAt is the bubble's instant at which an action of kind due at
-// virtual time t runs (followBubble): a sim event at t itself; a gated timer
+// virtual time t runs (FollowBubble): a sim event at t itself; a gated timer
 // (a caller's request timeout) 1 µs after t, so that what a tool does within
 // the instant's ms (a reply 1 ns after its deadline timer, say) comes first,
 // as virtual time counts whole ms; a late event 2 µs after t, after them.
@@ -158,8 +158,15 @@ func (k *Kernel) bubbleAt(t time.Time, kind int) time.Time {
 	return k.bubble0.Add(t.Sub(Epoch)).Add(time.Duration(kind) * time.Microsecond)
 }
 
+// EventBubbleAt is the bubble's instant at which a sim event due at atMs
+// (virtual ms since Epoch) runs when the kernel follows the bubble's clock
+// (FollowBubble).
+func (k *Kernel) EventBubbleAt(atMs int64) time.Time {
+	return k.bubbleAt(Epoch.Add(time.Duration(atMs)*time.Millisecond), actEvent)
+}
+
 // Following reports whether the kernel follows the bubble's clock
-// (World.Clock ClockBubble).
+// (a world's ClockBubble).
 func (k *Kernel) Following() bool { return !k.bubble0.IsZero() }
 
 // MaxTimerLateMs is the largest lateness in ms given to any tool timer so far
@@ -223,7 +230,7 @@ func (k *Kernel) at(atMs int64, name string, fn func(), late bool) {
 	k.seq++
 	heap.Push(&k.events, &event{at: at, seq: k.seq, name: name, fn: fn, late: late})
 	k.mu.Unlock()
-	k.wakeUp()
+	k.WakeUp()
 }
 
 // Soon schedules fn as a sim event at the current instant, after the sim
@@ -235,6 +242,21 @@ func (k *Kernel) NowMs() int64 { return k.Clock.NowMs() }
 
 // Step is the number of actions the kernel has run so far.
 func (k *Kernel) Step() uint64 { return k.step.Load() }
+
+// PeekEvent describes the next sim event without running it: its instant,
+// its name (At's) and whether it is late (AtLate); ok is false when none is
+// scheduled.
+func (k *Kernel) PeekEvent() (at time.Time, name string, late bool, ok bool) {
+	ev, ok := k.peekEvent()
+	if !ok {
+		return time.Time{}, "", false, false
+	}
+	return ev.at, ev.name, ev.late, true
+}
+
+// WatchdogNowMs is the virtual time in ms as of the kernel's latest step,
+// safe to read from outside the bubble (a wall-clock watchdog).
+func (k *Kernel) WatchdogNowMs() int64 { return k.nowMs.Load() }
 
 func (k *Kernel) peekEvent() (*event, bool) {
 	k.mu.Lock()

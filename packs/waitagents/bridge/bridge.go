@@ -1,14 +1,16 @@
-package waitagents
+package bridge
 
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/sim/timeline"
 	"github.com/waitsim/waitsim/waittool"
 )
 
@@ -40,10 +42,10 @@ type Hold struct {
 	HoldMs int64 `json:"holdMs"`
 }
 
-// BridgeScript scripts the bridge (contract §3): one dispatch slot, an untimed FIFO
+// Script scripts the bridge (contract §3): one dispatch slot, an untimed FIFO
 // queue in front of it, a timeout that starts at dispatch, a cache that shares
 // identical reads, no cancellation. Times in ms.
-type BridgeScript struct {
+type Script struct {
 	// List and Read give the n-th list / output read request its Step; the last
 	// Step repeats. Empty means instant success.
 	List []Step `json:"list,omitempty"`
@@ -63,10 +65,16 @@ type BridgeScript struct {
 	JitterMs int64 `json:"jitterMs,omitempty"`
 }
 
+// ErrPollStorm: a call issued more lists than its capped time allows at the
+// schema's minimum poll interval (contract §2 step 6): a loop whose sleeps
+// are too short. Caught when it happens (timeline.Kernel.Fail), so that such a
+// world fails at once instead of crawling to its horizon.
+var ErrPollStorm = errors.New("poll storm")
+
 // Default bridge figures of the reference bridge (contract §3), in ms.
 const (
-	DefaultBridgeTimeoutMs = 30000
-	DefaultCacheMs         = 250
+	DefaultTimeoutMs = 30000
+	DefaultCacheMs   = 250
 )
 
 // Request is the record of one bridge request, for invariants and reports.
@@ -115,13 +123,13 @@ type agentState struct {
 }
 
 // Bridge is the simulated bridge: it implements waittool.Bridge on a
-// sim.Scheduler's timeline — the kernel's virtual one, or real time for
+// timeline.Scheduler's timeline — the kernel's virtual one, or real time for
 // `waitsim serve`. Roster changes are applied with SetState, Join and Leave
 // (usually from scheduled events).
 type Bridge struct {
-	k      sim.Scheduler
-	script BridgeScript
-	seed   uint64 // draws Request.JitterMs (BridgeScript.JitterMs)
+	k      timeline.Scheduler
+	script Script
+	seed   uint64 // draws Request.JitterMs (Script.JitterMs)
 
 	mu     sync.Mutex
 	roster []*agentState
@@ -131,7 +139,8 @@ type Bridge struct {
 	nList  int
 	nRead  int
 	recent map[string]*Request
-	c      Contract               // the contract's figures (poll storm)
+	capMs  int64                  // a call's cap (callOf; SetLimits)
+	pollMs int64                  // the schema's minimum poll interval (ErrPollStorm; SetLimits)
 	lists  map[uint64]int         // lists issued per call (ErrPollStorm)
 	open   map[chan struct{}]bool // waiter channels not yet closed
 	// arrivals are requests made since the kernel last ran, in a world
@@ -146,9 +155,9 @@ type Bridge struct {
 
 var _ waittool.Bridge = (*Bridge)(nil)
 
-// NewBridge returns a bridge on timeline k (usually a *Kernel), following script.
-func NewBridge(k sim.Scheduler, script BridgeScript) *Bridge {
-	b := &Bridge{k: k, script: script, c: ReferenceContract, recent: map[string]*Request{}, lists: map[uint64]int{}, open: map[chan struct{}]bool{}}
+// New returns a bridge on timeline k (usually a *Kernel), following script.
+func New(k timeline.Scheduler, script Script) *Bridge {
+	b := &Bridge{k: k, script: script, capMs: waittool.CallCapMs, pollMs: waittool.MinPollIntervalMs, recent: map[string]*Request{}, lists: map[uint64]int{}, open: map[chan struct{}]bool{}}
 	for _, h := range script.Congestion {
 		h := h
 		k.At(h.AtMs, "hold", func() { b.hold(h.HoldMs) })
@@ -156,9 +165,37 @@ func NewBridge(k sim.Scheduler, script BridgeScript) *Bridge {
 	return b
 }
 
+// SetLimits sets the contract's figures the bridge checks calls against:
+// a call's cap in ms (the capped time of a call the bridge cannot ask) and
+// the schema's minimum poll interval in ms (ErrPollStorm). New sets the
+// reference tool's (waittool.CallCapMs, waittool.MinPollIntervalMs). Call it
+// before the world runs.
+func (b *Bridge) SetLimits(capMs, minPollIntervalMs int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.capMs, b.pollMs = capMs, minPollIntervalMs
+}
+
+// SetSeed sets the seed that draws each request's jitter
+// (Script.JitterMs, Request.JitterMs). Call it before the world runs.
+func (b *Bridge) SetSeed(seed uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.seed = seed
+}
+
+// Present adds an agent that is part of the run from the start, with no
+// trace entry (Join records one joining later). Call it before the world
+// runs.
+func (b *Bridge) Present(id, state string, messages []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.roster = append(b.roster, &agentState{ID: id, State: state, Messages: append([]string(nil), messages...)})
+}
+
 func (b *Bridge) timeoutMs() int64 {
 	if b.script.TimeoutMs == 0 {
-		return DefaultBridgeTimeoutMs
+		return DefaultTimeoutMs
 	}
 	return b.script.TimeoutMs
 }
@@ -288,7 +325,7 @@ type arrival struct {
 // noted there; the kernel admits the instant's requests once every
 // goroutine is blocked, in a fixed order (admit).
 func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Request, <-chan struct{}) {
-	if kk, ok := b.k.(*sim.Kernel); ok && kk.Following() {
+	if kk, ok := b.k.(*timeline.Kernel); ok && kk.Following() {
 		a := &arrival{ctx: ctx, op: op, key: key, ids: ids, ready: make(chan struct{})}
 		b.mu.Lock()
 		if b.ended {
@@ -346,14 +383,14 @@ func (b *Bridge) submitLocked(ctx context.Context, op, key string, ids []string)
 	now := b.k.NowMs()
 	callID, capped, known := b.callOf(ctx)
 	r := &Request{ID: len(b.reqs) + 1, Op: op, CallID: callID, IssuedMs: now, DispatchedMs: -1, CompletedMs: -1, key: key, ids: ids}
-	if kk, isKernel := b.k.(*sim.Kernel); isKernel {
+	if kk, isKernel := b.k.(*timeline.Kernel); isKernel {
 		if late, ok := kk.WakeLate(); ok {
 			r.WakeLateMs = &late
 		}
 		if known && op == "list" {
 			b.lists[callID]++
-			if n, most := b.lists[callID], capped/b.c.MinPollIntervalMs+2; int64(n) > most {
-				kk.Fail(fmt.Errorf("%w: call %d issued %d lists in a call capped at %d ms, more than the %d its sleeps of at least %d ms allow", ErrPollStorm, callID, n, capped, most, b.c.MinPollIntervalMs))
+			if n, most := b.lists[callID], capped/b.pollMs+2; int64(n) > most {
+				kk.Fail(fmt.Errorf("%w: call %d issued %d lists in a call capped at %d ms, more than the %d its sleeps of at least %d ms allow", ErrPollStorm, callID, n, capped, most, b.pollMs))
 			}
 		}
 	}
@@ -447,7 +484,7 @@ func (b *Bridge) dispatchLocked() {
 	now := b.k.NowMs()
 	r.DispatchedMs = now
 	if r.Op != "hold" && !r.step.Stall && b.script.JitterMs > 0 {
-		r.JitterMs = sim.Draw(b.seed, sim.StreamService, uint64(r.ID), b.script.JitterMs)
+		r.JitterMs = timeline.Draw(b.seed, timeline.StreamService, uint64(r.ID), b.script.JitterMs)
 	}
 	if r.JitterMs > 0 {
 		b.k.Logf("bridge", "%s #%d dispatched (latency jitter +%d ms)", r.Op, r.ID, r.JitterMs)
@@ -564,15 +601,15 @@ func (b *Bridge) callOf(ctx context.Context) (id uint64, cappedMs int64, known b
 		return ci.ID, ci.Deadline.Sub(ci.StartedAt).Milliseconds(), true
 	}
 	if id, ok := sim.CallIDFrom(ctx); ok {
-		return id, b.c.CapMs, true
+		return id, b.capMs, true
 	}
 	return 0, 0, false
 }
 
-// shutdown wakes every requester still waiting when the world ends — on a
+// Shutdown wakes every requester still waiting when the world ends — on a
 // request still in flight, or on a delivery not yet made — so that no
 // goroutine outlives the bubble. Incomplete requests stay incomplete in the record.
-func (b *Bridge) shutdown() {
+func (b *Bridge) Shutdown() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.ended = true

@@ -1,4 +1,4 @@
-package sim
+package wall
 
 import (
 	"io"
@@ -14,7 +14,7 @@ import (
 // more runs.
 func TestWallScheduler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := NewWallScheduler(io.Discard)
+		s := New(io.Discard)
 		var got []string
 		at := func(ms int64, name string) {
 			s.At(ms, name, func() { got = append(got, name+"@"+time.Duration(s.NowMs()*int64(time.Millisecond)).String()) })

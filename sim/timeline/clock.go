@@ -1,4 +1,4 @@
-package sim
+package timeline
 
 import (
 	"container/heap"
@@ -91,7 +91,7 @@ type Clock struct {
 	maxLate time.Duration // the largest lateness given to a tool timer
 
 	// bubble0, when not zero, is the bubble's clock at virtual time 0: the
-	// clock follows the bubble's (World.Clock ClockBubble), reading virtual
+	// clock follows the bubble's (a world's ClockBubble), reading virtual
 	// now as the bubble's time since bubble0 in whole ms.
 	bubble0 time.Time
 	onTimer func()
@@ -126,7 +126,7 @@ func (c *Clock) nowLocked() time.Time {
 }
 
 // onTimer, when set, is called (without the lock) each time a timer is
-// created: the kernel wakes to consider it (followBubble).
+// created: the kernel wakes to consider it (FollowBubble).
 func (c *Clock) setOnTimer(fn func()) {
 	c.mu.Lock()
 	c.onTimer = fn
@@ -191,9 +191,9 @@ func (c *Clock) newTimer(d time.Duration, class int, fn func()) *clock.Timer {
 // Timer returns a timer that fires after d of virtual time.
 func (c *Clock) Timer(d time.Duration) *clock.Timer { return c.newTimer(d, classTool, nil) }
 
-// callerTimer is a timer of the caller class: released after every other
+// CallerTimer is a timer of the caller class: released after every other
 // timer due at the same instant.
-func (c *Clock) callerTimer(d time.Duration) *clock.Timer { return c.newTimer(d, classCaller, nil) }
+func (c *Clock) CallerTimer(d time.Duration) *clock.Timer { return c.newTimer(d, classCaller, nil) }
 
 // After returns a channel that receives the virtual time after d.
 func (c *Clock) After(d time.Duration) <-chan time.Time { return c.Timer(d).C }
@@ -207,10 +207,14 @@ func (c *Clock) AfterFunc(d time.Duration, f func()) *clock.Timer {
 func (c *Clock) Sleep(d time.Duration) { <-c.After(d) }
 
 // Tick is not supported; it panics.
-func (c *Clock) Tick(time.Duration) <-chan time.Time { panic("sim.Clock: tickers are not supported") }
+func (c *Clock) Tick(time.Duration) <-chan time.Time {
+	panic("timeline.Clock: tickers are not supported")
+}
 
 // Ticker is not supported; it panics.
-func (c *Clock) Ticker(time.Duration) *clock.Ticker { panic("sim.Clock: tickers are not supported") }
+func (c *Clock) Ticker(time.Duration) *clock.Ticker {
+	panic("timeline.Clock: tickers are not supported")
+}
 
 // WithDeadline returns a context cancelled at virtual time d.
 func (c *Clock) WithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
