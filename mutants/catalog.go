@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/waitsim/waitsim/limits"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/results"
@@ -49,13 +50,9 @@ var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 // limits of limits.CatalogEntry (bytes, depth, entries, values).
 var MaxCatalogFileBytes = int(limits.CatalogEntry.MaxBytes)
 
-// MaxCatalogProblems bounds the problems a CatalogError lists (it counts
-// how many more there were).
-const MaxCatalogProblems = 100
-
 // CatalogError is every problem found in the catalog files, one a line as
 // "file:line:column: field: message" (the file relative to the module
-// root), in file order, at most MaxCatalogProblems of them; More counts the
+// root), in file order, at most verdict.MaxProblems of them; More counts the
 // rest. It is a usage error: errors.Is(err, ErrUsage) holds.
 type CatalogError struct {
 	Problems []string
@@ -71,12 +68,12 @@ func (e *CatalogError) Error() string {
 }
 
 // Unwrap makes a CatalogError a usage error (exit 2).
-func (e *CatalogError) Unwrap() error { return ErrUsage }
+func (e *CatalogError) Unwrap() error { return verdict.ErrUsage }
 
-// add records problems, keeping at most MaxCatalogProblems.
+// add records problems, keeping at most verdict.MaxProblems.
 func (e *CatalogError) add(problems ...string) {
 	for _, p := range problems {
-		if len(e.Problems) < MaxCatalogProblems {
+		if len(e.Problems) < verdict.MaxProblems {
 			e.Problems = append(e.Problems, results.SingleLine(p))
 		} else {
 			e.More++
@@ -202,7 +199,7 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 	if len(f.Docs) == 1 {
 		body = f.Docs[0].Body
 	}
-	pairs, ok := entryPairs(body)
+	pairs, ok := verdict.EntryPairs(body)
 	if !ok {
 		prob(1, 1, "entry", "want one mapping of intent, spec, file and patch")
 		return e, problems()
@@ -213,7 +210,7 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 	for _, kv := range pairs {
 		key := kv.Key.String()
 		known := slices.ContainsFunc(catalogFields, func(f catalogField) bool { return f.name == key })
-		switch v, isString := stringValue(kv.Value); {
+		switch v, isString := verdict.StringValue(kv.Value); {
 		case !known:
 			at(kv.Key, key, "unknown field (known here: intent, spec, file, patch)")
 		case !isString:
@@ -252,28 +249,6 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 		}
 	}
 	return e, problems()
-}
-
-// entryPairs returns the key/value pairs of a catalog entry's mapping.
-func entryPairs(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch m := n.(type) {
-	case *ast.MappingNode:
-		return m.Values, len(m.Values) > 0
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{m}, true
-	}
-	return nil, false
-}
-
-// stringValue is the text of a string scalar or a block scalar (| or >).
-func stringValue(n ast.Node) (string, bool) {
-	switch v := n.(type) {
-	case *ast.StringNode:
-		return v.Value, true
-	case *ast.LiteralNode:
-		return v.Value.Value, true
-	}
-	return "", false
 }
 
 // patchProblems checks the header of an entry's patch, the value node n of

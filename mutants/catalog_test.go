@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // TestCatalogProblems: every authoring error of a catalog is reported at
@@ -37,7 +39,7 @@ func TestCatalogProblems(t *testing.T) {
 	write("g-big.yaml", "intent: "+strings.Repeat("x", MaxCatalogFileBytes)+"\n")
 	_, err := LoadCatalog(dir, ".")
 	var ce *CatalogError
-	if !errors.As(err, &ce) || !errors.Is(err, ErrUsage) {
+	if !errors.As(err, &ce) || !errors.Is(err, verdict.ErrUsage) {
 		t.Fatalf("want a *CatalogError that is a usage error, got %v", err)
 	}
 	want := []string{
@@ -64,16 +66,16 @@ func TestCatalogProblems(t *testing.T) {
 
 	// Bounded: MaxCatalogProblems listed, the rest counted.
 	many := t.TempDir()
-	for i := range MaxCatalogProblems + 7 {
+	for i := range verdict.MaxProblems + 7 {
 		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("m%03d.yaml", i)), []byte("bogus: 1\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Each file: the unknown field, then intent, file and patch missing.
-	total := 4 * (MaxCatalogProblems + 7)
+	total := 4 * (verdict.MaxProblems + 7)
 	_, err = LoadCatalog(many, ".")
-	if !errors.As(err, &ce) || len(ce.Problems) != MaxCatalogProblems || ce.More != total-MaxCatalogProblems {
-		t.Fatalf("bounded: %d problems, %d more, want %d and %d", len(ce.Problems), ce.More, MaxCatalogProblems, total-MaxCatalogProblems)
+	if !errors.As(err, &ce) || len(ce.Problems) != verdict.MaxProblems || ce.More != total-verdict.MaxProblems {
+		t.Fatalf("bounded: %d problems, %d more, want %d and %d", len(ce.Problems), ce.More, verdict.MaxProblems, total-verdict.MaxProblems)
 	}
 	if msg := ce.Error(); !strings.HasSuffix(msg, fmt.Sprintf("\n  … and %d more", ce.More)) || !strings.HasPrefix(msg, fmt.Sprintf("%d problem(s)", total)) {
 		t.Errorf("bounded Error(): …%s", msg[max(0, len(msg)-200):])
@@ -104,8 +106,8 @@ func TestCatalogTypoCommand(t *testing.T) {
 		"  catalog/zz-typo.yaml:1:1: intnet: unknown field (known here: intent, spec, file, patch)\n" +
 		"  catalog/zz-typo.yaml:1:1: intent: required field is missing\n" +
 		"  catalog/zz-typo.yaml:2:1: sepc: unknown field (known here: intent, spec, file, patch)\n"
-	if code != ExitUsage || stderr.String() != want {
-		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and:\n%s", code, stderr.String(), ExitUsage, want)
+	if code != verdict.ExitUsage || stderr.String() != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and:\n%s", code, stderr.String(), verdict.ExitUsage, want)
 	}
 	sameSnapshot(t, before, snapshot(t, root))
 	if _, err := os.Stat(out); err == nil {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // An operator mutant can be marked equivalent in the source, on the line
@@ -72,7 +74,7 @@ func loadMarks(root, target string) ([]*sourceMark, error) {
 		marks, problems = append(marks, ms...), append(problems, ps...)
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("%w: %d problem(s) in %s marks; nothing ran:\n  %s", ErrUsage, len(problems), MarkDirective, strings.Join(first(problems, MaxCatalogProblems), "\n  "))
+		return nil, fmt.Errorf("%w: %d problem(s) in %s marks; nothing ran:\n  %s", verdict.ErrUsage, len(problems), MarkDirective, strings.Join(verdict.First(problems, verdict.MaxProblems), "\n  "))
 	}
 	return marks, nil
 }
@@ -166,7 +168,7 @@ func applyMark(marks []*sourceMark, m *mutant, s OperatorSite) {
 	if m.res.Status != "" {
 		return // not materialized: it says why
 	}
-	m.res.Status = StatusEquivalent
+	m.res.Status = verdict.StatusEquivalent
 	m.res.Detail = fmt.Sprintf("equivalent: %s (%s at %s:%d; not run)", k.reason, MarkDirective, k.file, k.line)
 	m.equiv = nil
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // TestSourceMarks: //waitsim:equivalent marks the next line that is not a
@@ -78,15 +80,15 @@ func Clamp(v, limit int) int {
 		}
 	}
 	// Applied: equivalent with its reason, not run; an unused mark is a note.
-	m := &mutant{res: MutantResult{ID: "gremlins:calc/calc.go:5:7:CONDITIONALS_BOUNDARY"}, equiv: &Equivalent{}}
+	m := &mutant{res: verdict.MutantResult{ID: "gremlins:calc/calc.go:5:7:CONDITIONALS_BOUNDARY"}, equiv: &Equivalent{}}
 	applyMark(marks, m, OperatorSite{File: "calc/calc.go", Line: 5, Col: 7, Type: "CONDITIONALS_BOUNDARY"})
-	if m.res.Status != StatusEquivalent || m.equiv != nil ||
+	if m.res.Status != verdict.StatusEquivalent || m.equiv != nil ||
 		m.res.Detail != "equivalent: at v == limit both branches return limit (//waitsim:equivalent at calc/calc.go:4; not run)" {
 		t.Errorf("marked mutant: %+v", m.res)
 	}
-	nv := &mutant{res: MutantResult{Status: StatusNotViable}}
+	nv := &mutant{res: verdict.MutantResult{Status: verdict.StatusNotViable}}
 	applyMark(marks, nv, OperatorSite{File: "calc/calc.go", Line: 10, Type: "ARITHMETIC_BASE"})
-	if nv.res.Status != StatusNotViable {
+	if nv.res.Status != verdict.StatusNotViable {
 		t.Errorf("a mutant that could not be made became %s", nv.res.Status)
 	}
 	notes := unusedMarks(marks)
@@ -112,7 +114,7 @@ func TestSourceMarkProblems(t *testing.T) {
 		}
 	}
 	_, err := loadMarks(root, "./calc/")
-	if !errors.Is(err, ErrUsage) {
+	if !errors.Is(err, verdict.ErrUsage) {
 		t.Fatalf("%v, want a usage error", err)
 	}
 	for _, want := range []string{

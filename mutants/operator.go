@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/waitsim/waitsim/limits"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/workspace"
 )
 
@@ -171,21 +172,6 @@ func ParseGremlinsOutput(b []byte, targetDir string) (sites []OperatorSite, stat
 	return sites, status, nil
 }
 
-// GremlinsRun is gremlins' own campaign on the target package, measured for
-// comparison (--measure-gremlins): its wall time, the mutants it tested
-// (killed, lived, not viable, timed out) and the wall ms per tested mutant.
-// Gremlins runs only the mutated package's own tests. Disagreements lists
-// operator mutants whose gremlins verdict differs from the gate's in a way
-// that matters (e.g. gremlins KILLED, the gate not viable).
-type GremlinsRun struct {
-	WallMs        int64          `json:"wallMs"`
-	Tested        int            `json:"tested"`
-	PerMutantMs   float64        `json:"perMutantMs"`
-	Statuses      map[string]int `json:"statuses"`
-	ExitCode      int            `json:"exitCode"`
-	Disagreements []string       `json:"disagreements,omitempty"`
-}
-
 // runGremlins runs gremlins unleash (workspace.GremlinsArgs) on the target directory with
 // output to a JSON file in tmp, dry (enumerate only) or not (gremlins' own
 // campaign). Its temporary copies of the module go to tmp (TMPDIR), and its
@@ -240,7 +226,7 @@ func (r *runner) runGremlins(ctx context.Context, dry bool) ([]byte, time.Durati
 // with res's operator mutants: a mutant gremlins counts KILLED that the gate
 // found not viable is gremlins' known fault (it counts a mutant that does not
 // compile as killed).
-func (r *runner) measureGremlins(ctx context.Context, res *Result) (*GremlinsRun, error) {
+func (r *runner) measureGremlins(ctx context.Context, res *verdict.Result) (*verdict.GremlinsRun, error) {
 	b, wall, code, err := r.runGremlins(ctx, false)
 	if err != nil {
 		return nil, err
@@ -249,7 +235,7 @@ func (r *runner) measureGremlins(ctx context.Context, res *Result) (*GremlinsRun
 	if err != nil {
 		return nil, err
 	}
-	g := &GremlinsRun{WallMs: wall.Milliseconds(), Statuses: map[string]int{}, ExitCode: code}
+	g := &verdict.GremlinsRun{WallMs: wall.Milliseconds(), Statuses: map[string]int{}, ExitCode: code}
 	for _, st := range status {
 		g.Statuses[st]++
 		switch st {
@@ -262,21 +248,16 @@ func (r *runner) measureGremlins(ctx context.Context, res *Result) (*GremlinsRun
 	}
 	for _, m := range res.Mutants {
 		st, ok := status[m.ID]
-		if !ok || m.Source != SourceGremlins {
+		if !ok || m.Source != verdict.SourceGremlins {
 			continue
 		}
 		switch {
-		case st == "KILLED" && m.Status == StatusNotViable:
-			g.Disagreements = append(g.Disagreements, m.ID+": gremlins KILLED, but it is not viable ("+firstLine(m.Detail)+")")
-		case st == "TIMED OUT" && m.Status != StatusTimedOut:
+		case st == "KILLED" && m.Status == verdict.StatusNotViable:
+			g.Disagreements = append(g.Disagreements, m.ID+": gremlins KILLED, but it is not viable ("+verdict.FirstLine(m.Detail)+")")
+		case st == "TIMED OUT" && m.Status != verdict.StatusTimedOut:
 			g.Disagreements = append(g.Disagreements, m.ID+": gremlins TIMED OUT, the gate: "+m.Status)
 		}
 	}
 	sort.Strings(g.Disagreements)
 	return g, nil
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }

@@ -5,9 +5,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/results"
-
-	"github.com/waitsim/waitsim/mutants"
 )
 
 // Verdicts of a base-vs-head comparison, in the order they are decided.
@@ -49,8 +48,8 @@ type Comparison struct {
 	Score *ScoreChange
 	// NewSurvivors are head mutants that survived (or timed out) and did not
 	// in base, or are new; FixedSurvivors did in base and do not in head.
-	NewSurvivors   []mutants.MutantResult
-	FixedSurvivors []mutants.MutantResult
+	NewSurvivors   []verdict.MutantResult
+	FixedSurvivors []verdict.MutantResult
 	// AddedMutants and RemovedMutants are mutant ids only in head / only in base.
 	AddedMutants, RemovedMutants []string
 	// MutationNotRun says, per side ("base: …", "head: …"), that a side's
@@ -63,9 +62,9 @@ type Comparison struct {
 }
 
 // campaignRan reports whether m's mutants were run: its baseline passed and
-// its sanity mutant was killed (mutants.ExitUntrusted says otherwise).
-func campaignRan(m *mutants.Result) bool {
-	return m.Baseline == nil && m.ExitCode != mutants.ExitUntrusted
+// its sanity mutant was killed (verdict.ExitUntrusted says otherwise).
+func campaignRan(m *verdict.Result) bool {
+	return m.Baseline == nil && m.ExitCode != verdict.ExitUntrusted
 }
 
 // CaseChange is how one case's calls differ between base and head.
@@ -115,7 +114,7 @@ func Compare(base, head *Run) *Comparison {
 	if base.Mutation != nil && head.Mutation != nil {
 		for _, side := range []struct {
 			name string
-			m    *mutants.Result
+			m    *verdict.Result
 		}{{"base", base.Mutation}, {"head", head.Mutation}} {
 			if !campaignRan(side.m) {
 				c.MutationNotRun = append(c.MutationNotRun, side.name+": "+oneLine(side.m.Gate))
@@ -234,10 +233,10 @@ func compareCalls(b, h []results.CallSummary) []CallChange {
 // undetected reports whether a mutant status counts against the mutation
 // score: survived or timed out.
 func undetected(status string) bool {
-	return status == mutants.StatusSurvived || status == mutants.StatusTimedOut
+	return status == verdict.StatusSurvived || status == verdict.StatusTimedOut
 }
 
-func (c *Comparison) compareMutants(b, h *mutants.Result) {
+func (c *Comparison) compareMutants(b, h *verdict.Result) {
 	c.Score = &ScoreChange{
 		BaseCatalog: b.CatalogScore, HeadCatalog: h.CatalogScore,
 		BaseOperator: b.OperatorScore, HeadOperator: h.OperatorScore,
@@ -246,7 +245,7 @@ func (c *Comparison) compareMutants(b, h *mutants.Result) {
 		BaseOperatorScored: b.OperatorScored, HeadOperatorScored: h.OperatorScored,
 		BaseThreshold: b.Threshold, HeadThreshold: h.Threshold,
 	}
-	bi := map[string]*mutants.MutantResult{}
+	bi := map[string]*verdict.MutantResult{}
 	for i := range b.Mutants {
 		bi[b.Mutants[i].ID] = &b.Mutants[i]
 	}
@@ -308,11 +307,11 @@ func headFailures(r *Run) []results.CaseResult {
 }
 
 // survivors returns the mutants of r that survived or timed out, sorted by id.
-func survivors(r *Run) []mutants.MutantResult {
+func survivors(r *Run) []verdict.MutantResult {
 	if r == nil || r.Mutation == nil {
 		return nil
 	}
-	var out []mutants.MutantResult
+	var out []verdict.MutantResult
 	for _, m := range r.Mutation.Mutants {
 		if undetected(m.Status) {
 			out = append(out, m)
@@ -327,18 +326,18 @@ func pct(v float64) string { return fmt.Sprintf("%.1f%%", v) }
 
 // catalogPct and operatorPct are a result's scores as the command line
 // prints them: "n/a" when nothing was scored, never a rounded-up 100.0%
-// for a score below its threshold (mutants.FormatScore).
-func catalogPct(m *mutants.Result) string {
-	return mutants.FormatScore(m.CatalogScore, m.CatalogScored, 100)
+// for a score below its threshold (verdict.FormatScore).
+func catalogPct(m *verdict.Result) string {
+	return verdict.FormatScore(m.CatalogScore, m.CatalogScored, 100)
 }
 
-func operatorPct(m *mutants.Result) string {
-	return mutants.FormatScore(m.OperatorScore, m.OperatorScored, m.Threshold)
+func operatorPct(m *verdict.Result) string {
+	return verdict.FormatScore(m.OperatorScore, m.OperatorScored, m.Threshold)
 }
 
 // generatorText is the generator campaign's kill rates beside the table's,
 // in one sentence; "" when the result has no generator campaign.
-func generatorText(m *mutants.Result) string {
+func generatorText(m *verdict.Result) string {
 	g := m.Generator
 	if g == nil {
 		return ""
@@ -355,11 +354,11 @@ func killedOf(k, n int) string {
 	if n == 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%d of %d killed (%s)", k, n, mutants.FormatScore(float64(k)*100/float64(n), n, 100))
+	return fmt.Sprintf("%d of %d killed (%s)", k, n, verdict.FormatScore(float64(k)*100/float64(n), n, 100))
 }
 
 // thresholdPct is the operator threshold as written in the config.
-func thresholdPct(m *mutants.Result) string {
+func thresholdPct(m *verdict.Result) string {
 	return strconv.FormatFloat(m.Threshold, 'f', -1, 64) + "%"
 }
 

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/results"
-
-	"github.com/waitsim/waitsim/mutants"
 )
 
 func TestCompareMarkdownLeadsWithVerdict(t *testing.T) {
@@ -197,7 +196,7 @@ func TestMutantCountsLeaveOutSanity(t *testing.T) {
 	// The counts as the mutation gate itself computes them (the fixture's own
 	// counts are made by hand).
 	m := r.Mutation
-	mutants.Evaluate(m)
+	verdict.Evaluate(m)
 	md := RunMarkdown(r, 0)
 	var cs []string
 	total := 0
