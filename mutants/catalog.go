@@ -38,9 +38,9 @@ type CatalogEntry struct {
 	// Path is the catalog file the entry was read from, relative to the
 	// module root.
 	Path string `yaml:"-"`
-	// where is "path:line:column" of the entry's file: value (or of the
+	// Where is "path:line:column" of the entry's file: value (or of the
 	// entry when it has none), for problems found after loading.
-	where string
+	Where string `yaml:"-"`
 }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -70,8 +70,8 @@ func (e *CatalogError) Error() string {
 // Unwrap makes a CatalogError a usage error (exit 2).
 func (e *CatalogError) Unwrap() error { return verdict.ErrUsage }
 
-// add records problems, keeping at most verdict.MaxProblems.
-func (e *CatalogError) add(problems ...string) {
+// Add records problems, keeping at most verdict.MaxProblems.
+func (e *CatalogError) Add(problems ...string) {
 	for _, p := range problems {
 		if len(e.Problems) < verdict.MaxProblems {
 			e.Problems = append(e.Problems, results.SingleLine(p))
@@ -114,11 +114,11 @@ func LoadCatalog(root, dir string) ([]CatalogEntry, error) {
 	for _, name := range names {
 		e, problems := loadEntry(root, name)
 		if len(problems) > 0 {
-			bad.add(problems...)
+			bad.Add(problems...)
 			continue
 		}
 		if other, dup := seen[e.ID]; dup {
-			bad.add(fmt.Sprintf("%s:1:1: id: %q is also the id of %s (one id, one catalog file)", e.Path, e.ID, other))
+			bad.Add(fmt.Sprintf("%s:1:1: id: %q is also the id of %s (one id, one catalog file)", e.Path, e.ID, other))
 			continue
 		}
 		seen[e.ID] = e.Path
@@ -228,13 +228,13 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 		}
 	}
 	e.Intent, e.Spec, e.File, e.Patch = strings.TrimSpace(values["intent"]), values["spec"], values["file"], values["patch"]
-	e.where = fmt.Sprintf("%s:%d:%d", rel, pairs[0].Key.GetToken().Position.Line, pairs[0].Key.GetToken().Position.Column)
+	e.Where = fmt.Sprintf("%s:%d:%d", rel, pairs[0].Key.GetToken().Position.Line, pairs[0].Key.GetToken().Position.Column)
 	if n := nodes["intent"]; n != nil && (e.Intent == "" || strings.Contains(e.Intent, "\n")) {
 		at(n, "intent", "must be one non-empty line")
 	}
 	if n := nodes["file"]; n != nil {
 		tk := n.GetToken()
-		e.where = fmt.Sprintf("%s:%d:%d", rel, tk.Position.Line, tk.Position.Column)
+		e.Where = fmt.Sprintf("%s:%d:%d", rel, tk.Position.Line, tk.Position.Column)
 		if err := workspace.CheckLocalPath(e.File); err != nil {
 			at(n, "file", "%v", err)
 		} else if st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(e.File))); err != nil || !st.Mode().IsRegular() {

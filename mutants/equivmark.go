@@ -160,17 +160,25 @@ func markFor(marks []*sourceMark, file string, line int, kind string) *sourceMar
 // applyMark makes the operator mutant m of site s equivalent, not to be
 // run, when a mark covers it.
 func applyMark(marks []*sourceMark, m *mutant, s OperatorSite) {
-	k := markFor(marks, s.File, s.Line, s.Type)
-	if k == nil {
-		return
-	}
-	k.used = true
-	if m.res.Status != "" {
-		return // not materialized: it says why
+	detail, ok := useMark(marks, s)
+	if !ok || m.res.Status != "" {
+		return // no mark; or not materialized: it says why
 	}
 	m.res.Status = verdict.StatusEquivalent
-	m.res.Detail = fmt.Sprintf("equivalent: %s (%s at %s:%d; not run)", k.reason, MarkDirective, k.file, k.line)
+	m.res.Detail = detail
 	m.equiv = nil
+}
+
+// useMark finds the mark that covers the operator mutant of site s and
+// marks it used; detail says why the mutant is equivalent and not run.
+// ok is false when no mark covers it.
+func useMark(marks []*sourceMark, s OperatorSite) (detail string, ok bool) {
+	k := markFor(marks, s.File, s.Line, s.Type)
+	if k == nil {
+		return "", false
+	}
+	k.used = true
+	return fmt.Sprintf("equivalent: %s (%s at %s:%d; not run)", k.reason, MarkDirective, k.file, k.line), true
 }
 
 // unusedMarks are notes on the marks that matched no operator mutant.

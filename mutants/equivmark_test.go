@@ -79,17 +79,18 @@ func Clamp(v, limit int) int {
 			t.Errorf("a mark of calc/calc.go covers calc/other.go:%d", c.line)
 		}
 	}
-	// Applied: equivalent with its reason, not run; an unused mark is a note.
-	m := &mutant{res: verdict.MutantResult{ID: "gremlins:calc/calc.go:5:7:CONDITIONALS_BOUNDARY"}, equiv: &Equivalent{}}
-	applyMark(marks, m, OperatorSite{File: "calc/calc.go", Line: 5, Col: 7, Type: "CONDITIONALS_BOUNDARY"})
-	if m.res.Status != verdict.StatusEquivalent || m.equiv != nil ||
-		m.res.Detail != "equivalent: at v == limit both branches return limit (//waitsim:equivalent at calc/calc.go:4; not run)" {
-		t.Errorf("marked mutant: %+v", m.res)
+	// Used: the covering mark says why the mutant is equivalent, not run
+	// (applyMark, equivmark_apply_test.go); a mark is used even for a
+	// mutant that could not be made; an unused mark is a note.
+	if d, ok := useMark(marks, OperatorSite{File: "calc/calc.go", Line: 5, Col: 7, Type: "CONDITIONALS_BOUNDARY"}); !ok ||
+		d != "equivalent: at v == limit both branches return limit (//waitsim:equivalent at calc/calc.go:4; not run)" {
+		t.Errorf("marked mutant: %q, %t", d, ok)
 	}
-	nv := &mutant{res: verdict.MutantResult{Status: verdict.StatusNotViable}}
-	applyMark(marks, nv, OperatorSite{File: "calc/calc.go", Line: 10, Type: "ARITHMETIC_BASE"})
-	if nv.res.Status != verdict.StatusNotViable {
-		t.Errorf("a mutant that could not be made became %s", nv.res.Status)
+	if _, ok := useMark(marks, OperatorSite{File: "calc/calc.go", Line: 10, Type: "ARITHMETIC_BASE"}); !ok {
+		t.Errorf("line 10, ARITHMETIC_BASE: no mark")
+	}
+	if _, ok := useMark(marks, OperatorSite{File: "calc/calc.go", Line: 6, Type: "ARITHMETIC_BASE"}); ok {
+		t.Errorf("line 6: a mark covers it")
 	}
 	notes := unusedMarks(marks)
 	if want := []string{

@@ -357,7 +357,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 		var bad CatalogError
 		for _, e := range catalog {
 			if err := checkInPackage(e.File, cfg.Target); err != nil {
-				bad.add(fmt.Sprintf("%s: file: %v", e.where, err))
+				bad.Add(fmt.Sprintf("%s: file: %v", e.Where, err))
 			}
 		}
 		if len(bad.Problems) > 0 {
