@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/waitsim/waitsim/limits"
+	"github.com/waitsim/waitsim/mutants/mutation"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/suitebin"
 	"github.com/waitsim/waitsim/workspace"
@@ -302,7 +303,7 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 	for _, p := range fs.Args() {
 		text, err := limits.Read(p, limits.Results)
 		if err != nil {
-			fmt.Fprintln(stderr, "waitsim mutate merge:", limitsError(p, err))
+			fmt.Fprintln(stderr, "waitsim mutate merge:", mutation.LimitsError(p, err))
 			return verdict.ExitUsage
 		}
 		var r verdict.Result
@@ -328,7 +329,7 @@ func finishCommand(res *verdict.Result, root, out string, stdout, stderr io.Writ
 		return verdict.ExitError
 	}
 	Summary(stdout, res)
-	fmt.Fprintf(stdout, "result: %s\n", relTo(root, out))
+	fmt.Fprintf(stdout, "result: %s\n", mutation.RelTo(root, out))
 	return res.ExitCode
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/mutation"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/workspace"
 )
@@ -252,15 +253,15 @@ func TestCatalogYml(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "p.go"), []byte("package p\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(entry), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.yml"), []byte(entry), 0o644)
-	cat, err := LoadCatalog(dir, ".")
+	cat, err := mutation.LoadCatalog(dir, ".")
 	if err != nil || len(cat) != 2 || cat[1].ID != "b" {
 		t.Fatalf("got %+v, %v; want a and b", cat, err)
 	}
-	if _, err := LoadCatalog(dir, "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
+	if _, err := mutation.LoadCatalog(dir, "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("a missing directory: %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, "a.yml"), []byte(entry), 0o644)
-	if _, err := LoadCatalog(dir, "."); err == nil {
+	if _, err := mutation.LoadCatalog(dir, "."); err == nil {
 		t.Fatal("a.yaml and a.yml both loaded")
 	}
 }

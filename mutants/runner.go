@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/mutation"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/workspace"
 
@@ -139,7 +140,7 @@ func (c *Config) defaults() ([]string, error) {
 		c.CatalogDir = workspace.OwnCatalog
 		if !own {
 			c.CatalogDir = workspace.UserCatalog
-			if checkDir(c.abs(c.CatalogDir)) != nil && !c.NoCatalog {
+			if mutation.CheckDir(c.abs(c.CatalogDir)) != nil && !c.NoCatalog {
 				c.NoCatalog = true
 				notes = append(notes, fmt.Sprintf("no semantic catalog (%s/ holds one, each mutant a file)", workspace.UserCatalog))
 			}
@@ -232,21 +233,6 @@ func (c *Config) options() string {
 	return s
 }
 
-// checkDir is nil when p is a directory, else an error naming p.
-func checkDir(p string) error {
-	st, err := os.Stat(p)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return fmt.Errorf("directory %s does not exist", p)
-		}
-		return err
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("%s is not a directory", p)
-	}
-	return nil
-}
-
 func (c *Config) abs(p string) string {
 	if filepath.IsAbs(p) {
 		return p
@@ -269,7 +255,7 @@ type runner struct {
 	tcErr     error
 	salt      string // go version, platform, suite: part of every cache key
 	cache     *Cache
-	catalog   []CatalogEntry // the checked catalog (nil with NoCatalog)
+	catalog   []mutation.CatalogEntry // the checked catalog (nil with NoCatalog)
 	srcRe     *regexp.Regexp
 	schemaBin string                     // the schemata test binary, when built
 	schemaMs  int64                      // wall ms to build and check it
@@ -293,7 +279,7 @@ type mutant struct {
 	files   map[string][]byte
 	lines   []int // lines of res.File it touches, for --diff
 	key     string
-	equiv   *Equivalent
+	equiv   *mutation.Equivalent
 	catPath string
 	switchN int // its switch in the schemata binary; 0: built on its own
 	// valueSwitch: its switch changes a declaration's value, chosen at
@@ -328,9 +314,9 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	th, err := LoadThresholds(cfg.abs(cfg.GremlinsCfg))
+	th, err := mutation.LoadThresholds(cfg.abs(cfg.GremlinsCfg))
 	if err != nil && !workspace.IsOwn(cfg.Root) && cfg.GremlinsCfg == workspace.GremlinsConfig && errors.Is(err, os.ErrNotExist) {
-		th, err = Thresholds{OperatorScore: 100}, nil
+		th, err = mutation.Thresholds{OperatorScore: 100}, nil
 		defaultNotes = append(defaultNotes, "no "+workspace.GremlinsConfig+": the operator-score threshold is 100% (unleash.threshold.efficacy sets another)")
 	}
 	if err != nil {
@@ -342,19 +328,19 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	}
 	// The catalog is read and checked before anything is written: a
 	// path in it that leaves the target package is a usage error.
-	var catalog []CatalogEntry
+	var catalog []mutation.CatalogEntry
 	if !cfg.NoCatalog {
-		if err := checkDir(cfg.abs(cfg.CatalogDir)); err != nil {
+		if err := mutation.CheckDir(cfg.abs(cfg.CatalogDir)); err != nil {
 			return nil, fmt.Errorf("%w: catalog: %v", verdict.ErrUsage, err)
 		}
-		if catalog, err = LoadCatalog(cfg.Root, cfg.CatalogDir); err != nil {
-			var ce *CatalogError
+		if catalog, err = mutation.LoadCatalog(cfg.Root, cfg.CatalogDir); err != nil {
+			var ce *mutation.CatalogError
 			if errors.As(err, &ce) {
 				return nil, ce
 			}
 			return nil, fmt.Errorf("%w: catalog: %v", verdict.ErrUsage, err)
 		}
-		var bad CatalogError
+		var bad mutation.CatalogError
 		for _, e := range catalog {
 			if err := checkInPackage(e.File, cfg.Target); err != nil {
 				bad.Add(fmt.Sprintf("%s: file: %v", e.Where, err))
@@ -391,7 +377,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	var wg sync.WaitGroup
 	var baseErr, enumErr, inErr error
 	var base runReport
-	var sites []OperatorSite
+	var sites []mutation.OperatorSite
 	wg.Add(4)
 	go func() {
 		defer wg.Done()
@@ -413,7 +399,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 				r.note("gremlins' enumeration reused: nothing it depends on changed (every file of the module, the go command's settings, gremlins' version)")
 			}
 			if enumErr == nil {
-				sites, _, enumErr = ParseGremlinsOutput(b, cfg.Target)
+				sites, _, enumErr = mutation.ParseGremlinsOutput(b, cfg.Target)
 			}
 		}
 	}()
@@ -650,7 +636,7 @@ func (r *runner) repro() string {
 
 // collect builds the list of mutants: the sanity mutant first, then the
 // catalog and the operator sites, filtered by Only, the shard and --diff.
-func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, []string, error) {
+func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]*mutant, []string, error) {
 	var notes []string
 	var muts []*mutant
 	read := map[string][]byte{}
@@ -674,7 +660,7 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 				muts = append(muts, m)
 				continue
 			}
-			out, ap, err := ApplyPatch(src, e.Patch)
+			out, ap, err := mutation.ApplyPatch(src, e.Patch)
 			if err != nil {
 				m.res.Status = verdict.StatusNoApply
 				m.res.Detail = fmt.Sprintf("catalog mutant %s (%s) no longer applies to %s: %v", e.ID, e.Path, e.File, err)
@@ -697,16 +683,16 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 			if ap.Offset != 0 {
 				m.res.Detail = fmt.Sprintf("patch applied at offset %+d lines", ap.Offset)
 			}
-			m.res.Diff = UnifiedDiff(e.File, src, out)
+			m.res.Diff = mutation.UnifiedDiff(e.File, src, out)
 			muts = append(muts, m)
 		}
 	}
 	if !r.cfg.NoOperators {
-		eq, err := LoadEquivalents(r.cfg.abs(r.cfg.Equivalents))
+		eq, err := mutation.LoadEquivalents(r.cfg.abs(r.cfg.Equivalents))
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", verdict.ErrUsage, err)
 		}
-		marks, err := loadMarks(r.cfg.Root, r.cfg.Target) // //waitsim:equivalent (equivmark.go)
+		marks, err := mutation.LoadMarks(r.cfg.Root, r.cfg.Target) // //waitsim:equivalent (equivmark.go)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -720,11 +706,11 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 			if err == nil {
 				var out []byte
 				var desc string
-				out, desc, err = MutateOperator(s.File, src, s.Line, s.Col, s.Type)
+				out, desc, err = mutation.MutateOperator(s.File, src, s.Line, s.Col, s.Type)
 				if err == nil {
 					m.files = map[string][]byte{s.File: out}
 					m.res.Intent = fmt.Sprintf("%s: %s", strings.ToLower(strings.ReplaceAll(s.Type, "_", " ")), desc)
-					m.res.Diff = UnifiedDiff(s.File, src, out)
+					m.res.Diff = mutation.UnifiedDiff(s.File, src, out)
 				}
 			}
 			if err != nil {
@@ -741,7 +727,7 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 			applyMark(marks, m, s)
 			muts = append(muts, m)
 		}
-		notes = append(notes, unusedMarks(marks)...)
+		notes = append(notes, mutation.UnusedMarks(marks)...)
 		for id := range eq {
 			// An entry of another package is another campaign's (one
 			// equivalents file may serve campaigns on several targets).
@@ -779,7 +765,7 @@ func hasID(muts []*mutant, id string) bool {
 }
 
 func sourceLine(src []byte, line int) string {
-	ls := splitLines(src)
+	ls := mutation.SplitLines(src)
 	if line < 1 || line > len(ls) {
 		return ""
 	}
@@ -859,12 +845,12 @@ func (r *runner) sanity() (*mutant, error) {
 		if bytes.Equal(out, src) {
 			continue
 		}
-		rel := relTo(r.cfg.Root, name)
+		rel := mutation.RelTo(r.cfg.Root, name)
 		m.files[rel] = out
 		if m.res.File == "" {
 			m.res.File = rel
 		}
-		diffs = append(diffs, UnifiedDiff(rel, src, out))
+		diffs = append(diffs, mutation.UnifiedDiff(rel, src, out))
 	}
 	if len(m.files) == 0 {
 		return nil, fmt.Errorf("%w: target %s has no function to break", verdict.ErrUsage, r.cfg.Target)
@@ -964,7 +950,7 @@ func (r *runner) hashDirs(dirs []string) (map[string]string, error) {
 			return err
 		}
 		s := sha256.Sum256(b)
-		inputs[relTo(r.cfg.Root, p)] = hex.EncodeToString(s[:])
+		inputs[mutation.RelTo(r.cfg.Root, p)] = hex.EncodeToString(s[:])
 		return nil
 	}
 	for _, f := range []string{"go.mod", "go.sum"} {

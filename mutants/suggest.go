@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/mutation"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/suggest"
 )
@@ -89,7 +90,7 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 		}
 		writes[file] = f.YAML
 		res.Mutants[i].Suggested = string(f.YAML)
-		res.Mutants[i].SuggestedFile = relTo(r.cfg.Root, file)
+		res.Mutants[i].SuggestedFile = mutation.RelTo(r.cfg.Root, file)
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()

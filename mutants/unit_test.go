@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/mutation"
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
@@ -38,7 +39,7 @@ const patchB = `--- a/p.go
 `
 
 func TestApplyPatch(t *testing.T) {
-	out, ap, err := ApplyPatch([]byte(fixtureSrc), patchB)
+	out, ap, err := mutation.ApplyPatch([]byte(fixtureSrc), patchB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestApplyPatch(t *testing.T) {
 // TestApplyPatchOffset: lines inserted above the hunk do not stop it.
 func TestApplyPatchOffset(t *testing.T) {
 	src := strings.Replace(fixtureSrc, "package p\n", "package p\n\n// one\n// two\n", 1)
-	out, ap, err := ApplyPatch([]byte(src), patchB)
+	out, ap, err := mutation.ApplyPatch([]byte(src), patchB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,11 +66,11 @@ func TestApplyPatchOffset(t *testing.T) {
 // TestApplyPatchNoLongerApplies: the patch's own line changed.
 func TestApplyPatchNoLongerApplies(t *testing.T) {
 	src := strings.Replace(fixtureSrc, "return 3", "return 5", 1)
-	_, _, err := ApplyPatch([]byte(src), patchB)
-	if !errors.Is(err, ErrNoLongerApplies) || !strings.Contains(err.Error(), `"\treturn 3"`) {
+	_, _, err := mutation.ApplyPatch([]byte(src), patchB)
+	if !errors.Is(err, mutation.ErrNoLongerApplies) || !strings.Contains(err.Error(), `"\treturn 3"`) {
 		t.Fatalf("err = %v, want ErrNoLongerApplies naming the line", err)
 	}
-	if _, _, err := ApplyPatch([]byte(fixtureSrc), "not a patch"); err == nil || errors.Is(err, ErrNoLongerApplies) {
+	if _, _, err := mutation.ApplyPatch([]byte(fixtureSrc), "not a patch"); err == nil || errors.Is(err, mutation.ErrNoLongerApplies) {
 		t.Fatalf("a malformed patch: err = %v", err)
 	}
 }
@@ -78,12 +79,12 @@ func TestApplyPatchNoLongerApplies(t *testing.T) {
 // and gives the mutant back.
 func TestUnifiedDiffRoundTrip(t *testing.T) {
 	mut := strings.Replace(fixtureSrc, "1 + 2", "1 - 2", 1)
-	d := UnifiedDiff("p.go", []byte(fixtureSrc), []byte(mut))
-	out, _, err := ApplyPatch([]byte(fixtureSrc), d)
+	d := mutation.UnifiedDiff("p.go", []byte(fixtureSrc), []byte(mut))
+	out, _, err := mutation.ApplyPatch([]byte(fixtureSrc), d)
 	if err != nil || string(out) != mut {
 		t.Fatalf("diff\n%s\napplied: %q, %v", d, out, err)
 	}
-	if UnifiedDiff("p.go", []byte(fixtureSrc), []byte(fixtureSrc)) != "" {
+	if mutation.UnifiedDiff("p.go", []byte(fixtureSrc), []byte(fixtureSrc)) != "" {
 		t.Fatal("a diff of equal files")
 	}
 }
@@ -91,7 +92,7 @@ func TestUnifiedDiffRoundTrip(t *testing.T) {
 // TestCatalogApplies: every entry of the real catalog loads and applies to
 // the current waittool source (a moved source shows up here first).
 func TestCatalogApplies(t *testing.T) {
-	cat, err := LoadCatalog("..", "mutants/catalog")
+	cat, err := mutation.LoadCatalog("..", "mutants/catalog")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestCatalogApplies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, _, err := ApplyPatch(src, e.Patch)
+		out, _, err := mutation.ApplyPatch(src, e.Patch)
 		if err != nil {
 			t.Errorf("%s: %v", e.ID, err)
 			continue
@@ -115,21 +116,21 @@ func TestCatalogApplies(t *testing.T) {
 }
 
 func TestMutateOperator(t *testing.T) {
-	out, desc, err := MutateOperator("p.go", []byte(fixtureSrc), 4, 11, "ARITHMETIC_BASE")
+	out, desc, err := mutation.MutateOperator("p.go", []byte(fixtureSrc), 4, 11, "ARITHMETIC_BASE")
 	if err != nil || !strings.Contains(string(out), "return 1 - 2") || desc != "+ → -" {
 		t.Fatalf("%q %q %v", out, desc, err)
 	}
-	if _, _, err := MutateOperator("p.go", []byte(fixtureSrc), 4, 10, "ARITHMETIC_BASE"); err == nil {
+	if _, _, err := mutation.MutateOperator("p.go", []byte(fixtureSrc), 4, 10, "ARITHMETIC_BASE"); err == nil {
 		t.Fatal("no token at 4:10, want an error")
 	}
-	if _, _, err := MutateOperator("p.go", []byte(fixtureSrc), 4, 11, "CONDITIONALS_NEGATION"); err == nil {
+	if _, _, err := mutation.MutateOperator("p.go", []byte(fixtureSrc), 4, 11, "CONDITIONALS_NEGATION"); err == nil {
 		t.Fatal("CONDITIONALS_NEGATION does not apply to +, want an error")
 	}
 }
 
 func TestParseGremlinsOutput(t *testing.T) {
 	j := `{"go_module":"m","files":[{"file_name":"tool.go","mutations":[{"type":"CONDITIONALS_NEGATION","status":"RUNNABLE","line":25,"column":16},{"type":"ARITHMETIC_BASE","status":"NOT COVERED","line":3,"column":2}]}]}`
-	sites, st, err := ParseGremlinsOutput([]byte(j), "./waittool/")
+	sites, st, err := mutation.ParseGremlinsOutput([]byte(j), "./waittool/")
 	if err != nil || len(sites) != 2 {
 		t.Fatal(sites, err)
 	}

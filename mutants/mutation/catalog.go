@@ -1,4 +1,4 @@
-package mutants
+package mutation
 
 import (
 	"errors"
@@ -96,7 +96,7 @@ func LoadCatalog(root, dir string) ([]CatalogEntry, error) {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(root, dir)
 	}
-	if err := checkDir(abs); err != nil {
+	if err := CheckDir(abs); err != nil {
 		return nil, err
 	}
 	var names []string
@@ -143,7 +143,7 @@ var catalogFields = []catalogField{{"intent", true}, {"spec", false}, {"file", t
 // loadEntry reads and checks one catalog file: the entry, or every problem
 // of it as "file:line:column: field: message", in the order of the file.
 func loadEntry(root, name string) (CatalogEntry, []string) {
-	rel := relTo(root, name)
+	rel := RelTo(root, name)
 	e := CatalogEntry{ID: strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".yaml"), ".yml"), Path: rel}
 	type problem struct {
 		line, col int
@@ -351,7 +351,7 @@ func LoadEquivalents(path string) (map[string]Equivalent, error) {
 		return map[string]Equivalent{}, nil
 	}
 	if err != nil {
-		return nil, limitsError(path, err)
+		return nil, LimitsError(path, err)
 	}
 	var list []Equivalent
 	if err := yaml.UnmarshalWithOptions(text.Src, &list, yaml.DisallowUnknownField()); err != nil {
@@ -387,7 +387,7 @@ func LoadThresholds(path string) (Thresholds, error) {
 		return Thresholds{}, fmt.Errorf("config %s does not exist (it sets unleash.threshold.efficacy, the operator-score threshold): %w", path, os.ErrNotExist)
 	}
 	if err != nil {
-		return Thresholds{}, limitsError(path, err)
+		return Thresholds{}, LimitsError(path, err)
 	}
 	var cfg struct {
 		Unleash struct {
@@ -409,9 +409,9 @@ func LoadThresholds(path string) (Thresholds, error) {
 	return Thresholds{OperatorScore: *e}, nil
 }
 
-// limitsError names path in err, a refusal of limits.Read as
+// LimitsError names path in err, a refusal of limits.Read as
 // "path:line:column: field: message".
-func limitsError(path string, err error) error {
+func LimitsError(path string, err error) error {
 	var le *limits.Error
 	if errors.As(err, &le) {
 		return fmt.Errorf("%s:%w", path, err)
@@ -419,9 +419,26 @@ func limitsError(path string, err error) error {
 	return err
 }
 
-func relTo(root, p string) string {
+// RelTo is p relative to root, slash-separated; p itself when it is not
+// under root.
+func RelTo(root, p string) string {
 	if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
 		return filepath.ToSlash(r)
 	}
 	return p
+}
+
+// CheckDir is nil when p is a directory, else an error naming p.
+func CheckDir(p string) error {
+	st, err := os.Stat(p)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return fmt.Errorf("directory %s does not exist", p)
+		}
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", p)
+	}
+	return nil
 }

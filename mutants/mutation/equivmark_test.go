@@ -1,4 +1,4 @@
-package mutants
+package mutation
 
 import (
 	"errors"
@@ -35,7 +35,7 @@ func Clamp(v, limit int) int {
 	return v
 }
 `
-	marks, problems := parseMarks("calc/calc.go", []byte(src))
+	marks, problems := ParseMarks("calc/calc.go", []byte(src))
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -80,19 +80,19 @@ func Clamp(v, limit int) int {
 		}
 	}
 	// Used: the covering mark says why the mutant is equivalent, not run
-	// (applyMark, equivmark_apply_test.go); a mark is used even for a
+	// (the runner's applyMark: mutants/equivmark_apply_test.go); a mark is used even for a
 	// mutant that could not be made; an unused mark is a note.
-	if d, ok := useMark(marks, OperatorSite{File: "calc/calc.go", Line: 5, Col: 7, Type: "CONDITIONALS_BOUNDARY"}); !ok ||
+	if d, ok := UseMark(marks, OperatorSite{File: "calc/calc.go", Line: 5, Col: 7, Type: "CONDITIONALS_BOUNDARY"}); !ok ||
 		d != "equivalent: at v == limit both branches return limit (//waitsim:equivalent at calc/calc.go:4; not run)" {
 		t.Errorf("marked mutant: %q, %t", d, ok)
 	}
-	if _, ok := useMark(marks, OperatorSite{File: "calc/calc.go", Line: 10, Type: "ARITHMETIC_BASE"}); !ok {
+	if _, ok := UseMark(marks, OperatorSite{File: "calc/calc.go", Line: 10, Type: "ARITHMETIC_BASE"}); !ok {
 		t.Errorf("line 10, ARITHMETIC_BASE: no mark")
 	}
-	if _, ok := useMark(marks, OperatorSite{File: "calc/calc.go", Line: 6, Type: "ARITHMETIC_BASE"}); ok {
+	if _, ok := UseMark(marks, OperatorSite{File: "calc/calc.go", Line: 6, Type: "ARITHMETIC_BASE"}); ok {
 		t.Errorf("line 6: a mark covers it")
 	}
-	notes := unusedMarks(marks)
+	notes := UnusedMarks(marks)
 	if want := []string{
 		"calc/calc.go:8: //waitsim:equivalent marks no CONDITIONALS_BOUNDARY mutant on line 10 (it moved, or the mutant is gone): remove the mark",
 		"calc/calc.go:16: //waitsim:equivalent marks no operator mutant on line 17 (it moved, or the mutant is gone): remove the mark",
@@ -114,7 +114,7 @@ func TestSourceMarkProblems(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := loadMarks(root, "./calc/")
+	_, err := LoadMarks(root, "./calc/")
 	if !errors.Is(err, verdict.ErrUsage) {
 		t.Fatalf("%v, want a usage error", err)
 	}
