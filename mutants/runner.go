@@ -692,7 +692,7 @@ func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", verdict.ErrUsage, err)
 		}
-		marks, err := mutation.LoadMarks(r.cfg.Root, r.cfg.Target) // //waitsim:equivalent (equivmark.go)
+		marks, err := mutation.LoadMarks(r.cfg.Root, r.cfg.Target) // //waitsim:equivalent (mutation/equivmark.go)
 		if err != nil {
 			return nil, nil, err
 		}
