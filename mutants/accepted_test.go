@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // writeAccepted writes src as the accepted file waitsim/accepted.yaml of a
@@ -28,28 +30,28 @@ func writeAccepted(t *testing.T, src string) string {
 // it is missing, empty or []; the committed file of this module loads.
 func TestLoadRatchet(t *testing.T) {
 	root := writeAccepted(t, "# accepted\n- id: label-changes\n  reason: nothing reads Label\n\n- id: \"gremlins:calc/calc.go:17:7:CONDITIONALS_BOUNDARY\"\n  reason: >-\n    a folded\n    reason\n")
-	r, err := LoadRatchet(root, "waitsim/accepted.yaml")
+	r, err := verdict.LoadRatchet(root, "waitsim/accepted.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Accepted{{ID: "label-changes", Reason: "nothing reads Label", Line: 2},
+	want := []verdict.Accepted{{ID: "label-changes", Reason: "nothing reads Label", Line: 2},
 		{ID: "gremlins:calc/calc.go:17:7:CONDITIONALS_BOUNDARY", Reason: "a folded reason", Line: 5}}
 	if r.File != "waitsim/accepted.yaml" || !slices.Equal(r.Accepted, want) {
 		t.Errorf("got %+v, want %+v", r, want)
 	}
 	for _, src := range []string{"", "# only a comment\n", "[]\n", "~\n"} {
-		r, err := LoadRatchet(writeAccepted(t, src), "waitsim/accepted.yaml")
+		r, err := verdict.LoadRatchet(writeAccepted(t, src), "waitsim/accepted.yaml")
 		if err != nil || r == nil || r.Accepted == nil || len(r.Accepted) != 0 {
 			t.Errorf("%q: %+v, %v; want no entries", src, r, err)
 		}
 	}
-	if r, err := LoadRatchet(t.TempDir(), "waitsim/accepted.yaml"); err != nil || len(r.Accepted) != 0 || r.File != "waitsim/accepted.yaml" {
+	if r, err := verdict.LoadRatchet(t.TempDir(), "waitsim/accepted.yaml"); err != nil || len(r.Accepted) != 0 || r.File != "waitsim/accepted.yaml" {
 		t.Errorf("a missing file: %+v, %v; want no entries", r, err)
 	}
-	if _, err := LoadRatchet(t.TempDir(), "../accepted.yaml"); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "not a file of the module") {
+	if _, err := verdict.LoadRatchet(t.TempDir(), "../accepted.yaml"); !errors.Is(err, verdict.ErrUsage) || !strings.Contains(err.Error(), "not a file of the module") {
 		t.Errorf("a file outside the module: %v", err)
 	}
-	if r, err := LoadRatchet("..", "mutants/accepted.yaml"); err != nil || len(r.Accepted) != 0 {
+	if r, err := verdict.LoadRatchet("..", "mutants/accepted.yaml"); err != nil || len(r.Accepted) != 0 {
 		t.Errorf("this module's mutants/accepted.yaml: %+v, %v", r, err)
 	}
 }
@@ -79,9 +81,9 @@ func TestAcceptedProblems(t *testing.T) {
 		{"too large (the loaders' limits)", "# " + strings.Repeat("x", 300<<10) + "\n", []string{"waitsim/accepted.yaml:1:1: file: is 307203 bytes, more than the limit of 262144 for the accepted survivors file (docs/scenarios.md: Limits)"}},
 		{"not UTF-8", "- id: a\n  reason: \xff\n", []string{"waitsim/accepted.yaml:2:11: file: byte 0xff is not UTF-8 text: the accepted survivors file is YAML, written in UTF-8"}},
 	} {
-		_, err := LoadRatchet(writeAccepted(t, c.src), "waitsim/accepted.yaml")
-		var ae *AcceptedError
-		if !errors.As(err, &ae) || !errors.Is(err, ErrUsage) {
+		_, err := verdict.LoadRatchet(writeAccepted(t, c.src), "waitsim/accepted.yaml")
+		var ae *verdict.AcceptedError
+		if !errors.As(err, &ae) || !errors.Is(err, verdict.ErrUsage) {
 			t.Errorf("%s: %v, want an *AcceptedError, a usage error", c.name, err)
 			continue
 		}
@@ -95,17 +97,17 @@ func TestAcceptedProblems(t *testing.T) {
 // "cat-killed" (killed), operator mutants of ./calc/ "gremlins:calc/c.go:…"
 // (one killed, one survived, one timed out), with the accepted entries
 // given, evaluated.
-func ratchetResult(accepted []Accepted, options string) *Result {
-	r := &Result{Threshold: 100, Options: options, Ratchet: &Ratchet{File: "waitsim/accepted.yaml", Accepted: accepted},
-		Mutants: []MutantResult{
-			{ID: "sanity", Source: SourceSanity, Status: StatusKilled},
-			{ID: "cat-killed", Source: SourceCatalog, Status: StatusKilled},
-			{ID: "cat-survives", Source: SourceCatalog, Status: StatusSurvived},
-			{ID: "gremlins:calc/c.go:1:1:ARITHMETIC_BASE", Source: SourceGremlins, Status: StatusKilled},
-			{ID: "gremlins:calc/c.go:2:1:CONDITIONALS_BOUNDARY", Source: SourceGremlins, Status: StatusSurvived},
-			{ID: "gremlins:calc/c.go:3:1:INVERT_LOGICAL", Source: SourceGremlins, Status: StatusTimedOut},
+func ratchetResult(accepted []verdict.Accepted, options string) *verdict.Result {
+	r := &verdict.Result{Threshold: 100, Options: options, Ratchet: &verdict.Ratchet{File: "waitsim/accepted.yaml", Accepted: accepted},
+		Mutants: []verdict.MutantResult{
+			{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled},
+			{ID: "cat-killed", Source: verdict.SourceCatalog, Status: verdict.StatusKilled},
+			{ID: "cat-survives", Source: verdict.SourceCatalog, Status: verdict.StatusSurvived},
+			{ID: "gremlins:calc/c.go:1:1:ARITHMETIC_BASE", Source: verdict.SourceGremlins, Status: verdict.StatusKilled},
+			{ID: "gremlins:calc/c.go:2:1:CONDITIONALS_BOUNDARY", Source: verdict.SourceGremlins, Status: verdict.StatusSurvived},
+			{ID: "gremlins:calc/c.go:3:1:INVERT_LOGICAL", Source: verdict.SourceGremlins, Status: verdict.StatusTimedOut},
 		}}
-	Evaluate(r)
+	verdict.Evaluate(r)
 	return r
 }
 
@@ -116,14 +118,14 @@ const wholeCampaign = `target=./calc/ catalog=cat no-catalog=false no-operators=
 // accepted mutants that are killed now and the stale entries, neither a
 // failure.
 func TestRatchetGate(t *testing.T) {
-	all := []Accepted{{ID: "cat-survives", Reason: "r", Line: 1},
+	all := []verdict.Accepted{{ID: "cat-survives", Reason: "r", Line: 1},
 		{ID: "gremlins:calc/c.go:2:1:CONDITIONALS_BOUNDARY", Reason: "r", Line: 3},
 		{ID: "gremlins:calc/c.go:3:1:INVERT_LOGICAL", Reason: "r", Line: 5}}
 	r := ratchetResult(all, wholeCampaign)
-	if r.ExitCode != ExitPass || r.Gate != "pass" {
+	if r.ExitCode != verdict.ExitPass || r.Gate != "pass" {
 		t.Errorf("every survivor accepted: exit %d (%s), want a pass", r.ExitCode, r.Gate)
 	}
-	if r.OperatorScored != 3 || r.CatalogScored != 2 || r.Counts[StatusSurvived] != 2 {
+	if r.OperatorScored != 3 || r.CatalogScored != 2 || r.Counts[verdict.StatusSurvived] != 2 {
 		t.Errorf("accepted survivors left the scores: operator %d scored, catalog %d, counts %v", r.OperatorScored, r.CatalogScored, r.Counts)
 	}
 	if len(r.Ratchet.New) != 0 || len(r.Ratchet.Held) != 3 {
@@ -131,11 +133,11 @@ func TestRatchetGate(t *testing.T) {
 	}
 
 	r = ratchetResult(all[1:], wholeCampaign) // the catalog survivor is new
-	if r.ExitCode != ExitGateFailed || !strings.Contains(r.Gate, "cat-survives (survived, not in waitsim/accepted.yaml)") {
+	if r.ExitCode != verdict.ExitGateFailed || !strings.Contains(r.Gate, "cat-survives (survived, not in waitsim/accepted.yaml)") {
 		t.Errorf("a new catalog survivor: exit %d (%s)", r.ExitCode, r.Gate)
 	}
 	r = ratchetResult(all[:2], wholeCampaign) // the timed-out operator mutant is new
-	if r.ExitCode != ExitGateFailed || !strings.Contains(r.Gate, "without the 1 accepted survivor(s) of waitsim/accepted.yaml 50.0% (1 of 2 killed)") ||
+	if r.ExitCode != verdict.ExitGateFailed || !strings.Contains(r.Gate, "without the 1 accepted survivor(s) of waitsim/accepted.yaml 50.0% (1 of 2 killed)") ||
 		!strings.HasSuffix(r.Gate, "1 new survivor(s), not in waitsim/accepted.yaml: gremlins:calc/c.go:3:1:INVERT_LOGICAL") {
 		t.Errorf("a new operator survivor: exit %d (%s)", r.ExitCode, r.Gate)
 	}
@@ -145,19 +147,19 @@ func TestRatchetGate(t *testing.T) {
 	// Without a ratchet, every survivor fails as before.
 	r = ratchetResult(all, wholeCampaign)
 	r.Ratchet = nil
-	Evaluate(r)
-	if r.ExitCode != ExitGateFailed || !strings.Contains(r.Gate, "cat-survives (survived)") || !strings.Contains(r.Gate, "(1 of 3 killed) is below") {
+	verdict.Evaluate(r)
+	if r.ExitCode != verdict.ExitGateFailed || !strings.Contains(r.Gate, "cat-survives (survived)") || !strings.Contains(r.Gate, "(1 of 3 killed) is below") {
 		t.Errorf("no ratchet: exit %d (%s)", r.ExitCode, r.Gate)
 	}
 
 	// Killed now, and stale: listed, not failures.
-	more := append(slices.Clone(all), Accepted{ID: "cat-killed", Reason: "r", Line: 7}, Accepted{ID: "gone", Reason: "r", Line: 9},
-		Accepted{ID: "gremlins:calc/c.go:9:1:INVERT_LOGICAL", Reason: "r", Line: 11}, Accepted{ID: "gremlins:other/o.go:1:1:INVERT_LOGICAL", Reason: "another campaign's", Line: 13})
+	more := append(slices.Clone(all), verdict.Accepted{ID: "cat-killed", Reason: "r", Line: 7}, verdict.Accepted{ID: "gone", Reason: "r", Line: 9},
+		verdict.Accepted{ID: "gremlins:calc/c.go:9:1:INVERT_LOGICAL", Reason: "r", Line: 11}, verdict.Accepted{ID: "gremlins:other/o.go:1:1:INVERT_LOGICAL", Reason: "another campaign's", Line: 13})
 	r = ratchetResult(more, wholeCampaign)
-	if r.ExitCode != ExitPass {
+	if r.ExitCode != verdict.ExitPass {
 		t.Errorf("resolved and stale entries failed the gate: %s", r.Gate)
 	}
-	if want := []Resolved{{ID: "cat-killed", Status: StatusKilled}}; !slices.Equal(r.Ratchet.Resolved, want) {
+	if want := []verdict.Resolved{{ID: "cat-killed", Status: verdict.StatusKilled}}; !slices.Equal(r.Ratchet.Resolved, want) {
 		t.Errorf("resolved %+v, want %+v", r.Ratchet.Resolved, want)
 	}
 	if want := []string{"gone", "gremlins:calc/c.go:9:1:INVERT_LOGICAL"}; !slices.Equal(r.Ratchet.Stale, want) {
@@ -189,7 +191,7 @@ func TestRatchetGate(t *testing.T) {
 	} {
 		r := ratchetResult(more, c.options)
 		r.Shard = c.shard
-		Evaluate(r)
+		verdict.Evaluate(r)
 		if !slices.Equal(r.Ratchet.Stale, c.want) {
 			t.Errorf("%s: stale %q, want %q", c.name, r.Ratchet.Stale, c.want)
 		}
@@ -208,37 +210,37 @@ func TestRatchetGate(t *testing.T) {
 // merge judges the stale entries no shard could.
 func TestRatchetCheckAndMerge(t *testing.T) {
 	for _, c := range []struct {
-		r     Ratchet
+		r     verdict.Ratchet
 		field string
 	}{
-		{Ratchet{File: "../x.yaml"}, "ratchet.file"},
-		{Ratchet{File: "a.yaml", Accepted: []Accepted{{ID: "a"}}}, "ratchet.accepted[0].reason"},
-		{Ratchet{File: "a.yaml", Accepted: []Accepted{{ID: "a", Reason: "r"}, {ID: "a", Reason: "r"}}}, "ratchet.accepted[1].id"},
+		{verdict.Ratchet{File: "../x.yaml"}, "ratchet.file"},
+		{verdict.Ratchet{File: "a.yaml", Accepted: []verdict.Accepted{{ID: "a"}}}, "ratchet.accepted[0].reason"},
+		{verdict.Ratchet{File: "a.yaml", Accepted: []verdict.Accepted{{ID: "a", Reason: "r"}, {ID: "a", Reason: "r"}}}, "ratchet.accepted[1].id"},
 	} {
-		r := &Result{Mutants: []MutantResult{}, Ratchet: &c.r}
-		var fe *FieldError
+		r := &verdict.Result{Mutants: []verdict.MutantResult{}, Ratchet: &c.r}
+		var fe *verdict.FieldError
 		if err := r.Check(); !errors.As(err, &fe) || fe.Field != c.field {
 			t.Errorf("%+v: %v, want a problem of field %s", c.r, err, c.field)
 		}
 	}
-	acc := []Accepted{{ID: "m03", Reason: "r"}, {ID: "m99", Reason: "gone"}}
+	acc := []verdict.Accepted{{ID: "m03", Reason: "r"}, {ID: "m99", Reason: "gone"}}
 	shards := shardSet(t, 2, 6, wholeCampaign)
 	for _, s := range shards {
-		s.Ratchet = &Ratchet{File: "waitsim/accepted.yaml", Accepted: acc}
-		Evaluate(s)
+		s.Ratchet = &verdict.Ratchet{File: "waitsim/accepted.yaml", Accepted: acc}
+		verdict.Evaluate(s)
 		if len(s.Ratchet.Stale) != 0 {
 			t.Errorf("shard %s judged stale entries: %q", s.Shard, s.Ratchet.Stale)
 		}
 	}
-	m, err := Merge(shards, "a.json", "b.json")
+	m, err := verdict.Merge(shards, "a.json", "b.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Ratchet == nil || !slices.Equal(m.Ratchet.Stale, []string{"m99"}) || !slices.Equal(m.Ratchet.Resolved, []Resolved{{ID: "m03", Status: StatusKilled}}) {
+	if m.Ratchet == nil || !slices.Equal(m.Ratchet.Stale, []string{"m99"}) || !slices.Equal(m.Ratchet.Resolved, []verdict.Resolved{{ID: "m03", Status: verdict.StatusKilled}}) {
 		t.Errorf("merged ratchet %+v", m.Ratchet)
 	}
-	shards[1].Ratchet = &Ratchet{File: "waitsim/accepted.yaml", Accepted: acc[:1]}
-	if _, err := Merge(shards, "a.json", "b.json"); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "b.json ran with waitsim/accepted.yaml (1 entries), a.json with waitsim/accepted.yaml (2 entries)") {
+	shards[1].Ratchet = &verdict.Ratchet{File: "waitsim/accepted.yaml", Accepted: acc[:1]}
+	if _, err := verdict.Merge(shards, "a.json", "b.json"); !errors.Is(err, verdict.ErrUsage) || !strings.Contains(err.Error(), "b.json ran with waitsim/accepted.yaml (1 entries), a.json with waitsim/accepted.yaml (2 entries)") {
 		t.Errorf("shards of different accepted files: %v", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/waitsim/waitsim/mutants/mutation"
 )
 
 // BenchmarkCampaign runs the whole gate on this module as `make mutate`
@@ -36,7 +38,7 @@ func BenchmarkCampaign(b *testing.B) {
 
 // BenchmarkApplyPatch is the cost of applying one catalog patch in memory.
 func BenchmarkApplyPatch(b *testing.B) {
-	cat, err := LoadCatalog("..", "mutants/catalog")
+	cat, err := mutation.LoadCatalog("..", "mutants/catalog")
 	if err != nil || len(cat) == 0 {
 		b.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func BenchmarkApplyPatch(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, _, err := ApplyPatch(src, cat[0].Patch); err != nil {
+		if _, _, err := mutation.ApplyPatch(src, cat[0].Patch); err != nil {
 			b.Fatal(err)
 		}
 	}

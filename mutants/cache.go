@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/waitsim/waitsim/limits"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // cacheVersion changes whenever the meaning of a cached verdict does.
@@ -82,26 +83,26 @@ func (c *Cache) Get(key string) (Verdict, bool) {
 
 // Put stores r's verdict under key (only cachedStatuses: a timed-out
 // verdict is ignored).
-func (c *Cache) Put(key string, r MutantResult) { c.PutRun(key, r, false) }
+func (c *Cache) Put(key string, r verdict.MutantResult) { c.PutRun(key, r, false) }
 
 // cachedStatuses are the statuses a cache keeps: the verdicts that are
 // properties of the mutated bytes alone. A time-out depends on load; a
 // failure of the machine (EnvError) is no status at all and never gets
 // here.
-var cachedStatuses = []string{StatusKilled, StatusSurvived, StatusNotViable}
+var cachedStatuses = []string{verdict.StatusKilled, verdict.StatusSurvived, verdict.StatusNotViable}
 
 // PutRun is Put for a verdict whose KilledBy lists every failing case
 // (allKillers) or the first one met; a kill also records r's first killer
 // under r.ID (LastKiller). Only cachedStatuses are stored.
-func (c *Cache) PutRun(key string, r MutantResult, allKillers bool) {
+func (c *Cache) PutRun(key string, r verdict.MutantResult, allKillers bool) {
 	if !slices.Contains(cachedStatuses, r.Status) || key == "" {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.Entries[key] = &Verdict{Status: r.Status, KilledBy: r.KilledBy, Detail: r.Detail, DurationMs: r.DurationMs, Seq: c.seq,
-		AllKillers: allKillers && r.Status == StatusKilled}
-	if r.Status == StatusKilled && len(r.KilledBy) > 0 && r.ID != "" {
+		AllKillers: allKillers && r.Status == verdict.StatusKilled}
+	if r.Status == verdict.StatusKilled && len(r.KilledBy) > 0 && r.ID != "" {
 		if c.Killers == nil {
 			c.Killers = map[string]string{}
 		}

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/mutants/mutation"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // TestCatalogProblems: every authoring error of a catalog is reported at
@@ -34,10 +37,10 @@ func TestCatalogProblems(t *testing.T) {
 	write("Bad_Id.yaml", good)
 	write("e-empty.yaml", "# nothing\n")
 	write("f-syntax.yaml", "intent: [x\n")
-	write("g-big.yaml", "intent: "+strings.Repeat("x", MaxCatalogFileBytes)+"\n")
-	_, err := LoadCatalog(dir, ".")
-	var ce *CatalogError
-	if !errors.As(err, &ce) || !errors.Is(err, ErrUsage) {
+	write("g-big.yaml", "intent: "+strings.Repeat("x", mutation.MaxCatalogFileBytes)+"\n")
+	_, err := mutation.LoadCatalog(dir, ".")
+	var ce *mutation.CatalogError
+	if !errors.As(err, &ce) || !errors.Is(err, verdict.ErrUsage) {
 		t.Fatalf("want a *CatalogError that is a usage error, got %v", err)
 	}
 	want := []string{
@@ -53,7 +56,7 @@ func TestCatalogProblems(t *testing.T) {
 		`d-lines.yaml:3:8: patch: names no file: want the headers --- a/p.go and +++ b/p.go`,
 		"e-empty.yaml:1:1: entry: want one mapping of intent, spec, file and patch",
 		"f-syntax.yaml:1:9: yaml: sequence end token ']' not found",
-		fmt.Sprintf("g-big.yaml:1:1: file: is %d bytes, more than the limit of %d for a catalog entry (docs/scenarios.md: Limits)", MaxCatalogFileBytes+len("intent: \n"), MaxCatalogFileBytes),
+		fmt.Sprintf("g-big.yaml:1:1: file: is %d bytes, more than the limit of %d for a catalog entry (docs/scenarios.md: Limits)", mutation.MaxCatalogFileBytes+len("intent: \n"), mutation.MaxCatalogFileBytes),
 	}
 	if got := strings.Join(ce.Problems, "\n"); got != strings.Join(want, "\n") || ce.More != 0 {
 		t.Errorf("problems:\n  %s\nwant:\n  %s", strings.Join(ce.Problems, "\n  "), strings.Join(want, "\n  "))
@@ -64,16 +67,16 @@ func TestCatalogProblems(t *testing.T) {
 
 	// Bounded: MaxCatalogProblems listed, the rest counted.
 	many := t.TempDir()
-	for i := range MaxCatalogProblems + 7 {
+	for i := range verdict.MaxProblems + 7 {
 		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("m%03d.yaml", i)), []byte("bogus: 1\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Each file: the unknown field, then intent, file and patch missing.
-	total := 4 * (MaxCatalogProblems + 7)
-	_, err = LoadCatalog(many, ".")
-	if !errors.As(err, &ce) || len(ce.Problems) != MaxCatalogProblems || ce.More != total-MaxCatalogProblems {
-		t.Fatalf("bounded: %d problems, %d more, want %d and %d", len(ce.Problems), ce.More, MaxCatalogProblems, total-MaxCatalogProblems)
+	total := 4 * (verdict.MaxProblems + 7)
+	_, err = mutation.LoadCatalog(many, ".")
+	if !errors.As(err, &ce) || len(ce.Problems) != verdict.MaxProblems || ce.More != total-verdict.MaxProblems {
+		t.Fatalf("bounded: %d problems, %d more, want %d and %d", len(ce.Problems), ce.More, verdict.MaxProblems, total-verdict.MaxProblems)
 	}
 	if msg := ce.Error(); !strings.HasSuffix(msg, fmt.Sprintf("\n  … and %d more", ce.More)) || !strings.HasPrefix(msg, fmt.Sprintf("%d problem(s)", total)) {
 		t.Errorf("bounded Error(): …%s", msg[max(0, len(msg)-200):])
@@ -104,8 +107,8 @@ func TestCatalogTypoCommand(t *testing.T) {
 		"  catalog/zz-typo.yaml:1:1: intnet: unknown field (known here: intent, spec, file, patch)\n" +
 		"  catalog/zz-typo.yaml:1:1: intent: required field is missing\n" +
 		"  catalog/zz-typo.yaml:2:1: sepc: unknown field (known here: intent, spec, file, patch)\n"
-	if code != ExitUsage || stderr.String() != want {
-		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and:\n%s", code, stderr.String(), ExitUsage, want)
+	if code != verdict.ExitUsage || stderr.String() != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and:\n%s", code, stderr.String(), verdict.ExitUsage, want)
 	}
 	sameSnapshot(t, before, snapshot(t, root))
 	if _, err := os.Stat(out); err == nil {
@@ -122,7 +125,7 @@ func TestApplyPatchRefusesNewFile(t *testing.T) {
 		"--- a/p.go\n+++ /dev/null\n@@ -1 +0,0 @@\n-package p\n",
 		"diff --git a/p.go b/q.go\nsimilarity index 90%\nrename from p.go\nrename to q.go\n--- a/p.go\n+++ b/q.go\n@@ -1 +1 @@\n-package p\n+package q\n",
 	} {
-		if _, _, err := ApplyPatch([]byte("package p\n"), p); err == nil || !strings.Contains(err.Error(), "creates, deletes, renames or copies a file") {
+		if _, _, err := mutation.ApplyPatch([]byte("package p\n"), p); err == nil || !strings.Contains(err.Error(), "creates, deletes, renames or copies a file") {
 			t.Errorf("%q: %v", p, err)
 		}
 	}

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/waitsim/waitsim/limits"
+	"github.com/waitsim/waitsim/mutants/mutation"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/suitebin"
 	"github.com/waitsim/waitsim/workspace"
 )
@@ -53,9 +55,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	default:
 	}
 	if got != nil {
-		name, code := "SIGINT", ExitInterrupted
+		name, code := "SIGINT", verdict.ExitInterrupted
 		if got == syscall.SIGTERM {
-			name, code = "SIGTERM", ExitTerminated
+			name, code = "SIGTERM", verdict.ExitTerminated
 		}
 		fmt.Fprintf(stderr, "waitsim mutate: interrupted (%s); the tree was not touched, nothing was written\n", name)
 		return code
@@ -110,46 +112,46 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return ExitPass
+			return verdict.ExitPass
 		}
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "waitsim mutate: unexpected arguments %q\n", fs.Args())
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	switch {
 	case cfg.Workers < 0:
 		fmt.Fprintf(stderr, "waitsim mutate: --workers %d: want ≥ 1, or 0 for the number of cores\n", cfg.Workers)
-		return ExitUsage
+		return verdict.ExitUsage
 	case !(cfg.TimeoutFactor > 0) || math.IsInf(cfg.TimeoutFactor, 0):
 		fmt.Fprintf(stderr, "waitsim mutate: --timeout-factor %v: want a number > 0\n", cfg.TimeoutFactor)
-		return ExitUsage
+		return verdict.ExitUsage
 	case cfg.TimeoutFloor <= 0:
 		fmt.Fprintf(stderr, "waitsim mutate: --timeout-floor %v: want a duration > 0\n", cfg.TimeoutFloor)
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	var err error
 	if cfg.Root == "" {
 		if cfg.Root, err = findRoot(); err != nil {
 			fmt.Fprintln(stderr, "waitsim mutate:", err)
-			return ExitUsage
+			return verdict.ExitUsage
 		}
 	}
 	if cfg.Root, err = filepath.Abs(cfg.Root); err != nil {
 		fmt.Fprintln(stderr, "waitsim mutate:", err)
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	if shard != "" {
-		if cfg.Shard, err = ParseShard(shard); err != nil {
+		if cfg.Shard, err = verdict.ParseShard(shard); err != nil {
 			fmt.Fprintln(stderr, "waitsim mutate:", err)
-			return ExitUsage
+			return verdict.ExitUsage
 		}
 	}
 	if only != "" {
 		if cfg.Only, err = regexp.Compile(only); err != nil {
 			fmt.Fprintln(stderr, "waitsim mutate: --only:", err)
-			return ExitUsage
+			return verdict.ExitUsage
 		}
 	}
 	if !flagSet(fs, "generator") && !(workspace.IsOwn(cfg.Root) && (cfg.SuitePkg == "" || cfg.SuitePkg == workspace.OwnSuitePkg) &&
@@ -158,7 +160,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if cfg.GenWorlds < 0 {
 		fmt.Fprintf(stderr, "waitsim mutate: --generator %d: want ≥ 0 worlds\n", cfg.GenWorlds)
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	if !noCache {
 		cfg.CacheFile = cache
@@ -176,44 +178,44 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "off":
 	default:
 		fmt.Fprintf(stderr, "waitsim mutate: --progress %q: want auto, tty, plain or off\n", progressMode)
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	if cfg.Runner != RunnerHot && cfg.Runner != RunnerCold {
 		fmt.Fprintf(stderr, "waitsim mutate: --runner %q: want hot or cold\n", cfg.Runner)
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	if cfg.Mode != ModeSchemata && cfg.Mode != ModeOverlay {
 		fmt.Fprintf(stderr, "waitsim mutate: --mode %q: want schemata or overlay\n", cfg.Mode)
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	// Every place the campaign writes is checked before it starts.
 	if err := checkOutputs(&cfg, out); err != nil {
 		fmt.Fprintf(stderr, "waitsim mutate: %v; nothing ran\n", err)
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	// One campaign per tree at a time.
 	lock, err := LockTree(cfg.Root)
 	if err != nil {
 		fmt.Fprintf(stderr, "waitsim mutate: %v; nothing ran\n", err)
 		if errors.Is(err, ErrEnvironment) {
-			return ExitEnvironment
+			return verdict.ExitEnvironment
 		}
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	defer lock.Release()
 	res, err := Run(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
-			return ExitInterrupted
+			return verdict.ExitInterrupted
 		}
 		fmt.Fprintln(stderr, "waitsim mutate:", err)
 		switch {
-		case errors.Is(err, ErrUsage):
-			return ExitUsage
+		case errors.Is(err, verdict.ErrUsage):
+			return verdict.ExitUsage
 		case errors.Is(err, ErrEnvironment):
-			return ExitEnvironment
+			return verdict.ExitEnvironment
 		}
-		return ExitError
+		return verdict.ExitError
 	}
 	return finishCommand(res, cfg.Root, out, stdout, stderr)
 }
@@ -283,57 +285,57 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return ExitPass
+			return verdict.ExitPass
 		}
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "waitsim mutate merge: no shard results given")
 		fs.Usage()
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	root, _ := os.Getwd()
 	if err := CheckOutputFile("-o", outPath(root, *out)); err != nil {
 		fmt.Fprintf(stderr, "waitsim mutate merge: %v; nothing merged\n", err)
-		return ExitUsage
+		return verdict.ExitUsage
 	}
-	var shards []*Result
+	var shards []*verdict.Result
 	for _, p := range fs.Args() {
 		text, err := limits.Read(p, limits.Results)
 		if err != nil {
-			fmt.Fprintln(stderr, "waitsim mutate merge:", limitsError(p, err))
-			return ExitUsage
+			fmt.Fprintln(stderr, "waitsim mutate merge:", mutation.LimitsError(p, err))
+			return verdict.ExitUsage
 		}
-		var r Result
+		var r verdict.Result
 		if err := json.Unmarshal(text.Src, &r); err != nil {
 			fmt.Fprintf(stderr, "waitsim mutate merge: %s: %v\n", p, err)
-			return ExitUsage
+			return verdict.ExitUsage
 		}
 		shards = append(shards, &r)
 	}
-	res, err := Merge(shards, fs.Args()...)
+	res, err := verdict.Merge(shards, fs.Args()...)
 	if err != nil {
 		fmt.Fprintln(stderr, "waitsim mutate merge:", err)
-		return ExitUsage
+		return verdict.ExitUsage
 	}
 	return finishCommand(res, root, *out, stdout, stderr)
 }
 
 // finishCommand writes res to out (relative to root) and prints the summary.
-func finishCommand(res *Result, root, out string, stdout, stderr io.Writer) int {
+func finishCommand(res *verdict.Result, root, out string, stdout, stderr io.Writer) int {
 	out = outPath(root, out)
 	if err := WriteResult(out, res); err != nil {
 		fmt.Fprintln(stderr, "waitsim mutate:", err)
-		return ExitError
+		return verdict.ExitError
 	}
 	Summary(stdout, res)
-	fmt.Fprintf(stdout, "result: %s\n", relTo(root, out))
+	fmt.Fprintf(stdout, "result: %s\n", mutation.RelTo(root, out))
 	return res.ExitCode
 }
 
 // WriteResult writes res as indented JSON to path, atomically (a temporary
 // file in the same directory renamed over it).
-func WriteResult(path string, res *Result) error {
+func WriteResult(path string, res *verdict.Result) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
@@ -344,14 +346,14 @@ func WriteResult(path string, res *Result) error {
 // Summary prints the campaign for a human: every mutant that was not killed,
 // the counts, scores, costs and the gate's verdict; for a failed baseline,
 // the failing cases and the command that reproduces them.
-func Summary(w io.Writer, res *Result) {
+func Summary(w io.Writer, res *verdict.Result) {
 	for _, n := range res.Notes {
-		fmt.Fprintf(w, "note: %s\n", firstLine(n))
+		fmt.Fprintf(w, "note: %s\n", verdict.FirstLine(n))
 	}
 	if b := res.Baseline; b != nil {
 		fmt.Fprintf(w, "%s\n", res.Gate)
 		if len(b.Failed) > 0 {
-			fmt.Fprintf(w, "failing cases: %s\n", strings.Join(first(b.Failed, 10), ", "))
+			fmt.Fprintf(w, "failing cases: %s\n", strings.Join(verdict.First(b.Failed, 10), ", "))
 		} else if l := firstLines(b.Output, 3); l != "" {
 			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(l, "\n", "\n    "))
 		}
@@ -361,12 +363,12 @@ func Summary(w io.Writer, res *Result) {
 		return
 	}
 	for _, m := range res.Mutants {
-		if m.Status == StatusKilled {
+		if m.Status == verdict.StatusKilled {
 			continue
 		}
-		fmt.Fprintf(w, "%-23s %-8s %s — %s\n", orNotRun(m.Status), m.Source, m.ID, m.Intent)
-		ratchetMutantNote(w, res, m)
-		if m.Status != StatusSurvived {
+		fmt.Fprintf(w, "%-23s %-8s %s — %s\n", verdict.OrNotRun(m.Status), m.Source, m.ID, m.Intent)
+		verdict.RatchetMutantNote(w, res, m)
+		if m.Status != verdict.StatusSurvived {
 			if l := firstLines(m.Detail, 3); l != "" {
 				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(l, "\n", "\n    "))
 			}
@@ -399,7 +401,7 @@ func Summary(w io.Writer, res *Result) {
 	if res.MedianMutantMs == 0 {
 		median = "median n/a (no mutant was built and run: every verdict came from the cache or needed no run)"
 	}
-	if l := GeneratorLine(res); l != "" {
+	if l := verdict.GeneratorLine(res); l != "" {
 		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintf(w, "time: %.1fs wall, baseline run %d ms, mutant timeout %d ms (of the test run alone; a mutant's time adds its build), %s\n",
@@ -416,7 +418,7 @@ func Summary(w io.Writer, res *Result) {
 			fmt.Fprintf(w, "    %s\n", d)
 		}
 	}
-	ratchetSummary(w, res)
+	verdict.RatchetSummary(w, res)
 	fmt.Fprintf(w, "gate: %s (exit %d)\n", res.Gate, res.ExitCode)
 }
 
@@ -426,7 +428,7 @@ func pctOrNA(score float64, scored int, threshold float64) string {
 	if scored == 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%s of %d", FormatScore(score, scored, threshold), scored)
+	return fmt.Sprintf("%s of %d", verdict.FormatScore(score, scored, threshold), scored)
 }
 
 // firstLines is the first n non-blank lines of s, trimmed, with a colon

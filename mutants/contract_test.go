@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/mutants/mutation"
 )
 
 // contractSection returns the text of section "## n." of docs/contract.md, up
@@ -32,7 +34,7 @@ func contractSection(t *testing.T, n string) string {
 // stable id, one "- `id`: description" line each, and lists no mutant the
 // catalog does not have.
 func TestContractListsCatalog(t *testing.T) {
-	entries, err := LoadCatalog("..", "mutants/catalog")
+	entries, err := mutation.LoadCatalog("..", "mutants/catalog")
 	if err != nil {
 		t.Fatal(err)
 	}

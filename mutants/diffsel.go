@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // Changes are the lines changed since a git ref: by root-relative path, the
@@ -49,7 +50,7 @@ func ChangedLines(ctx context.Context, root, ref string) (Changes, error) {
 			if ee, ok := err.(*exec.ExitError); ok {
 				msg = strings.TrimSpace(string(ee.Stderr))
 			}
-			return nil, fmt.Errorf("%w: git %s: %v %s", ErrUsage, strings.Join(args, " "), err, msg)
+			return nil, fmt.Errorf("%w: git %s: %v %s", verdict.ErrUsage, strings.Join(args, " "), err, msg)
 		}
 		return out, nil
 	}

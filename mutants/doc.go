@@ -13,8 +13,9 @@
 //     file, the gremlins config, shards, the cache, gremlins' output) goes
 //     through limits.Read before a parser sees it.
 //   - A survivor fails the gate unless the committed accepted file lists it
-//     with a reason (the ratchet, accepted.go); an operator mutant marked
-//     //waitsim:equivalent in the source is not run (equivmark.go).
+//     with a reason (the ratchet, verdict/accepted.go); an operator mutant
+//     marked //waitsim:equivalent in the source is not run
+//     (mutation/equivmark.go).
 //   - One campaign per tree at a time (LockTree); no process it starts
 //     outlives it (workspace.GroupCommand).
 //   - The hot runner (hot.go) gives the cold runner's verdicts: a hot

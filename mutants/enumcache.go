@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/mutation"
 	"github.com/waitsim/waitsim/workspace"
 )
 
@@ -67,7 +68,7 @@ func (r *runner) enumKey(ctx context.Context) string {
 			return ""
 		}
 		s := sha256.Sum256(b)
-		fmt.Fprintf(h, "%s\x00%x\x00", filepath.ToSlash(relTo(r.cfg.Root, p)), s)
+		fmt.Fprintf(h, "%s\x00%x\x00", filepath.ToSlash(mutation.RelTo(r.cfg.Root, p)), s)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // A verdict is a property of a mutant. A build, vet or run of the suite can
@@ -122,7 +124,7 @@ func buildFailure(step, what string, err error, out string) error {
 	cause := machineCause(err, out)
 	if cause == "" && !diagnosticLine.MatchString(out) {
 		cause = "it failed without a diagnostic of the code"
-		if l := firstLine(strings.TrimSpace(out)); l != "" {
+		if l := verdict.FirstLine(strings.TrimSpace(out)); l != "" {
 			cause += " (" + shortLine(l) + ")"
 		} else {
 			cause += " and without any output"

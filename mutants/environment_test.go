@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/suitebin"
 )
 
@@ -95,8 +96,8 @@ func TestEnvironmentFailureNotCached(t *testing.T) {
 			t.Setenv("PATH", pathWith(fakeGo(t, c.pattern, c.action)))
 			var so, se bytes.Buffer
 			code := Command(context.Background(), args, &so, &se)
-			if code != ExitEnvironment {
-				t.Errorf("exit %d, want %d (environment error); stdout:\n%s\nstderr:\n%s", code, ExitEnvironment, so.String(), se.String())
+			if code != verdict.ExitEnvironment {
+				t.Errorf("exit %d, want %d (environment error); stdout:\n%s\nstderr:\n%s", code, verdict.ExitEnvironment, so.String(), se.String())
 			}
 			if msg := se.String(); !strings.Contains(msg, c.want) || !strings.Contains(msg, "environment") {
 				t.Errorf("stderr does not call it an environment error naming %q:\n%s", c.want, msg)
@@ -113,18 +114,18 @@ func TestEnvironmentFailureNotCached(t *testing.T) {
 			t.Setenv("PATH", realPath)
 			so.Reset()
 			se.Reset()
-			if code := Command(context.Background(), args, &so, &se); code != ExitPass && code != ExitGateFailed {
+			if code := Command(context.Background(), args, &so, &se); code != verdict.ExitPass && code != verdict.ExitGateFailed {
 				t.Fatalf("on a sound machine: exit %d; stderr:\n%s", code, se.String())
 			}
 			b, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var res Result
+			var res verdict.Result
 			if err := json.Unmarshal(b, &res); err != nil {
 				t.Fatal(err)
 			}
-			want := map[string]string{"sanity": StatusKilled, "add-subtracts": StatusKilled, "label-changes": StatusSurvived}
+			want := map[string]string{"sanity": verdict.StatusKilled, "add-subtracts": verdict.StatusKilled, "label-changes": verdict.StatusSurvived}
 			for _, m := range res.Mutants {
 				if m.Cached {
 					t.Errorf("%s: %s served from the cache the faulty run left", m.ID, m.Status)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/results"
@@ -36,7 +37,7 @@ func (r *runner) overlayFile(dir string, files map[string][]byte) (string, error
 	for rel, b := range files {
 		dst, err := within(filepath.Join(dir, "src"), rel)
 		if err != nil {
-			return "", fmt.Errorf("%w: overlay: %v", ErrUsage, err)
+			return "", fmt.Errorf("%w: overlay: %v", verdict.ErrUsage, err)
 		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return "", err

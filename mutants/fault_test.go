@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/workspace"
 )
 
@@ -104,8 +105,8 @@ func TestPathEscapeRefused(t *testing.T) {
 			code := Command(context.Background(), []string{"--root", root, "--pkg", "./calc/", "--target", "./calc/",
 				"--catalog", "catalog", "--config", "gremlins.yaml", "--equivalents", "none.yaml", "--no-operators",
 				"--only", "zz-escape", "--no-cache", "--progress", "off", "--out", out}, &stdout, &stderr)
-			if code != ExitUsage {
-				t.Errorf("exit %d, want %d; stderr: %s", code, ExitUsage, stderr.String())
+			if code != verdict.ExitUsage {
+				t.Errorf("exit %d, want %d; stderr: %s", code, verdict.ExitUsage, stderr.String())
 			}
 			if msg := stderr.String(); !strings.Contains(msg, "\n  catalog/zz-escape.yaml"+c.field) {
 				t.Errorf("the error does not name the catalog file, line and field as zz-escape.yaml%s…: %s", c.field, msg)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // fixtureConfig is a campaign on testdata/fixture: its own module, suite
@@ -22,8 +24,8 @@ func fixtureConfig(t *testing.T, mode string) Config {
 		TimeoutFloor: 3 * time.Second, Mode: mode}
 }
 
-func byID(res *Result) map[string]MutantResult {
-	out := map[string]MutantResult{}
+func byID(res *verdict.Result) map[string]verdict.MutantResult {
+	out := map[string]verdict.MutantResult{}
 	for _, m := range res.Mutants {
 		out[m.ID] = m
 	}
@@ -41,17 +43,17 @@ func TestClassification(t *testing.T) {
 	// processes): run beside them on the second core.
 	t.Parallel()
 	want := map[string]string{
-		"sanity":           StatusKilled,
-		"add-subtracts":    StatusKilled,
-		"clamp-panics":     StatusKilled,
-		"clamp-zero":       StatusKilled,
-		"limit-changes":    StatusKilled,
-		"label-changes":    StatusSurvived,
-		"does-not-compile": StatusNotViable,
-		"fails-vet":        StatusNotViable,
-		"sum-loops":        StatusTimedOut,
-		"source-moved":     StatusNoApply,
-		"greeting-changes": StatusKilled,
+		"sanity":           verdict.StatusKilled,
+		"add-subtracts":    verdict.StatusKilled,
+		"clamp-panics":     verdict.StatusKilled,
+		"clamp-zero":       verdict.StatusKilled,
+		"limit-changes":    verdict.StatusKilled,
+		"label-changes":    verdict.StatusSurvived,
+		"does-not-compile": verdict.StatusNotViable,
+		"fails-vet":        verdict.StatusNotViable,
+		"sum-loops":        verdict.StatusTimedOut,
+		"source-moved":     verdict.StatusNoApply,
+		"greeting-changes": verdict.StatusKilled,
 	}
 	for _, mode := range []string{ModeSchemata, ModeOverlay} {
 		t.Run(mode, func(t *testing.T) {
@@ -80,8 +82,8 @@ func TestClassification(t *testing.T) {
 			if d := got["add-subtracts"].Diff; d == "" || got["add-subtracts"].Line != 12 {
 				t.Errorf("add-subtracts: line %d, diff %q", got["add-subtracts"].Line, d)
 			}
-			if res.ExitCode != ExitGateFailed {
-				t.Errorf("exit %d (%s), want %d", res.ExitCode, res.Gate, ExitGateFailed)
+			if res.ExitCode != verdict.ExitGateFailed {
+				t.Errorf("exit %d (%s), want %d", res.ExitCode, res.Gate, verdict.ExitGateFailed)
 			}
 			if kb := got["greeting-changes"].KilledBy; !slices.Equal(kb, []string{"TestGreet"}) {
 				t.Errorf("greeting-changes killed by %q, want [TestGreet]", kb)
@@ -110,8 +112,8 @@ func TestBaselineFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ExitCode != ExitUntrusted || len(res.Mutants) != 0 {
-		t.Fatalf("exit %d, gate %q, %d mutants; want %d and none run", res.ExitCode, res.Gate, len(res.Mutants), ExitUntrusted)
+	if res.ExitCode != verdict.ExitUntrusted || len(res.Mutants) != 0 {
+		t.Fatalf("exit %d, gate %q, %d mutants; want %d and none run", res.ExitCode, res.Gate, len(res.Mutants), verdict.ExitUntrusted)
 	}
 }
 
@@ -178,7 +180,7 @@ func TestSchemataValueFallback(t *testing.T) {
 	}
 	got := byID(res)
 	for _, id := range []string{"add-subtracts", "greeting-changes"} {
-		if got[id].Status != StatusKilled {
+		if got[id].Status != verdict.StatusKilled {
 			t.Errorf("%s: %s (%s), want killed", id, got[id].Status, got[id].Detail)
 		}
 	}

@@ -10,39 +10,41 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/mutation"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/workspace"
 )
 
 // shardSet builds the n shard results of a campaign of total operator
 // mutants "m00"…, all killed, each shard exactly its share.
-func shardSet(t *testing.T, n, total int, opts string) []*Result {
+func shardSet(t *testing.T, n, total int, opts string) []*verdict.Result {
 	t.Helper()
 	var ids []string
 	for i := 0; i < total; i++ {
 		ids = append(ids, string([]byte{'m', byte('0' + i/10), byte('0' + i%10)}))
 	}
-	camp := &Campaign{Total: total, IDsHash: idsHash(ids)}
-	var out []*Result
+	camp := &verdict.Campaign{Total: total, IDsHash: verdict.IDsHash(ids)}
+	var out []*verdict.Result
 	for k := 1; k <= n; k++ {
-		sh := Shard{K: k, N: n}
-		r := &Result{Version: ResultVersion, Shard: sh.String(), Threshold: 100, Options: opts, Commit: "abc", Campaign: camp,
-			Mutants: []MutantResult{{ID: "sanity", Source: SourceSanity, Status: StatusKilled}}}
+		sh := verdict.Shard{K: k, N: n}
+		r := &verdict.Result{Version: verdict.ResultVersion, Shard: sh.String(), Threshold: 100, Options: opts, Commit: "abc", Campaign: camp,
+			Mutants: []verdict.MutantResult{{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled}}}
 		for i, id := range ids {
 			if sh.Has(i) {
-				r.Mutants = append(r.Mutants, MutantResult{ID: id, Source: SourceGremlins, Status: StatusKilled})
+				r.Mutants = append(r.Mutants, verdict.MutantResult{ID: id, Source: verdict.SourceGremlins, Status: verdict.StatusKilled})
 			}
 		}
-		Evaluate(r)
+		verdict.Evaluate(r)
 		out = append(out, r)
 	}
 	return out
 }
 
-func baselineFailed(r *Result) {
+func baselineFailed(r *verdict.Result) {
 	r.Mutants, r.Campaign = nil, nil
 	r.Gate = "baseline failed: the unmutated suite fails (TestTable/a)"
-	r.Baseline = &BaselineFailure{Failed: []string{"TestTable/a"}, Repro: "go test ./scenarios/"}
-	r.ExitCode = ExitUntrusted
+	r.Baseline = &verdict.BaselineFailure{Failed: []string{"TestTable/a"}, Repro: "go test ./scenarios/"}
+	r.ExitCode = verdict.ExitUntrusted
 }
 
 var names4 = []string{"sh1.json", "sh2.json", "sh3.json", "sh4.json"}
@@ -51,51 +53,51 @@ var names4 = []string{"sh1.json", "sh2.json", "sh3.json", "sh4.json"}
 // (also when every shard failed); an incomplete or inconsistent set of
 // shards is a usage error naming the shard file.
 func TestMergeRefuses(t *testing.T) {
-	if m, err := Merge(shardSet(t, 4, 10, "o"), names4...); err != nil || m.ExitCode != ExitPass {
+	if m, err := verdict.Merge(shardSet(t, 4, 10, "o"), names4...); err != nil || m.ExitCode != verdict.ExitPass {
 		t.Fatalf("a good set: %v, %+v", err, m)
 	}
 	s := shardSet(t, 4, 10, "o")
 	baselineFailed(s[2])
-	m, err := Merge(s, names4...)
-	if err != nil || m.ExitCode != ExitUntrusted || !strings.Contains(m.Gate, "sh3.json") {
+	m, err := verdict.Merge(s, names4...)
+	if err != nil || m.ExitCode != verdict.ExitUntrusted || !strings.Contains(m.Gate, "sh3.json") {
 		t.Fatalf("one shard's baseline failed: err %v, exit %d, gate %q; want exit 3 naming sh3.json", err, m.ExitCode, m.Gate)
 	}
 	s = shardSet(t, 4, 10, "o")
 	for _, r := range s {
 		baselineFailed(r)
 	}
-	if m, err := Merge(s, names4...); err != nil || m.ExitCode != ExitUntrusted {
+	if m, err := verdict.Merge(s, names4...); err != nil || m.ExitCode != verdict.ExitUntrusted {
 		t.Fatalf("every baseline failed: err %v, exit %d; want 3", err, m.ExitCode)
 	}
 	s = shardSet(t, 4, 10, "o")
-	s[0].Sanity(StatusSurvived)
-	if m, err := Merge(s, names4...); err != nil || m.ExitCode != ExitUntrusted || !strings.Contains(m.Gate, "sh1.json") {
+	setSanity(s[0], verdict.StatusSurvived)
+	if m, err := verdict.Merge(s, names4...); err != nil || m.ExitCode != verdict.ExitUntrusted || !strings.Contains(m.Gate, "sh1.json") {
 		t.Fatalf("sanity survived in a shard: err %v, exit %d %q", err, m.ExitCode, m.Gate)
 	}
 
 	for _, c := range []struct {
 		name   string
-		mangle func(s []*Result) []*Result
+		mangle func(s []*verdict.Result) []*verdict.Result
 		want   []string
 	}{
-		{"missing shard", func(s []*Result) []*Result { return s[:3] }, []string{"4/4 is missing"}},
-		{"--only on one shard", func(s []*Result) []*Result {
+		{"missing shard", func(s []*verdict.Result) []*verdict.Result { return s[:3] }, []string{"4/4 is missing"}},
+		{"--only on one shard", func(s []*verdict.Result) []*verdict.Result {
 			s[1].Mutants = s[1].Mutants[:2]
 			return s
 		}, []string{"sh2.json", "share"}},
-		{"different options", func(s []*Result) []*Result {
+		{"different options", func(s []*verdict.Result) []*verdict.Result {
 			s[3] = shardSet(t, 4, 7, "no-operators")[3]
 			return s
 		}, []string{"sh4.json", "options"}},
-		{"different n", func(s []*Result) []*Result {
+		{"different n", func(s []*verdict.Result) []*verdict.Result {
 			s[1] = shardSet(t, 3, 10, "o")[1]
 			return s
 		}, []string{"sh2.json", "split"}},
-		{"different commit", func(s []*Result) []*Result {
+		{"different commit", func(s []*verdict.Result) []*verdict.Result {
 			s[2].Commit = "abc-dirty"
 			return s
 		}, []string{"sh3.json", "commit"}},
-		{"different tree of one dirty commit", func(s []*Result) []*Result {
+		{"different tree of one dirty commit", func(s []*verdict.Result) []*verdict.Result {
 			for i, r := range s {
 				r.Commit, r.Tree = "abc-dirty", "t1"
 				if i == 2 {
@@ -104,40 +106,40 @@ func TestMergeRefuses(t *testing.T) {
 			}
 			return s
 		}, []string{"sh3.json", "tree"}},
-		{"different suite", func(s []*Result) []*Result {
-			s[1].Suite = Suite{Pkg: "./waittool/"}
+		{"different suite", func(s []*verdict.Result) []*verdict.Result {
+			s[1].Suite = verdict.Suite{Pkg: "./waittool/"}
 			return s
 		}, []string{"sh2.json", "suite"}},
-		{"different suite pattern", func(s []*Result) []*Result {
+		{"different suite pattern", func(s []*verdict.Result) []*verdict.Result {
 			s[1].Suite.Run = "^TestOther$"
 			return s
 		}, []string{"sh2.json", "suite"}},
-		{"different threshold", func(s []*Result) []*Result {
+		{"different threshold", func(s []*verdict.Result) []*verdict.Result {
 			s[3].Threshold = 90
 			return s
 		}, []string{"sh4.json", "threshold"}},
-		{"different version", func(s []*Result) []*Result {
-			s[0].Version = ResultVersion + 1
+		{"different version", func(s []*verdict.Result) []*verdict.Result {
+			s[0].Version = verdict.ResultVersion + 1
 			return s
 		}, []string{"sh1.json", "version"}},
-		{"unknown status", func(s []*Result) []*Result {
+		{"unknown status", func(s []*verdict.Result) []*verdict.Result {
 			s[1].Mutants[1].Status = "bogus"
 			return s
 		}, []string{"sh2.json", s10id(), "bogus"}},
-		{"result file escapes", func(s []*Result) []*Result {
+		{"result file escapes", func(s []*verdict.Result) []*verdict.Result {
 			s[1].Mutants[1].File = "../../etc/passwd"
 			return s
 		}, []string{"sh2.json", "file"}},
-		{"different campaign", func(s []*Result) []*Result {
+		{"different campaign", func(s []*verdict.Result) []*verdict.Result {
 			s[2] = shardSet(t, 4, 11, "o")[2]
 			return s
 		}, []string{"sh3.json", "campaigns"}},
-		{"wrong share", func(s []*Result) []*Result {
+		{"wrong share", func(s []*verdict.Result) []*verdict.Result {
 			s[0].Mutants[1].ID, s[1].Mutants[1].ID = s[1].Mutants[1].ID, s[0].Mutants[1].ID
 			return s
 		}, []string{"not in its share"}},
 	} {
-		_, err := Merge(c.mangle(shardSet(t, 4, 10, "o")), names4...)
+		_, err := verdict.Merge(c.mangle(shardSet(t, 4, 10, "o")), names4...)
 		if err == nil {
 			t.Errorf("%s: merged", c.name)
 			continue
@@ -153,17 +155,17 @@ func TestMergeRefuses(t *testing.T) {
 // s10id is the id of the second mutant of shard 2/4 in shardSet(4, 10).
 func s10id() string { return "m01" }
 
-// Sanity sets the status of r's sanity mutant and re-evaluates r.
-func (r *Result) Sanity(st string) {
+// setSanity sets the status of r's sanity mutant and re-evaluates r.
+func setSanity(r *verdict.Result, st string) {
 	r.Mutants[0].Status = st
-	Evaluate(r)
+	verdict.Evaluate(r)
 }
 
 // TestMergeCommandExit: the merge sub-command exits 2 on an inconsistent
 // set, 3 on a failed baseline, 0 on -h (listing the exit codes).
 func TestMergeCommandExit(t *testing.T) {
 	dir := t.TempDir()
-	write := func(s []*Result) []string {
+	write := func(s []*verdict.Result) []string {
 		var ps []string
 		for i, r := range s {
 			p := filepath.Join(dir, names4[i])
@@ -179,13 +181,13 @@ func TestMergeCommandExit(t *testing.T) {
 	s := shardSet(t, 4, 10, "o")
 	baselineFailed(s[1])
 	var so, se bytes.Buffer
-	if code := Command(context.Background(), append([]string{"merge", "-o", out}, write(s)...), &so, &se); code != ExitUntrusted {
+	if code := Command(context.Background(), append([]string{"merge", "-o", out}, write(s)...), &so, &se); code != verdict.ExitUntrusted {
 		t.Fatalf("baseline failed in a shard: exit %d\n%s%s", code, so.String(), se.String())
 	}
 	s = shardSet(t, 4, 10, "o")
 	s[1].Mutants = s[1].Mutants[:1]
 	se.Reset()
-	if code := Command(context.Background(), append([]string{"merge", "-o", out}, write(s)...), &so, &se); code != ExitUsage || !strings.Contains(se.String(), "sh2.json") {
+	if code := Command(context.Background(), append([]string{"merge", "-o", out}, write(s)...), &so, &se); code != verdict.ExitUsage || !strings.Contains(se.String(), "sh2.json") {
 		t.Fatalf("a short shard: exit %d, stderr %q", code, se.String())
 	}
 	// Issue 11 item 10: an unknown status is exit 2 naming the file and
@@ -193,12 +195,12 @@ func TestMergeCommandExit(t *testing.T) {
 	s = shardSet(t, 4, 10, "o")
 	s[1].Mutants[1].Status = "bogus"
 	se.Reset()
-	if code := Command(context.Background(), append([]string{"merge", "-o", out}, write(s)...), &so, &se); code != ExitUsage ||
+	if code := Command(context.Background(), append([]string{"merge", "-o", out}, write(s)...), &so, &se); code != verdict.ExitUsage ||
 		!strings.Contains(se.String(), "sh2.json") || !strings.Contains(se.String(), "mutant m01") || !strings.Contains(se.String(), "bogus") {
-		t.Fatalf("an unknown status: exit %d, stderr %q; want %d naming sh2.json and mutant m01", code, se.String(), ExitUsage)
+		t.Fatalf("an unknown status: exit %d, stderr %q; want %d naming sh2.json and mutant m01", code, se.String(), verdict.ExitUsage)
 	}
 	se.Reset()
-	if code := Command(context.Background(), []string{"merge", "-h"}, &so, &se); code != ExitPass || !strings.Contains(se.String(), "exit codes") {
+	if code := Command(context.Background(), []string{"merge", "-h"}, &so, &se); code != verdict.ExitPass || !strings.Contains(se.String(), "exit codes") {
 		t.Fatalf("merge -h: exit %d\n%s", code, se.String())
 	}
 	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o644 {
@@ -233,12 +235,12 @@ func TestWrongPaths(t *testing.T) {
 	} {
 		var so, se bytes.Buffer
 		code := Command(context.Background(), append(append([]string{}, base...), c.args...), &so, &se)
-		if code != ExitUsage || !strings.Contains(se.String(), c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d naming %q", c.args, code, se.String(), ExitUsage, c.want)
+		if code != verdict.ExitUsage || !strings.Contains(se.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d naming %q", c.args, code, se.String(), verdict.ExitUsage, c.want)
 		}
 	}
 	var so, se bytes.Buffer
-	if code := Command(context.Background(), []string{"-h"}, &so, &se); code != ExitPass || strings.Contains(se.String(), "-shard waitsim") {
+	if code := Command(context.Background(), []string{"-h"}, &so, &se); code != verdict.ExitPass || strings.Contains(se.String(), "-shard waitsim") {
 		t.Errorf("-h: exit %d\n%s", code, se.String())
 	}
 }
@@ -251,15 +253,15 @@ func TestCatalogYml(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "p.go"), []byte("package p\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(entry), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.yml"), []byte(entry), 0o644)
-	cat, err := LoadCatalog(dir, ".")
+	cat, err := mutation.LoadCatalog(dir, ".")
 	if err != nil || len(cat) != 2 || cat[1].ID != "b" {
 		t.Fatalf("got %+v, %v; want a and b", cat, err)
 	}
-	if _, err := LoadCatalog(dir, "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
+	if _, err := mutation.LoadCatalog(dir, "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("a missing directory: %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, "a.yml"), []byte(entry), 0o644)
-	if _, err := LoadCatalog(dir, "."); err == nil {
+	if _, err := mutation.LoadCatalog(dir, "."); err == nil {
 		t.Fatal("a.yaml and a.yml both loaded")
 	}
 }
@@ -273,26 +275,26 @@ func indent(s string) string {
 // score; --diff with nothing changed passes; not-viable reasons and a
 // failed baseline print cleanly.
 func TestSummaryScores(t *testing.T) {
-	sum := func(r *Result) string {
+	sum := func(r *verdict.Result) string {
 		var b bytes.Buffer
 		Summary(&b, r)
 		return b.String()
 	}
-	san := MutantResult{ID: "sanity", Source: SourceSanity, Status: StatusKilled}
-	r := &Result{Threshold: 100, DiffRef: "main", Mutants: []MutantResult{san}}
-	Evaluate(r)
-	if s := sum(r); r.ExitCode != ExitPass || !strings.Contains(s, "no mutants on lines changed since main") || !strings.Contains(s, "catalog n/a, operator n/a") {
+	san := verdict.MutantResult{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled}
+	r := &verdict.Result{Threshold: 100, DiffRef: "main", Mutants: []verdict.MutantResult{san}}
+	verdict.Evaluate(r)
+	if s := sum(r); r.ExitCode != verdict.ExitPass || !strings.Contains(s, "no mutants on lines changed since main") || !strings.Contains(s, "catalog n/a, operator n/a") {
 		t.Errorf("--diff, nothing changed: exit %d\n%s", r.ExitCode, s)
 	}
-	r = &Result{Threshold: 100, Mutants: []MutantResult{san}}
-	if Evaluate(r); r.ExitCode != ExitNothingTested {
+	r = &verdict.Result{Threshold: 100, Mutants: []verdict.MutantResult{san}}
+	if verdict.Evaluate(r); r.ExitCode != verdict.ExitNothingTested {
 		t.Errorf("nothing without --diff: exit %d, want 4", r.ExitCode)
 	}
-	r = &Result{Threshold: 100, Mutants: []MutantResult{san,
-		{ID: "a", Source: SourceCatalog, Status: StatusKilled},
-		{ID: "b", Source: SourceCatalog, Status: StatusNoApply, Detail: "catalog mutant b no longer applies"},
-		{ID: "g", Source: SourceGremlins, Status: StatusNotViable, Detail: "does not type-check:\nx.go:3:1: undefined: y\n"}}}
-	Evaluate(r)
+	r = &verdict.Result{Threshold: 100, Mutants: []verdict.MutantResult{san,
+		{ID: "a", Source: verdict.SourceCatalog, Status: verdict.StatusKilled},
+		{ID: "b", Source: verdict.SourceCatalog, Status: verdict.StatusNoApply, Detail: "catalog mutant b no longer applies"},
+		{ID: "g", Source: verdict.SourceGremlins, Status: verdict.StatusNotViable, Detail: "does not type-check:\nx.go:3:1: undefined: y\n"}}}
+	verdict.Evaluate(r)
 	s := sum(r)
 	if r.CatalogScore == 100 || strings.Contains(s, "catalog 100") || !strings.Contains(s, "operator n/a") {
 		t.Errorf("no-apply next to a 100%% catalog score:\n%s", s)
@@ -300,11 +302,11 @@ func TestSummaryScores(t *testing.T) {
 	if !strings.Contains(s, "does not type-check: x.go:3:1: undefined: y") {
 		t.Errorf("not viable without its reason:\n%s", s)
 	}
-	r = &Result{Gate: "baseline failed: the unmutated suite fails (TestTable/a)", ExitCode: ExitUntrusted,
-		Baseline: &BaselineFailure{Failed: []string{"TestTable/a"}, Repro: "go test ./scenarios/ -run '^TestTable$'", Output: "tool:4 progress 2250 (cost 500 ms)"}}
-	Evaluate(r)
+	r = &verdict.Result{Gate: "baseline failed: the unmutated suite fails (TestTable/a)", ExitCode: verdict.ExitUntrusted,
+		Baseline: &verdict.BaselineFailure{Failed: []string{"TestTable/a"}, Repro: "go test ./scenarios/ -run '^TestTable$'", Output: "tool:4 progress 2250 (cost 500 ms)"}}
+	verdict.Evaluate(r)
 	s = sum(r)
-	if r.ExitCode != ExitUntrusted || strings.Contains(s, "note:") || strings.Contains(s, "mutants: \n") || !strings.Contains(s, "failing cases: TestTable/a") || !strings.Contains(s, "repro: go test ./scenarios/") {
+	if r.ExitCode != verdict.ExitUntrusted || strings.Contains(s, "note:") || strings.Contains(s, "mutants: \n") || !strings.Contains(s, "failing cases: TestTable/a") || !strings.Contains(s, "repro: go test ./scenarios/") {
 		t.Errorf("baseline failure summary (exit %d):\n%s", r.ExitCode, s)
 	}
 }
@@ -334,7 +336,7 @@ func TestNoOpPatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := byID(res)["noop"]
-	if m.Status != StatusNoApply || !strings.Contains(m.Detail, "noop") || !strings.Contains(m.Detail, "changes nothing") || res.ExitCode != ExitGateFailed {
+	if m.Status != verdict.StatusNoApply || !strings.Contains(m.Detail, "noop") || !strings.Contains(m.Detail, "changes nothing") || res.ExitCode != verdict.ExitGateFailed {
 		t.Fatalf("noop: %q %q, exit %d", m.Status, m.Detail, res.ExitCode)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/results"
 )
 
@@ -26,31 +27,6 @@ import (
 // mutant. With the generator's fixed seed, 200 worlds kill every catalog
 // mutant (40 left late-not-inherited and lost-read-not-charged alive).
 const DefaultGenWorlds = 200
-
-// GeneratorCampaign is the generator campaign of a result: how it ran and
-// its kill rates, catalog and operator, scored as the table's (killed /
-// (killed + survived + timed out)), over the mutants it ran on: every
-// viable mutant the table ran, except the sanity mutant and operator
-// mutants listed as equivalent.
-type GeneratorCampaign struct {
-	Run        string `json:"run"`        // its -test.run pattern
-	Worlds     int    `json:"worlds"`     // worlds drawn per mutant (at most: a kill stops at the first counterexample)
-	BaselineMs int64  `json:"baselineMs"` // wall ms of its run on the unmutated code
-	TimeoutMs  int64  `json:"timeoutMs"`  // a mutant's generator run times out after this
-	// Note says why the campaign did not run ("" when it ran): the
-	// generator fails on the unmutated code, or the suite has no such test.
-	Note           string  `json:"note,omitempty"`
-	CatalogKilled  int     `json:"catalogKilled"`
-	CatalogScored  int     `json:"catalogScored"`
-	CatalogScore   float64 `json:"catalogScore"`
-	OperatorKilled int     `json:"operatorKilled"`
-	OperatorScored int     `json:"operatorScored"`
-	OperatorScore  float64 `json:"operatorScore"`
-	// RunMs is the wall ms of this campaign's generator runs, summed over
-	// the mutants run (cached verdicts left out): what the generator adds
-	// to the mutants' time.
-	RunMs int64 `json:"runMs"`
-}
 
 // genState is the runner's generator campaign: on when Config.GenWorlds > 0
 // and its baseline passed.
@@ -100,7 +76,7 @@ func (r *runner) genBaseline(ctx context.Context) {
 	}
 	switch {
 	case rep.exit != 0:
-		r.gen.note = fmt.Sprintf("the generator (%s, %d worlds) fails on the unmutated code: %s", r.cfg.GenRun, r.cfg.GenWorlds, firstLine(strings.TrimSpace(rep.output+" "+strings.Join(rep.failed, ", "))))
+		r.gen.note = fmt.Sprintf("the generator (%s, %d worlds) fails on the unmutated code: %s", r.cfg.GenRun, r.cfg.GenWorlds, verdict.FirstLine(strings.TrimSpace(rep.output+" "+strings.Join(rep.failed, ", "))))
 		return
 	case rep.passed == 0:
 		r.gen.note = fmt.Sprintf("the suite %s has no test matching %s", r.suite.Pkg, r.cfg.GenRun)
@@ -132,17 +108,17 @@ func (r *runner) waitGen() {
 }
 
 // genCampaign is Result.Generator before scoring.
-func (r *runner) genCampaign() *GeneratorCampaign {
+func (r *runner) genCampaign() *verdict.GeneratorCampaign {
 	if !r.gen.ran {
 		return nil
 	}
-	return &GeneratorCampaign{Run: r.cfg.GenRun, Worlds: r.cfg.GenWorlds, BaselineMs: r.gen.baseline.Milliseconds(),
+	return &verdict.GeneratorCampaign{Run: r.cfg.GenRun, Worlds: r.cfg.GenWorlds, BaselineMs: r.gen.baseline.Milliseconds(),
 		TimeoutMs: r.gen.timeout.Milliseconds(), Note: r.gen.note}
 }
 
 // genWanted reports whether the generator runs on m.
 func (r *runner) genWanted(m *mutant) bool {
-	return r.gen.on && m.res.Source != SourceSanity && m.equiv == nil
+	return r.gen.on && m.res.Source != verdict.SourceSanity && m.equiv == nil
 }
 
 // genRun runs the generator on m's test binary bin (with env, its switch)
@@ -170,16 +146,16 @@ func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []strin
 			return err
 		}
 	}
-	var v MutantResult
+	var v verdict.MutantResult
 	classify(&v, rep, r.gen.timeout)
 	m.res.Generator, m.res.GeneratorDetail = v.Status, ""
 	switch v.Status {
-	case StatusKilled:
+	case verdict.StatusKilled:
 		m.res.GeneratorDetail = genReason(rep.output)
 		if m.res.GeneratorDetail == "" {
-			m.res.GeneratorDetail = firstLine(v.Detail)
+			m.res.GeneratorDetail = verdict.FirstLine(v.Detail)
 		}
-	case StatusTimedOut:
+	case verdict.StatusTimedOut:
 		m.res.GeneratorDetail = v.Detail
 	}
 	return nil
@@ -210,7 +186,7 @@ func (r *runner) genKey(m *mutant) string {
 // generator's baseline run: if that run turns the campaign off, runAll
 // clears what was copied.
 func (r *runner) genCached(m *mutant) bool {
-	if r.cfg.GenWorlds <= 0 || m.res.Source == SourceSanity || m.equiv != nil {
+	if r.cfg.GenWorlds <= 0 || m.res.Source == verdict.SourceSanity || m.equiv != nil {
 		return true
 	}
 	v, ok := r.cache.Get(r.genKey(m))
@@ -224,72 +200,8 @@ func (r *runner) genCached(m *mutant) bool {
 // genPut caches m's generator verdict (timed out verdicts are not kept:
 // they depend on load).
 func (r *runner) genPut(m *mutant) {
-	if r.cache == nil || m.res.Generator == "" || m.res.Generator == StatusTimedOut {
+	if r.cache == nil || m.res.Generator == "" || m.res.Generator == verdict.StatusTimedOut {
 		return
 	}
-	r.cache.Put(r.genKey(m), MutantResult{Status: m.res.Generator, Detail: m.res.GeneratorDetail})
-}
-
-// evaluateGenerator scores res.Generator from res's mutants (a fresh copy:
-// a result read from a file is recomputed, never trusted).
-func evaluateGenerator(res *Result) {
-	if res.Generator == nil {
-		return
-	}
-	g := *res.Generator
-	g.CatalogKilled, g.CatalogScored, g.OperatorKilled, g.OperatorScored, g.RunMs = 0, 0, 0, 0, 0
-	for _, m := range res.Mutants {
-		if !m.Cached {
-			g.RunMs += m.GeneratorMs
-		}
-		if m.Generator == "" {
-			continue
-		}
-		k := 0
-		if m.Generator == StatusKilled {
-			k = 1
-		}
-		switch m.Source {
-		case SourceCatalog:
-			g.CatalogKilled += k
-			g.CatalogScored++
-		case SourceGremlins:
-			g.OperatorKilled += k
-			g.OperatorScored++
-		}
-	}
-	g.CatalogScore, g.OperatorScore = score(g.CatalogKilled, g.CatalogScored), score(g.OperatorKilled, g.OperatorScored)
-	res.Generator = &g
-}
-
-// GeneratorLine is the generator campaign in one line for people: its
-// kill rates beside the table's, or why it did not run; "" without one.
-func GeneratorLine(res *Result) string {
-	g := res.Generator
-	if g == nil {
-		return ""
-	}
-	if g.Note != "" {
-		return "generator: not run: " + g.Note
-	}
-	var surv []string
-	for _, m := range res.Mutants {
-		if m.Generator == StatusSurvived || m.Generator == StatusTimedOut {
-			surv = append(surv, m.ID+" ("+m.Generator+")")
-		}
-	}
-	s := fmt.Sprintf("generator alone (%s, %d worlds a mutant): catalog %s, operator %s; baseline %d ms, its runs %.1fs in all",
-		g.Run, g.Worlds, killedOf(g.CatalogKilled, g.CatalogScored), killedOf(g.OperatorKilled, g.OperatorScored), g.BaselineMs, float64(g.RunMs)/1000)
-	if len(surv) > 0 {
-		s += "; not killed by it: " + strings.Join(first(surv, 8), ", ")
-	}
-	return s
-}
-
-// killedOf is "k of n killed (p%)", or "n/a" when n is 0.
-func killedOf(k, n int) string {
-	if n == 0 {
-		return "n/a"
-	}
-	return fmt.Sprintf("%d of %d killed (%s)", k, n, FormatScore(score(k, n), n, 100))
+	r.cache.Put(r.genKey(m), verdict.MutantResult{Status: m.res.Generator, Detail: m.res.GeneratorDetail})
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // TestGeneratorCampaign runs the generator campaign on the fixture, whose
@@ -28,10 +30,10 @@ func TestGeneratorCampaign(t *testing.T) {
 	}
 	got := byID(res)
 	for id, want := range map[string][2]string{
-		"add-subtracts":    {StatusKilled, StatusSurvived},
-		"label-changes":    {StatusSurvived, StatusKilled},
-		"does-not-compile": {StatusNotViable, ""},
-		"sanity":           {StatusKilled, ""},
+		"add-subtracts":    {verdict.StatusKilled, verdict.StatusSurvived},
+		"label-changes":    {verdict.StatusSurvived, verdict.StatusKilled},
+		"does-not-compile": {verdict.StatusNotViable, ""},
+		"sanity":           {verdict.StatusKilled, ""},
 	} {
 		if m := got[id]; m.Status != want[0] || m.Generator != want[1] {
 			t.Errorf("%s: table %q, generator %q; want %q and %q (%s)", id, m.Status, m.Generator, want[0], want[1], m.Detail)
@@ -70,16 +72,16 @@ func TestGeneratorCampaign(t *testing.T) {
 // did not run on left out; Check refuses an unknown generator status, a
 // generator verdict without a campaign, and a suggestion for a killed mutant.
 func TestEvaluateGenerator(t *testing.T) {
-	res := &Result{Threshold: 100, Generator: &GeneratorCampaign{Worlds: 5, CatalogKilled: 9, CatalogScored: 9}, Mutants: []MutantResult{
-		{ID: "sanity", Source: SourceSanity, Status: StatusKilled},
-		{ID: "a", Source: SourceCatalog, Status: StatusKilled, Generator: StatusKilled},
-		{ID: "b", Source: SourceCatalog, Status: StatusKilled, Generator: StatusSurvived},
-		{ID: "c", Source: SourceCatalog, Status: StatusNotViable},
-		{ID: "d", Source: SourceGremlins, Status: StatusKilled, Generator: StatusTimedOut},
-		{ID: "e", Source: SourceGremlins, Status: StatusSurvived, Generator: StatusKilled},
-		{ID: "f", Source: SourceGremlins, Status: StatusEquivalent},
+	res := &verdict.Result{Threshold: 100, Generator: &verdict.GeneratorCampaign{Worlds: 5, CatalogKilled: 9, CatalogScored: 9}, Mutants: []verdict.MutantResult{
+		{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled},
+		{ID: "a", Source: verdict.SourceCatalog, Status: verdict.StatusKilled, Generator: verdict.StatusKilled},
+		{ID: "b", Source: verdict.SourceCatalog, Status: verdict.StatusKilled, Generator: verdict.StatusSurvived},
+		{ID: "c", Source: verdict.SourceCatalog, Status: verdict.StatusNotViable},
+		{ID: "d", Source: verdict.SourceGremlins, Status: verdict.StatusKilled, Generator: verdict.StatusTimedOut},
+		{ID: "e", Source: verdict.SourceGremlins, Status: verdict.StatusSurvived, Generator: verdict.StatusKilled},
+		{ID: "f", Source: verdict.SourceGremlins, Status: verdict.StatusEquivalent},
 	}}
-	Evaluate(res)
+	verdict.Evaluate(res)
 	g := res.Generator
 	if g.CatalogKilled != 1 || g.CatalogScored != 2 || g.OperatorKilled != 1 || g.OperatorScored != 2 || g.CatalogScore != 50 {
 		t.Fatalf("generator %+v, want catalog 1 of 2 and operator 1 of 2", g)
@@ -88,12 +90,12 @@ func TestEvaluateGenerator(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := *res
-	bad.Mutants = append([]MutantResult{}, res.Mutants...)
+	bad.Mutants = append([]verdict.MutantResult{}, res.Mutants...)
 	bad.Mutants[1].Generator = "maybe"
 	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "mutants[1].generator") {
 		t.Errorf("unknown generator status: %v", err)
 	}
-	bad.Mutants[1].Generator, bad.Generator = StatusKilled, nil
+	bad.Mutants[1].Generator, bad.Generator = verdict.StatusKilled, nil
 	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "records no generator campaign") {
 		t.Errorf("generator verdict without campaign: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/workspace"
 )
@@ -97,7 +98,7 @@ func (r *runner) hotSuite() string {
 // mutant never does: every function of the target panics, which would end
 // the process at its first request.
 func (r *runner) hotUsable(m *mutant) bool {
-	return r.hotOK && r.schemaBin != "" && m.switchN > 0 && !m.valueSwitch && m.res.Source != SourceSanity
+	return r.hotOK && r.schemaBin != "" && m.switchN > 0 && !m.valueSwitch && m.res.Source != verdict.SourceSanity
 }
 
 // hotPattern is the -test.run pattern of a hot process: the suite's test,
@@ -178,7 +179,7 @@ func (r *runner) startHot(ctx context.Context, wk *worker) (*hotProc, error) {
 	case rep, ok := <-hp.replies:
 		if !ok || rep.Seq != 0 {
 			hp.kill()
-			return nil, fmt.Errorf("the hot process ended before it was ready: %s", firstLine(tail(hp.out.String(), 600)))
+			return nil, fmt.Errorf("the hot process ended before it was ready: %s", verdict.FirstLine(tail(hp.out.String(), 600)))
 		}
 		hp.kinds, hp.reached = map[string]bool{}, map[int]bool{}
 		for _, k := range rep.Kinds {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // TestHotSameVerdicts runs one campaign on this module with both runners
@@ -35,14 +37,14 @@ func TestHotSameVerdicts(t *testing.T) {
 	cfg := Config{Root: root, CatalogDir: "mutants/testdata/hot-catalog", NoOperators: true, NoVet: true, Workers: 1,
 		TimeoutFactor: 0.5, TimeoutFloor: 8 * time.Second, GenWorlds: 10}
 	want := map[string][2]string{ // table, generator
-		"sanity":             {StatusKilled, ""},
-		"a-schema-bound":     {StatusKilled, ""},
-		"b-unobservable":     {StatusSurvived, StatusSurvived},
-		"c-goroutine-panics": {StatusKilled, ""},
-		"d-spins":            {StatusTimedOut, ""},
-		"e-description":      {StatusKilled, ""},
+		"sanity":             {verdict.StatusKilled, ""},
+		"a-schema-bound":     {verdict.StatusKilled, ""},
+		"b-unobservable":     {verdict.StatusSurvived, verdict.StatusSurvived},
+		"c-goroutine-panics": {verdict.StatusKilled, ""},
+		"d-spins":            {verdict.StatusTimedOut, ""},
+		"e-description":      {verdict.StatusKilled, ""},
 	}
-	runs := map[string]map[string]MutantResult{}
+	runs := map[string]map[string]verdict.MutantResult{}
 	for _, runner := range []string{RunnerHot, RunnerCold} {
 		c := cfg
 		c.Runner = runner
@@ -65,7 +67,7 @@ func TestHotSameVerdicts(t *testing.T) {
 	hot, cold := runs[RunnerHot], runs[RunnerCold]
 	for id, h := range hot {
 		c := cold[id]
-		if h.Status != c.Status || h.Generator != c.Generator || (h.Status == StatusKilled) != (len(h.KilledBy) > 0 || h.ID == "sanity") {
+		if h.Status != c.Status || h.Generator != c.Generator || (h.Status == verdict.StatusKilled) != (len(h.KilledBy) > 0 || h.ID == "sanity") {
 			t.Errorf("%s: hot %q (generator %q, killed by %q), cold %q (generator %q, killed by %q)", id, h.Status, h.Generator, h.KilledBy, c.Status, c.Generator, c.KilledBy)
 		}
 		if c.Runner != "" {

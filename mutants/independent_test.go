@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/mutants/mutation"
 )
 
 // goTokens returns the tokens of Go source src, each as its kind and literal.
@@ -44,14 +46,14 @@ func isOperator(tok string) bool {
 // waittool/ source and none a single-token operator swap (those are
 // gremlins' operator mutants, not this set's).
 func TestIndependentSet(t *testing.T) {
-	set, err := LoadCatalog("..", "mutants/independent")
+	set, err := mutation.LoadCatalog("..", "mutants/independent")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(set) < 24 {
 		t.Fatalf("mutants/independent/ has %d mutants, want at least 24", len(set))
 	}
-	catalog, err := LoadCatalog("..", "mutants/catalog")
+	catalog, err := mutation.LoadCatalog("..", "mutants/catalog")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +69,7 @@ func TestIndependentSet(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", e.Path, err)
 		}
-		mut, _, err := ApplyPatch(src, e.Patch)
+		mut, _, err := mutation.ApplyPatch(src, e.Patch)
 		if err != nil {
 			t.Errorf("%s: %v", e.Path, err)
 			continue

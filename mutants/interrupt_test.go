@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // childEnv, when set, makes the test binary run mutants.Main with the
@@ -99,7 +101,7 @@ func TestInterrupt(t *testing.T) {
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
-	}{{syscall.SIGINT, ExitInterrupted}, {syscall.SIGTERM, ExitTerminated}} {
+	}{{syscall.SIGINT, verdict.ExitInterrupted}, {syscall.SIGTERM, verdict.ExitTerminated}} {
 		t.Run(c.sig.String(), func(t *testing.T) {
 			before := snapshot(t, root)
 			gomod, _ := os.ReadFile(filepath.Join(root, "go.mod"))

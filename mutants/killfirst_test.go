@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/results"
 )
 
@@ -32,19 +33,19 @@ func TestCostOrder(t *testing.T) {
 func TestCaseOrderLastKiller(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.json")
 	c := LoadCache(path)
-	c.PutRun("k1", MutantResult{ID: "m", Status: StatusKilled, KilledBy: []string{"TestTable/slow"}}, false)
+	c.PutRun("k1", verdict.MutantResult{ID: "m", Status: verdict.StatusKilled, KilledBy: []string{"TestTable/slow"}}, false)
 	if err := c.Save(); err != nil {
 		t.Fatal(err)
 	}
 	r := &runner{cache: LoadCache(path), costOrder: []string{"TestTable/fast", "TestTable/slow"}}
-	if got := r.caseOrder(&mutant{res: MutantResult{ID: "m"}}); !slices.Equal(got, []string{"TestTable/slow", "TestTable/fast", "TestTable/slow"}) {
+	if got := r.caseOrder(&mutant{res: verdict.MutantResult{ID: "m"}}); !slices.Equal(got, []string{"TestTable/slow", "TestTable/fast", "TestTable/slow"}) {
 		t.Errorf("order of m = %q, want its last killer first", got)
 	}
-	if got := r.caseOrder(&mutant{res: MutantResult{ID: "other"}}); !slices.Equal(got, r.costOrder) {
+	if got := r.caseOrder(&mutant{res: verdict.MutantResult{ID: "other"}}); !slices.Equal(got, r.costOrder) {
 		t.Errorf("order of a mutant never killed = %q, want the cost order", got)
 	}
 	r.kills.add("TestTable/slow")
-	if got := r.caseOrder(&mutant{res: MutantResult{ID: "other"}}); !slices.Equal(got, []string{"TestTable/slow", "TestTable/fast"}) {
+	if got := r.caseOrder(&mutant{res: verdict.MutantResult{ID: "other"}}); !slices.Equal(got, []string{"TestTable/slow", "TestTable/fast"}) {
 		t.Errorf("order after a kill by the slow case = %q, want the killer first", got)
 	}
 }
@@ -84,7 +85,7 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 		if m.Status != o.Status {
 			t.Errorf("%s: %q with kill first, %q with --all-killers", id, m.Status, o.Status)
 		}
-		if m.Status == StatusKilled && id != "sanity" && (len(m.KilledBy) != 1 || !slices.Contains(o.KilledBy, m.KilledBy[0])) {
+		if m.Status == verdict.StatusKilled && id != "sanity" && (len(m.KilledBy) != 1 || !slices.Contains(o.KilledBy, m.KilledBy[0])) {
 			t.Errorf("%s: killed by %q with kill first, %q with --all-killers", id, m.KilledBy, o.KilledBy)
 		}
 	}
@@ -105,7 +106,7 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 	if m := c["clamp-zero"]; m.Cached || !slices.Equal(m.KilledBy, []string{"TestClamp/v", "TestClamp/v#01"}) {
 		t.Errorf("clamp-zero with --all-killers after a kill-first run: cached %t, killed by %q; want a new run with both killers", m.Cached, m.KilledBy)
 	}
-	if m := c["label-changes"]; !m.Cached || m.Status != StatusSurvived {
+	if m := c["label-changes"]; !m.Cached || m.Status != verdict.StatusSurvived {
 		t.Errorf("label-changes with --all-killers after a kill-first run: cached %t, %q; want the cached survivor", m.Cached, m.Status)
 	}
 }
@@ -113,7 +114,7 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 // TestSummaryGremlinsRatio: with --measure-gremlins the summary gives the
 // per-mutant ratio of the same run: campaign wall over mutants, each side.
 func TestSummaryGremlinsRatio(t *testing.T) {
-	res := &Result{WallMs: 4000, Mutants: make([]MutantResult, 40), Gremlins: &GremlinsRun{WallMs: 60000, Tested: 30, PerMutantMs: 2000}}
+	res := &verdict.Result{WallMs: 4000, Mutants: make([]verdict.MutantResult, 40), Gremlins: &verdict.GremlinsRun{WallMs: 60000, Tested: 30, PerMutantMs: 2000}}
 	var b strings.Builder
 	Summary(&b, res)
 	if want := "per mutant: waitsim 100 ms (wall over 40 mutants), gremlins 2000 ms: waitsim 20.0× faster"; !strings.Contains(b.String(), want) {

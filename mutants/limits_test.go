@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/mutants/mutation"
 )
 
 // measured runs f and returns its wall time and the bytes it allocated.
@@ -55,9 +57,9 @@ func TestCatalogFilesBounded(t *testing.T) {
 		load func() error
 		want string
 	}{
-		{"catalog entry", func() error { _, err := LoadCatalog(dir, "catalog"); return err }, "catalog/nested.yaml:1:16: yaml: nested more than 8 levels deep"},
-		{"equivalents", func() error { _, err := LoadEquivalents(eq); return err }, eq + ":1:13: yaml: nested more than 8 levels deep"},
-		{"gremlins config", func() error { _, err := LoadThresholds(cfg); return err }, cfg + ":3:28: yaml: nested more than 16 levels deep"},
+		{"catalog entry", func() error { _, err := mutation.LoadCatalog(dir, "catalog"); return err }, "catalog/nested.yaml:1:16: yaml: nested more than 8 levels deep"},
+		{"equivalents", func() error { _, err := mutation.LoadEquivalents(eq); return err }, eq + ":1:13: yaml: nested more than 8 levels deep"},
+		{"gremlins config", func() error { _, err := mutation.LoadThresholds(cfg); return err }, cfg + ":3:28: yaml: nested more than 16 levels deep"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
@@ -91,7 +93,7 @@ func TestCatalogNonRegularAndBOM(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cat, "a-bom.yaml"), []byte("\ufeff"+good), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := LoadCatalog(dir, "catalog")
+	entries, err := mutation.LoadCatalog(dir, "catalog")
 	if err != nil || len(entries) != 1 || entries[0].Intent != "x" {
 		t.Errorf("an entry with a BOM: %d entries, %v", len(entries), err)
 	}
@@ -99,14 +101,14 @@ func TestCatalogNonRegularAndBOM(t *testing.T) {
 	if err := os.WriteFile(eq, []byte("\ufeff- id: a\n  source: \"x\"\n  reason: y\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if m, err := LoadEquivalents(eq); err != nil || len(m) != 1 {
+	if m, err := mutation.LoadEquivalents(eq); err != nil || len(m) != 1 {
 		t.Errorf("equivalents with a BOM: %v, %v", m, err)
 	}
 	cfg := filepath.Join(dir, "gremlins.yaml")
 	if err := os.WriteFile(cfg, []byte("\ufeffunleash:\n  threshold:\n    efficacy: 90\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if th, err := LoadThresholds(cfg); err != nil || th.OperatorScore != 90 {
+	if th, err := mutation.LoadThresholds(cfg); err != nil || th.OperatorScore != 90 {
 		t.Errorf("a config with a BOM: %v, %v", th, err)
 	}
 
@@ -115,7 +117,7 @@ func TestCatalogNonRegularAndBOM(t *testing.T) {
 		t.Skip("no FIFOs here:", err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := LoadCatalog(dir, "catalog"); done <- err }()
+	go func() { _, err := mutation.LoadCatalog(dir, "catalog"); done <- err }()
 	select {
 	case err = <-done:
 	case <-time.After(10 * time.Second):
@@ -125,13 +127,13 @@ func TestCatalogNonRegularAndBOM(t *testing.T) {
 		<-done
 		t.Fatal("LoadCatalog hung on a FIFO named *.yaml")
 	}
-	var ce *CatalogError
+	var ce *mutation.CatalogError
 	if want := "catalog/b-pipe.yaml:1:1: file: is a named pipe (FIFO), not a regular file"; !errors.As(err, &ce) || len(ce.Problems) != 1 || !strings.HasPrefix(ce.Problems[0], want) {
 		t.Errorf("got %v, want one problem %s…", err, want)
 	}
 	for _, load := range []func(string) error{
-		func(p string) error { _, err := LoadEquivalents(p); return err },
-		func(p string) error { _, err := LoadThresholds(p); return err },
+		func(p string) error { _, err := mutation.LoadEquivalents(p); return err },
+		func(p string) error { _, err := mutation.LoadThresholds(p); return err },
 	} {
 		if err := load(fifo); err == nil || !strings.Contains(err.Error(), "is a named pipe (FIFO), not a regular file") {
 			t.Errorf("a FIFO: %v", err)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // TestOneCampaignPerTree: while a campaign runs in a tree, a second one
@@ -34,9 +36,9 @@ func TestOneCampaignPerTree(t *testing.T) {
 	var so, se bytes.Buffer
 	start := time.Now()
 	code := Command(context.Background(), second, &so, &se)
-	if code != ExitEnvironment || !strings.Contains(se.String(), "pid "+strconv.Itoa(first.Process.Pid)) {
+	if code != verdict.ExitEnvironment || !strings.Contains(se.String(), "pid "+strconv.Itoa(first.Process.Pid)) {
 		t.Errorf("a second campaign in the tree: exit %d after %v, stderr %q; want %d naming the first one's pid %d",
-			code, time.Since(start).Round(time.Millisecond), se.String(), ExitEnvironment, first.Process.Pid)
+			code, time.Since(start).Round(time.Millisecond), se.String(), verdict.ExitEnvironment, first.Process.Pid)
 	} else {
 		t.Logf("%s", se.String())
 	}
@@ -50,8 +52,8 @@ func TestOneCampaignPerTree(t *testing.T) {
 	_ = first.Wait()
 	so.Reset()
 	se.Reset()
-	if code := Command(context.Background(), second, &so, &se); code != ExitPass {
-		t.Errorf("after the first campaign was killed: exit %d, stderr %q; want %d", code, se.String(), ExitPass)
+	if code := Command(context.Background(), second, &so, &se); code != verdict.ExitPass {
+		t.Errorf("after the first campaign was killed: exit %d, stderr %q; want %d", code, se.String(), verdict.ExitPass)
 	}
 }
 

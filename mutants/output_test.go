@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // TestOutputLocationCheckedFirst: an output location that cannot be
@@ -57,8 +59,8 @@ func TestOutputLocationCheckedFirst(t *testing.T) {
 			var so, se bytes.Buffer
 			start := time.Now()
 			code := Command(context.Background(), args, &so, &se)
-			if code != ExitUsage || !strings.Contains(se.String(), c.names) {
-				t.Errorf("exit %d, stderr %q; want %d naming %s", code, se.String(), ExitUsage, c.names)
+			if code != verdict.ExitUsage || !strings.Contains(se.String(), c.names) {
+				t.Errorf("exit %d, stderr %q; want %d naming %s", code, se.String(), verdict.ExitUsage, c.names)
 			} else {
 				t.Logf("%s", se.String())
 			}
@@ -69,7 +71,7 @@ func TestOutputLocationCheckedFirst(t *testing.T) {
 	}
 	// mutate merge writes a result too.
 	var so, se bytes.Buffer
-	if code := Command(context.Background(), []string{"merge", "-o", filepath.Join(file, "m.json"), "shard.json"}, &so, &se); code != ExitUsage || !strings.Contains(se.String(), file) {
-		t.Errorf("merge -o under a file: exit %d, stderr %q; want %d naming %s", code, se.String(), ExitUsage, file)
+	if code := Command(context.Background(), []string{"merge", "-o", filepath.Join(file, "m.json"), "shard.json"}, &so, &se); code != verdict.ExitUsage || !strings.Contains(se.String(), file) {
+		t.Errorf("merge -o under a file: exit %d, stderr %q; want %d naming %s", code, se.String(), verdict.ExitUsage, file)
 	}
 }

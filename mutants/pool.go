@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // runAll runs the mutants in cfg.Workers workers. The sanity mutant is
@@ -36,7 +38,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 		if r.cache != nil {
 			// A kill-first verdict lists one killer: --all-killers runs
 			// the mutant again for the full list.
-			if v, ok := r.cache.Get(m.key); ok && !(r.cfg.AllKillers && v.Status == StatusKilled && !v.AllKillers) && r.genCached(m) {
+			if v, ok := r.cache.Get(m.key); ok && !(r.cfg.AllKillers && v.Status == verdict.StatusKilled && !v.AllKillers) && r.genCached(m) {
 				m.res.Status, m.res.KilledBy, m.res.Detail, m.res.DurationMs, m.res.Cached = v.Status, v.KilledBy, v.Detail, v.DurationMs, true
 				cached = append(cached, m)
 				continue
@@ -101,10 +103,10 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 					mu.Unlock()
 					continue
 				}
-				if r.cache != nil && m.res.Status != StatusTimedOut {
+				if r.cache != nil && m.res.Status != verdict.StatusTimedOut {
 					r.cache.PutRun(m.key, m.res, r.cfg.AllKillers)
 				}
-				if m.res.Status == StatusKilled && len(m.res.KilledBy) > 0 {
+				if m.res.Status == verdict.StatusKilled && len(m.res.KilledBy) > 0 {
 					r.kills.add(m.res.KilledBy[0])
 				}
 				if m.genBin != "" && m.switchN > 0 && !r.genDone() {
@@ -125,7 +127,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 				r.genPut(m)
 				finish(m)
 				mu.Unlock()
-				if m.res.Source == SourceSanity && m.res.Status != StatusKilled {
+				if m.res.Source == verdict.SourceSanity && m.res.Status != verdict.StatusKilled {
 					stopFeed()
 				}
 			}
@@ -157,7 +159,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 	sort.SliceStable(queue, func(i, j int) bool {
 		rank := func(m *mutant) int {
 			switch {
-			case m.res.Source == SourceSanity:
+			case m.res.Source == verdict.SourceSanity:
 				return 0
 			case m.equiv != nil:
 				return 1
@@ -234,7 +236,7 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 				if errors.As(err, &ee) {
 					return nil, withMutant(err, m.res.ID)
 				}
-				m.res.Status = StatusNotViable
+				m.res.Status = verdict.StatusNotViable
 				m.res.Detail = "does not type-check:\n" + err.Error()
 				m.res.DurationMs = time.Since(start).Milliseconds()
 				if r.cache != nil {
@@ -322,7 +324,7 @@ func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mut
 		if tookValues {
 			return "", nil, errValuesInSchemata, nil
 		}
-		return "", nil, "the schemata binary did not build; every mutant was built on its own: " + firstLine(r.srcRe.ReplaceAllString(nv.out, "")), nil
+		return "", nil, "the schemata binary did not build; every mutant was built on its own: " + verdict.FirstLine(r.srcRe.ReplaceAllString(nv.out, "")), nil
 	}
 	if err != nil {
 		return "", nil, "", err
@@ -354,10 +356,10 @@ func (r *runner) equivalence(m *mutant) {
 		return
 	}
 	switch m.res.Status {
-	case StatusSurvived:
-		m.res.Status = StatusEquivalent
+	case verdict.StatusSurvived:
+		m.res.Status = verdict.StatusEquivalent
 		m.res.Detail = "equivalent: " + m.equiv.Reason
-	case StatusKilled:
+	case verdict.StatusKilled:
 		m.res.Detail = strings.TrimSpace(m.res.Detail + " (listed as equivalent in " + r.cfg.Equivalents + " but killed: remove the entry)")
 	}
 }
@@ -396,7 +398,7 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 		}
 		var nv *notViable
 		if errors.As(err, &nv) {
-			m.res.Status = StatusNotViable
+			m.res.Status = verdict.StatusNotViable
 			m.res.Detail = r.srcRe.ReplaceAllString(nv.Error(), "")
 			return nil
 		}
@@ -419,11 +421,11 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 		}
 	}
 	classify(&m.res, rep, r.timeout)
-	if m.res.Status != StatusKilled && !r.cfg.NoVet {
+	if m.res.Status != verdict.StatusKilled && !r.cfg.NoVet {
 		err := r.vet(ctx, ov, m.files)
 		var nv *notViable
 		if errors.As(err, &nv) {
-			m.res.Status = StatusNotViable
+			m.res.Status = verdict.StatusNotViable
 			m.res.KilledBy = nil
 			m.res.Detail = r.srcRe.ReplaceAllString(nv.Error(), "")
 			return nil
@@ -440,16 +442,16 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 // (the runner's timeout, or the binary's own -test.timeout panic), survived
 // (exit 0), or killed (any failure: exit 1 for failed tests, 2 for a panic),
 // with the leaf tests that failed as killedBy.
-func classify(res *MutantResult, rep runReport, timeout time.Duration) {
+func classify(res *verdict.MutantResult, rep runReport, timeout time.Duration) {
 	switch {
 	case rep.timedOut:
-		res.Status = StatusTimedOut
+		res.Status = verdict.StatusTimedOut
 		res.Detail = fmt.Sprintf("the suite ran past its timeout of %v", timeout)
 		res.KilledBy = nil
 	case rep.exit == 0:
-		res.Status = StatusSurvived
+		res.Status = verdict.StatusSurvived
 	default:
-		res.Status = StatusKilled
+		res.Status = verdict.StatusKilled
 		res.KilledBy = rep.failed
 		if len(rep.failed) == 0 {
 			res.Detail = fmt.Sprintf("the test binary exited %d outside any test", rep.exit)

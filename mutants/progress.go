@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // progress reports mutants as they finish: on a terminal one line rewritten
@@ -24,7 +26,7 @@ func newProgress(w io.Writer, tty bool, total int) *progress {
 	return &progress{w: w, tty: tty, total: total, start: time.Now()}
 }
 
-func (p *progress) done(r MutantResult) {
+func (p *progress) done(r verdict.MutantResult) {
 	if p.w == nil {
 		return
 	}
@@ -52,11 +54,11 @@ func (p *progress) done(r MutantResult) {
 // and the panic's first line, else " — " and the first line of its detail
 // (the binary's exit outside any test, or the mutant whose verdict it
 // shares). "" for a mutant that was not killed.
-func killedHow(r MutantResult) string {
+func killedHow(r verdict.MutantResult) string {
 	switch {
 	case len(r.KilledBy) > 0:
-		return " by " + strings.Join(first(r.KilledBy, 3), ", ")
-	case r.Status != StatusKilled:
+		return " by " + strings.Join(verdict.First(r.KilledBy, 3), ", ")
+	case r.Status != verdict.StatusKilled:
 		return ""
 	}
 	for _, l := range strings.Split(r.Detail, "\n") {
@@ -64,7 +66,7 @@ func killedHow(r MutantResult) string {
 			return " by a panic outside any test: " + what
 		}
 	}
-	return " — " + firstLine(r.Detail)
+	return " — " + verdict.FirstLine(r.Detail)
 }
 
 func (p *progress) finish() {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // TestKilledOutsideAnyTest: a mutant whose test binary panics outside any
@@ -41,21 +43,21 @@ func TestKilledOutsideAnyTest(t *testing.T) {
 		`{"Action":"run",` + pkg + `,"Test":"TestC"}`,
 		`{"Action":"output",` + pkg + `,"Test":"TestC","Output":"panic: boom\n"}`,
 	}, "\n")
-	result := func(id, events string) MutantResult {
+	result := func(id, events string) verdict.MutantResult {
 		rep := parseEvents(strings.NewReader(events))
 		rep.exit = 2
-		m := MutantResult{ID: id}
+		m := verdict.MutantResult{ID: id}
 		classify(&m, rep, 0)
 		return m
 	}
 	atInit := result("gremlins:waittool/tool.go:12:3:INVERT_NEGATIVES", initPanic)
-	exited := MutantResult{ID: "exits", Status: StatusKilled, Detail: "the test binary exited 1 outside any test\nFAIL"}
-	same := MutantResult{ID: "twin", Status: StatusKilled, Detail: "the same mutated source as exits"}
-	byTests := MutantResult{ID: "no-cap", Status: StatusKilled, KilledBy: []string{"TestTable/a", "TestTable/b", "TestTable/c", "TestTable/d"}}
-	survived := MutantResult{ID: "s", Status: StatusSurvived, Detail: "panic: not a kill"}
+	exited := verdict.MutantResult{ID: "exits", Status: verdict.StatusKilled, Detail: "the test binary exited 1 outside any test\nFAIL"}
+	same := verdict.MutantResult{ID: "twin", Status: verdict.StatusKilled, Detail: "the same mutated source as exits"}
+	byTests := verdict.MutantResult{ID: "no-cap", Status: verdict.StatusKilled, KilledBy: []string{"TestTable/a", "TestTable/b", "TestTable/c", "TestTable/d"}}
+	survived := verdict.MutantResult{ID: "s", Status: verdict.StatusSurvived, Detail: "panic: not a kill"}
 	var b bytes.Buffer
 	p := newProgress(&b, false, 7)
-	for _, r := range []MutantResult{atInit, result("in-test", inTest), result("bare", bare), exited, same, byTests, survived} {
+	for _, r := range []verdict.MutantResult{atInit, result("in-test", inTest), result("bare", bare), exited, same, byTests, survived} {
 		p.done(r)
 	}
 	want := []string{

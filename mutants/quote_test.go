@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/results"
 )
 
@@ -47,7 +48,7 @@ func TestReproShellQuoted(t *testing.T) {
 		{"./my pkg/", "a b$(touch pwned)`touch pwned`"},
 		{"./scenarios/", ""},
 	} {
-		r := &runner{suite: Suite{Pkg: c.pkg, Run: c.run}}
+		r := &runner{suite: verdict.Suite{Pkg: c.pkg, Run: c.run}}
 		line := r.repro()
 		want := []string{"test", c.pkg}
 		if c.run != "" {
@@ -58,7 +59,7 @@ func TestReproShellQuoted(t *testing.T) {
 			t.Errorf("%s\n  pasted, go gets %q (want %q) and the shell made %q", line, args, want, files)
 		}
 	}
-	if got := (&runner{suite: Suite{Pkg: "./scenarios/", Run: "^TestTable$"}}).repro(); got != "go test ./scenarios/ -run '^TestTable$'" {
+	if got := (&runner{suite: verdict.Suite{Pkg: "./scenarios/", Run: "^TestTable$"}}).repro(); got != "go test ./scenarios/ -run '^TestTable$'" {
 		t.Errorf("the plain repro line changed: %s", got)
 	}
 }

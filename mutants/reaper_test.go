@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // processesWithEnv lists the live processes (not zombies) whose
@@ -52,7 +54,7 @@ func TestKillLeavesNoGrandchild(t *testing.T) {
 		code  int // the campaign's exit code; -1: killed
 	}{
 		{"SIGKILL", true, syscall.SIGKILL, -1},
-		{"SIGTERM", false, syscall.SIGTERM, ExitTerminated},
+		{"SIGTERM", false, syscall.SIGTERM, verdict.ExitTerminated},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := copyFixture(t)

@@ -22,6 +22,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/mutation"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/results"
@@ -37,14 +39,14 @@ type Config struct {
 	// Target is the package under mutation: the one gremlins enumerates
 	// operator mutants in. Default "./waittool/".
 	Target      string
-	CatalogDir  string // default "mutants/catalog"
-	Equivalents string // default "mutants/equivalent.yaml"
-	Accepted    string // the accepted survivors (the ratchet), default "mutants/accepted.yaml"
-	GremlinsCfg string // default ".gremlins.yaml": the operator-score threshold
-	Workers     int    // parallel mutants, default runtime.NumCPU()
-	Shard       Shard  // the zero Shard is the whole campaign
-	DiffRef     string // when set, only mutants on lines changed since this git ref
-	CacheFile   string // incremental cache; "" disables it
+	CatalogDir  string        // default "mutants/catalog"
+	Equivalents string        // default "mutants/equivalent.yaml"
+	Accepted    string        // the accepted survivors (the ratchet), default "mutants/accepted.yaml"
+	GremlinsCfg string        // default ".gremlins.yaml": the operator-score threshold
+	Workers     int           // parallel mutants, default runtime.NumCPU()
+	Shard       verdict.Shard // the zero Shard is the whole campaign
+	DiffRef     string        // when set, only mutants on lines changed since this git ref
+	CacheFile   string        // incremental cache; "" disables it
 	// TimeoutFactor and TimeoutFloor set a mutant's test-run timeout:
 	// max(TimeoutFloor, TimeoutFactor × the baseline run's wall time). Build
 	// time is never counted. Defaults 10 and 5 s.
@@ -96,15 +98,6 @@ const (
 	ModeOverlay  = "overlay"
 )
 
-// Suite is the kill suite a campaign runs: a package, its directory and a
-// -test.run pattern. Note says why it differs from the configured one.
-type Suite struct {
-	Pkg  string `json:"pkg"`
-	Run  string `json:"run"`
-	Dir  string `json:"-"`
-	Note string `json:"note,omitempty"`
-}
-
 // defaults fills what cfg leaves empty: the one place of the campaign's
 // defaults (the command's flags default to empty). In waitsim's own module
 // they are its layout (workspace.Own*); in a module of one's own the kill
@@ -124,7 +117,7 @@ func (c *Config) defaults() ([]string, error) {
 		} else {
 			st, err := workspace.FindSuite(c.Root, "", "")
 			if err != nil {
-				return nil, fmt.Errorf("%w: the kill suite: %v (or name it: --pkg, --run)", ErrUsage, err)
+				return nil, fmt.Errorf("%w: the kill suite: %v (or name it: --pkg, --run)", verdict.ErrUsage, err)
 			}
 			c.SuitePkg = st.Pkg
 			if c.SuiteRun == "" {
@@ -140,14 +133,14 @@ func (c *Config) defaults() ([]string, error) {
 			c.Target = c.SuitePkg
 			notes = append(notes, fmt.Sprintf("target: %s, the kill suite's own package (--target names another)", c.Target))
 		default:
-			return nil, fmt.Errorf("%w: name the package to mutate: --target ./yourtool/ (the kill suite %s holds no code of its own)", ErrUsage, c.SuitePkg)
+			return nil, fmt.Errorf("%w: name the package to mutate: --target ./yourtool/ (the kill suite %s holds no code of its own)", verdict.ErrUsage, c.SuitePkg)
 		}
 	}
 	if c.CatalogDir == "" {
 		c.CatalogDir = workspace.OwnCatalog
 		if !own {
 			c.CatalogDir = workspace.UserCatalog
-			if checkDir(c.abs(c.CatalogDir)) != nil && !c.NoCatalog {
+			if mutation.CheckDir(c.abs(c.CatalogDir)) != nil && !c.NoCatalog {
 				c.NoCatalog = true
 				notes = append(notes, fmt.Sprintf("no semantic catalog (%s/ holds one, each mutant a file)", workspace.UserCatalog))
 			}
@@ -214,13 +207,13 @@ func hasCode(dir string) bool {
 func (c *Config) validate() error {
 	switch {
 	case c.Root == "":
-		return fmt.Errorf("%w: no module root", ErrUsage)
+		return fmt.Errorf("%w: no module root", verdict.ErrUsage)
 	case c.Workers < 0:
-		return fmt.Errorf("%w: --workers %d: want ≥ 1, or 0 for the number of cores", ErrUsage, c.Workers)
+		return fmt.Errorf("%w: --workers %d: want ≥ 1, or 0 for the number of cores", verdict.ErrUsage, c.Workers)
 	case c.TimeoutFactor < 0 || math.IsNaN(c.TimeoutFactor) || math.IsInf(c.TimeoutFactor, 0):
-		return fmt.Errorf("%w: --timeout-factor %v: want a number > 0", ErrUsage, c.TimeoutFactor)
+		return fmt.Errorf("%w: --timeout-factor %v: want a number > 0", verdict.ErrUsage, c.TimeoutFactor)
 	case c.TimeoutFloor < 0:
-		return fmt.Errorf("%w: --timeout-floor %v: want a duration > 0", ErrUsage, c.TimeoutFloor)
+		return fmt.Errorf("%w: --timeout-floor %v: want a duration > 0", verdict.ErrUsage, c.TimeoutFloor)
 	}
 	return nil
 }
@@ -240,21 +233,6 @@ func (c *Config) options() string {
 	return s
 }
 
-// checkDir is nil when p is a directory, else an error naming p.
-func checkDir(p string) error {
-	st, err := os.Stat(p)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return fmt.Errorf("directory %s does not exist", p)
-		}
-		return err
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("%s is not a directory", p)
-	}
-	return nil
-}
-
 func (c *Config) abs(p string) string {
 	if filepath.IsAbs(p) {
 		return p
@@ -269,7 +247,7 @@ type runner struct {
 	env       []string
 	goflags   string
 	test2json string
-	suite     Suite
+	suite     verdict.Suite
 	timeout   time.Duration
 	inputs    map[string]string // root-relative path → sha256 of the suite's inputs
 	inputDirs []string          // the package directories they were found in
@@ -277,7 +255,7 @@ type runner struct {
 	tcErr     error
 	salt      string // go version, platform, suite: part of every cache key
 	cache     *Cache
-	catalog   []CatalogEntry // the checked catalog (nil with NoCatalog)
+	catalog   []mutation.CatalogEntry // the checked catalog (nil with NoCatalog)
 	srcRe     *regexp.Regexp
 	schemaBin string                     // the schemata test binary, when built
 	schemaMs  int64                      // wall ms to build and check it
@@ -286,7 +264,7 @@ type runner struct {
 	paramsN   atomic.Int64               // params files written so far (runWith)
 	kills     killers                    // kills by case, from the cache and this campaign (kill first)
 	notes     []string                   // notes gathered while running
-	campaign  *Campaign
+	campaign  *verdict.Campaign
 	gen       genState // the generator campaign (generator.go)
 	baseBin   string   // the unmutated suite's test binary, once built
 	hotOK     bool     // the schemata binary can serve hot requests (hot.go)
@@ -297,11 +275,11 @@ type runner struct {
 // mutant is one mutant to run, with its overlay (root-relative path →
 // mutated bytes) and its cache key.
 type mutant struct {
-	res     MutantResult
+	res     verdict.MutantResult
 	files   map[string][]byte
 	lines   []int // lines of res.File it touches, for --diff
 	key     string
-	equiv   *Equivalent
+	equiv   *mutation.Equivalent
 	catPath string
 	switchN int // its switch in the schemata binary; 0: built on its own
 	// valueSwitch: its switch changes a declaration's value, chosen at
@@ -313,9 +291,6 @@ type mutant struct {
 	genEnv []string
 }
 
-// ErrUsage wraps configuration errors (exit code ExitUsage).
-var ErrUsage = errors.New("usage")
-
 // Run runs one campaign: baseline, sanity mutant, then every selected
 // catalog and operator mutant through `go test -overlay`, in cfg.Workers
 // parallel workers. It never writes the module's tree: mutated files, test
@@ -325,13 +300,13 @@ var ErrUsage = errors.New("usage")
 // is for failures of the runner itself (ctx's error on interrupt).
 // An error of the machine's that no step judged (the runner's own files on
 // a full disk) is an *EnvError too (asEnvError).
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	res, err := run(ctx, cfg)
 	return res, asEnvError(err)
 }
 
 // run is Run.
-func run(ctx context.Context, cfg Config) (*Result, error) {
+func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -339,36 +314,36 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	th, err := LoadThresholds(cfg.abs(cfg.GremlinsCfg))
+	th, err := mutation.LoadThresholds(cfg.abs(cfg.GremlinsCfg))
 	if err != nil && !workspace.IsOwn(cfg.Root) && cfg.GremlinsCfg == workspace.GremlinsConfig && errors.Is(err, os.ErrNotExist) {
-		th, err = Thresholds{OperatorScore: 100}, nil
+		th, err = mutation.Thresholds{OperatorScore: 100}, nil
 		defaultNotes = append(defaultNotes, "no "+workspace.GremlinsConfig+": the operator-score threshold is 100% (unleash.threshold.efficacy sets another)")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		return nil, fmt.Errorf("%w: %v", verdict.ErrUsage, err)
 	}
-	ratchet, err := LoadRatchet(cfg.Root, cfg.Accepted)
+	ratchet, err := verdict.LoadRatchet(cfg.Root, cfg.Accepted)
 	if err != nil {
 		return nil, err
 	}
 	// The catalog is read and checked before anything is written: a
 	// path in it that leaves the target package is a usage error.
-	var catalog []CatalogEntry
+	var catalog []mutation.CatalogEntry
 	if !cfg.NoCatalog {
-		if err := checkDir(cfg.abs(cfg.CatalogDir)); err != nil {
-			return nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
+		if err := mutation.CheckDir(cfg.abs(cfg.CatalogDir)); err != nil {
+			return nil, fmt.Errorf("%w: catalog: %v", verdict.ErrUsage, err)
 		}
-		if catalog, err = LoadCatalog(cfg.Root, cfg.CatalogDir); err != nil {
-			var ce *CatalogError
+		if catalog, err = mutation.LoadCatalog(cfg.Root, cfg.CatalogDir); err != nil {
+			var ce *mutation.CatalogError
 			if errors.As(err, &ce) {
 				return nil, ce
 			}
-			return nil, fmt.Errorf("%w: catalog: %v", ErrUsage, err)
+			return nil, fmt.Errorf("%w: catalog: %v", verdict.ErrUsage, err)
 		}
-		var bad CatalogError
+		var bad mutation.CatalogError
 		for _, e := range catalog {
 			if err := checkInPackage(e.File, cfg.Target); err != nil {
-				bad.add(fmt.Sprintf("%s: file: %v", e.where, err))
+				bad.Add(fmt.Sprintf("%s: file: %v", e.Where, err))
 			}
 		}
 		if len(bad.Problems) > 0 {
@@ -389,7 +364,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	commit, tree, _ := workspace.TreeState(ctx, cfg.Root)
-	res := &Result{Version: ResultVersion, Suite: r.suite, Shard: cfg.Shard.String(), Commit: commit, Tree: tree,
+	res := &verdict.Result{Version: verdict.ResultVersion, Suite: r.suite, Shard: cfg.Shard.String(), Commit: commit, Tree: tree,
 		Options: cfg.options(), DiffRef: cfg.DiffRef, Ratchet: ratchet}
 	if r.suite.Note != "" {
 		res.Notes = append(res.Notes, r.suite.Note)
@@ -402,7 +377,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	var wg sync.WaitGroup
 	var baseErr, enumErr, inErr error
 	var base runReport
-	var sites []OperatorSite
+	var sites []mutation.OperatorSite
 	wg.Add(4)
 	go func() {
 		defer wg.Done()
@@ -424,7 +399,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 				r.note("gremlins' enumeration reused: nothing it depends on changed (every file of the module, the go command's settings, gremlins' version)")
 			}
 			if enumErr == nil {
-				sites, _, enumErr = ParseGremlinsOutput(b, cfg.Target)
+				sites, _, enumErr = mutation.ParseGremlinsOutput(b, cfg.Target)
 			}
 		}
 	}()
@@ -441,8 +416,8 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		var nv *notViable
 		if errors.As(baseErr, &nv) {
 			res.Gate = "baseline failed: the unmutated suite " + nv.what
-			res.Baseline = &BaselineFailure{Repro: r.repro(), Output: nv.out}
-			res.ExitCode = ExitUntrusted
+			res.Baseline = &verdict.BaselineFailure{Repro: r.repro(), Output: nv.out}
+			res.ExitCode = verdict.ExitUntrusted
 			res.WallMs = time.Since(start).Milliseconds()
 			return res, nil
 		}
@@ -450,8 +425,8 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if msg := baselineProblem(base); msg != "" {
 		res.Gate = "baseline failed: " + msg
-		res.Baseline = &BaselineFailure{Failed: base.failed, Repro: r.repro(), Output: base.output}
-		res.ExitCode = ExitUntrusted
+		res.Baseline = &verdict.BaselineFailure{Failed: base.failed, Repro: r.repro(), Output: base.output}
+		res.ExitCode = verdict.ExitUntrusted
 		res.WallMs = time.Since(start).Milliseconds()
 		return res, nil
 	}
@@ -485,7 +460,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Generator = r.genCampaign()
 	notRun := 0
 	for _, m := range muts {
-		if m.res.Status == "" && m.res.Source != SourceSanity {
+		if m.res.Status == "" && m.res.Source != verdict.SourceSanity {
 			notRun++
 			continue
 		}
@@ -509,7 +484,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	if changed := changedInputs(before, r.inputs); len(changed) > 0 {
-		return nil, fmt.Errorf("the suite's inputs changed during the run (%s): its verdicts may mix two versions of the code; run again", strings.Join(first(changed, 5), ", "))
+		return nil, fmt.Errorf("the suite's inputs changed during the run (%s): its verdicts may mix two versions of the code; run again", strings.Join(verdict.First(changed, 5), ", "))
 	}
 	res.WallMs = time.Since(start).Milliseconds()
 	if cfg.MeasureGremlins && !cfg.NoOperators {
@@ -522,7 +497,7 @@ func run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		res.Gremlins = g
 	}
-	Evaluate(res)
+	verdict.Evaluate(res)
 	return res, nil
 }
 
@@ -572,7 +547,7 @@ func (r *runner) setup(ctx context.Context) error {
 // the suite and its -run pattern, and every option that can change a
 // verdict: vet on or off, and the timeout's factor and floor (a shorter
 // timeout can turn a kill into a time-out; issue 11 item 14).
-func cacheSalt(env []string, s Suite, c *Config) string {
+func cacheSalt(env []string, s verdict.Suite, c *Config) string {
 	return strings.Join(append(append([]string{"waitsim-mutants-v2"}, env...), s.Pkg, s.Run, fmt.Sprint(!c.NoVet),
 		fmt.Sprintf("timeout-factor=%g", c.TimeoutFactor), fmt.Sprintf("timeout-floor=%s", c.TimeoutFloor)), "\x00")
 }
@@ -580,19 +555,19 @@ func cacheSalt(env []string, s Suite, c *Config) string {
 // ResolveSuite turns the configured suite into a runnable one: when pkg is
 // the default "./scenarios/" and that directory has no test files yet, it
 // falls back to "./waittool/" (all its tests) and says so in Note.
-func ResolveSuite(root, pkg, run string) (Suite, error) {
+func ResolveSuite(root, pkg, run string) (verdict.Suite, error) {
 	dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(pkg, "./")))
 	if hasTests(dir) {
-		return Suite{Pkg: pkg, Run: run, Dir: dir}, nil
+		return verdict.Suite{Pkg: pkg, Run: run, Dir: dir}, nil
 	}
 	if path := filepath.ToSlash(filepath.Clean(strings.TrimPrefix(pkg, "./"))); path == "scenarios" {
 		fb := filepath.Join(root, "waittool")
 		if hasTests(fb) {
-			return Suite{Pkg: "./waittool/", Dir: fb,
+			return verdict.Suite{Pkg: "./waittool/", Dir: fb,
 				Note: "suite: ./scenarios/ has no test files yet; falling back to the Go tests of ./waittool/"}, nil
 		}
 	}
-	return Suite{}, fmt.Errorf("%w: suite %s has no test files", ErrUsage, pkg)
+	return verdict.Suite{}, fmt.Errorf("%w: suite %s has no test files", verdict.ErrUsage, pkg)
 }
 
 func hasTests(dir string) bool {
@@ -639,20 +614,13 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 func baselineProblem(b runReport) string {
 	switch {
 	case b.exit != 0 && len(b.failed) > 0:
-		return fmt.Sprintf("the unmutated suite fails (%s); fix the suite or the code before mutating", strings.Join(first(b.failed, 5), ", "))
+		return fmt.Sprintf("the unmutated suite fails (%s); fix the suite or the code before mutating", strings.Join(verdict.First(b.failed, 5), ", "))
 	case b.exit != 0:
 		return fmt.Sprintf("the unmutated suite's test binary exited %d", b.exit)
 	case b.passed == 0:
 		return "the suite ran no test (check -run)"
 	}
 	return ""
-}
-
-func first(xs []string, n int) []string {
-	if len(xs) > n {
-		return append(append([]string{}, xs[:n]...), fmt.Sprintf("… %d more", len(xs)-n))
-	}
-	return xs
 }
 
 // repro is the command that runs the kill suite by hand, each word
@@ -668,7 +636,7 @@ func (r *runner) repro() string {
 
 // collect builds the list of mutants: the sanity mutant first, then the
 // catalog and the operator sites, filtered by Only, the shard and --diff.
-func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, []string, error) {
+func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]*mutant, []string, error) {
 	var notes []string
 	var muts []*mutant
 	read := map[string][]byte{}
@@ -684,24 +652,24 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 	}
 	if !r.cfg.NoCatalog {
 		for _, e := range r.catalog {
-			m := &mutant{res: MutantResult{ID: e.ID, Source: SourceCatalog, Intent: e.Intent, File: e.File}, catPath: e.Path}
+			m := &mutant{res: verdict.MutantResult{ID: e.ID, Source: verdict.SourceCatalog, Intent: e.Intent, File: e.File}, catPath: e.Path}
 			src, err := source(e.File)
 			if err != nil {
-				m.res.Status = StatusNoApply
+				m.res.Status = verdict.StatusNoApply
 				m.res.Detail = fmt.Sprintf("catalog mutant %s (%s): target file %s: %v", e.ID, e.Path, e.File, err)
 				muts = append(muts, m)
 				continue
 			}
-			out, ap, err := ApplyPatch(src, e.Patch)
+			out, ap, err := mutation.ApplyPatch(src, e.Patch)
 			if err != nil {
-				m.res.Status = StatusNoApply
+				m.res.Status = verdict.StatusNoApply
 				m.res.Detail = fmt.Sprintf("catalog mutant %s (%s) no longer applies to %s: %v", e.ID, e.Path, e.File, err)
 				m.res.Diff = e.Patch
 				muts = append(muts, m)
 				continue
 			}
 			if bytes.Equal(out, src) {
-				m.res.Status = StatusNoApply
+				m.res.Status = verdict.StatusNoApply
 				m.res.Detail = fmt.Sprintf("catalog mutant %s (%s) changes nothing: its patch gives %s back unchanged", e.ID, e.Path, e.File)
 				m.res.Diff = e.Patch
 				muts = append(muts, m)
@@ -715,16 +683,16 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 			if ap.Offset != 0 {
 				m.res.Detail = fmt.Sprintf("patch applied at offset %+d lines", ap.Offset)
 			}
-			m.res.Diff = UnifiedDiff(e.File, src, out)
+			m.res.Diff = mutation.UnifiedDiff(e.File, src, out)
 			muts = append(muts, m)
 		}
 	}
 	if !r.cfg.NoOperators {
-		eq, err := LoadEquivalents(r.cfg.abs(r.cfg.Equivalents))
+		eq, err := mutation.LoadEquivalents(r.cfg.abs(r.cfg.Equivalents))
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrUsage, err)
+			return nil, nil, fmt.Errorf("%w: %v", verdict.ErrUsage, err)
 		}
-		marks, err := loadMarks(r.cfg.Root, r.cfg.Target) // //waitsim:equivalent (equivmark.go)
+		marks, err := mutation.LoadMarks(r.cfg.Root, r.cfg.Target) // //waitsim:equivalent (mutation/equivmark.go)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -736,20 +704,20 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 				return nil, nil, fmt.Errorf("gremlins' output: mutant %s: field file: %v", s.ID(), err)
 			}
 			id := s.ID()
-			m := &mutant{res: MutantResult{ID: id, Source: SourceGremlins, File: s.File, Line: s.Line}, lines: []int{s.Line}}
+			m := &mutant{res: verdict.MutantResult{ID: id, Source: verdict.SourceGremlins, File: s.File, Line: s.Line}, lines: []int{s.Line}}
 			src, err := source(s.File)
 			if err == nil {
 				var out []byte
 				var desc string
-				out, desc, err = MutateOperator(s.File, src, s.Line, s.Col, s.Type)
+				out, desc, err = mutation.MutateOperator(s.File, src, s.Line, s.Col, s.Type)
 				if err == nil {
 					m.files = map[string][]byte{s.File: out}
 					m.res.Intent = fmt.Sprintf("%s: %s", strings.ToLower(strings.ReplaceAll(s.Type, "_", " ")), desc)
-					m.res.Diff = UnifiedDiff(s.File, src, out)
+					m.res.Diff = mutation.UnifiedDiff(s.File, src, out)
 				}
 			}
 			if err != nil {
-				m.res.Status = StatusNotViable
+				m.res.Status = verdict.StatusNotViable
 				m.res.Detail = "cannot materialize gremlins' mutant: " + err.Error()
 			}
 			if e, ok := eq[id]; ok {
@@ -762,11 +730,11 @@ func (r *runner) collect(ctx context.Context, sites []OperatorSite) ([]*mutant, 
 			applyMark(marks, m, s)
 			muts = append(muts, m)
 		}
-		notes = append(notes, unusedMarks(marks)...)
+		notes = append(notes, mutation.UnusedMarks(marks)...)
 		for id := range eq {
 			// An entry of another package is another campaign's (one
 			// equivalents file may serve campaigns on several targets).
-			if !hasID(muts, id) && inTarget(id, r.cfg.Target) {
+			if !hasID(muts, id) && verdict.InTarget(id, r.cfg.Target) {
 				notes = append(notes, fmt.Sprintf("%s: equivalent entry matches no operator mutant any more; remove it", id))
 			}
 		}
@@ -800,7 +768,7 @@ func hasID(muts []*mutant, id string) bool {
 }
 
 func sourceLine(src []byte, line int) string {
-	ls := splitLines(src)
+	ls := mutation.SplitLines(src)
 	if line < 1 || line > len(ls) {
 		return ""
 	}
@@ -820,7 +788,7 @@ func (r *runner) filter(ctx context.Context, muts []*mutant) ([]*mutant, error) 
 		for _, m := range muts[:min(3, len(muts))] {
 			ids = append(ids, m.res.ID)
 		}
-		return nil, fmt.Errorf("%w: --only %q matches none of the campaign's %d mutants (ids such as %s)", ErrUsage, r.cfg.Only, len(muts), strings.Join(ids, ", "))
+		return nil, fmt.Errorf("%w: --only %q matches none of the campaign's %d mutants (ids such as %s)", verdict.ErrUsage, r.cfg.Only, len(muts), strings.Join(ids, ", "))
 	}
 	if r.cfg.DiffRef != "" {
 		ch, err := ChangedLines(ctx, r.cfg.Root, r.cfg.DiffRef)
@@ -839,7 +807,7 @@ func (r *runner) filter(ctx context.Context, muts []*mutant) ([]*mutant, error) 
 	for i, m := range keep {
 		ids[i] = m.res.ID
 	}
-	r.campaign = &Campaign{Total: len(keep), IDsHash: idsHash(ids)}
+	r.campaign = &verdict.Campaign{Total: len(keep), IDsHash: verdict.IDsHash(ids)}
 	if r.cfg.Shard.N > 1 {
 		sel := keep[:0:0]
 		for i, m := range keep {
@@ -862,7 +830,7 @@ func (r *runner) sanity() (*mutant, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &mutant{res: MutantResult{ID: "sanity", Source: SourceSanity,
+	m := &mutant{res: verdict.MutantResult{ID: "sanity", Source: verdict.SourceSanity,
 		Intent: "every function of " + r.cfg.Target + " panics: the suite must fail, or the overlay does not reach it"}, files: map[string][]byte{}}
 	var diffs []string
 	for _, name := range names {
@@ -880,15 +848,15 @@ func (r *runner) sanity() (*mutant, error) {
 		if bytes.Equal(out, src) {
 			continue
 		}
-		rel := relTo(r.cfg.Root, name)
+		rel := mutation.RelTo(r.cfg.Root, name)
 		m.files[rel] = out
 		if m.res.File == "" {
 			m.res.File = rel
 		}
-		diffs = append(diffs, UnifiedDiff(rel, src, out))
+		diffs = append(diffs, mutation.UnifiedDiff(rel, src, out))
 	}
 	if len(m.files) == 0 {
-		return nil, fmt.Errorf("%w: target %s has no function to break", ErrUsage, r.cfg.Target)
+		return nil, fmt.Errorf("%w: target %s has no function to break", verdict.ErrUsage, r.cfg.Target)
 	}
 	m.res.Diff = strings.Join(diffs, "")
 	return m, nil
@@ -985,7 +953,7 @@ func (r *runner) hashDirs(dirs []string) (map[string]string, error) {
 			return err
 		}
 		s := sha256.Sum256(b)
-		inputs[relTo(r.cfg.Root, p)] = hex.EncodeToString(s[:])
+		inputs[mutation.RelTo(r.cfg.Root, p)] = hex.EncodeToString(s[:])
 		return nil
 	}
 	for _, f := range []string{"go.mod", "go.sum"} {
@@ -1048,11 +1016,4 @@ func changedInputs(a, b map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// inTarget reports whether the operator mutant id ("gremlins:<file>:…")
-// lies in a file directly inside the package directory target ("./dir/").
-func inTarget(id, target string) bool {
-	file, _, _ := strings.Cut(strings.TrimPrefix(id, "gremlins:"), ":")
-	return filepath.ToSlash(filepath.Dir(file)) == strings.Trim(filepath.ToSlash(filepath.Clean(target)), "/")
 }

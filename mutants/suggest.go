@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/mutation"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/suggest"
 )
 
@@ -19,7 +21,7 @@ import (
 // is removed: a suggestion is never left for a killed mutant. Nothing else
 // is written, the source tree never. It runs after the campaign, while its
 // builds (the baseline binary, the schemata binary) are still there.
-func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *Result) error {
+func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Result) error {
 	if !r.cfg.Suggest {
 		return nil
 	}
@@ -38,12 +40,12 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *Result) er
 	writes := map[string][]byte{} // path → content; nil removes it
 	for n, m := range muts {
 		i, ok := byID[m.res.ID]
-		if !ok || m.res.Source == SourceSanity {
+		if !ok || m.res.Source == verdict.SourceSanity {
 			continue
 		}
 		file := filepath.Join(dir, suggest.CaseName(m.res.ID)+".yaml")
-		if res.Mutants[i].Status != StatusSurvived {
-			if res.Mutants[i].Status == StatusKilled {
+		if res.Mutants[i].Status != verdict.StatusSurvived {
+			if res.Mutants[i].Status == verdict.StatusKilled {
 				writes[file] = nil
 			}
 			continue
@@ -51,7 +53,7 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *Result) er
 		mb, err := r.suggestBuild(ctx, m, n)
 		var nv *notViable
 		if errors.As(err, &nv) {
-			res.Mutants[i].SuggestNote = "its build failed again: " + firstLine(nv.out)
+			res.Mutants[i].SuggestNote = "its build failed again: " + verdict.FirstLine(nv.out)
 			continue
 		}
 		if err != nil {
@@ -88,7 +90,7 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *Result) er
 		}
 		writes[file] = f.YAML
 		res.Mutants[i].Suggested = string(f.YAML)
-		res.Mutants[i].SuggestedFile = relTo(r.cfg.Root, file)
+		res.Mutants[i].SuggestedFile = mutation.RelTo(r.cfg.Root, file)
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/suggest"
 )
 
@@ -67,8 +68,8 @@ func TestSuggestDemonstration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ExitCode != ExitGateFailed {
-		t.Fatalf("without the killers: exit %d (%s), want %d", res.ExitCode, res.Gate, ExitGateFailed)
+	if res.ExitCode != verdict.ExitGateFailed {
+		t.Fatalf("without the killers: exit %d (%s), want %d", res.ExitCode, res.Gate, verdict.ExitGateFailed)
 	}
 	if after := treeSum(t, root); after != before {
 		t.Fatal("the run with --suggest changed the tree outside out/")
@@ -77,7 +78,7 @@ func TestSuggestDemonstration(t *testing.T) {
 	table := filepath.Join(root, "scenarios", "table")
 	for _, id := range ids {
 		m := got[id]
-		if m.Status != StatusSurvived || m.Suggested == "" {
+		if m.Status != verdict.StatusSurvived || m.Suggested == "" {
 			t.Fatalf("%s: %s, suggested %q (%s); want a survivor with a suggested case", id, m.Status, m.Suggested, m.SuggestNote)
 		}
 		if !strings.HasPrefix(m.Suggested, "# protects: "+id+"\n") {
@@ -100,13 +101,13 @@ func TestSuggestDemonstration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ExitCode != ExitPass {
+	if res.ExitCode != verdict.ExitPass {
 		t.Fatalf("with the suggested cases: exit %d (%s), want the gate to pass", res.ExitCode, res.Gate)
 	}
 	got = byID(res)
 	for _, id := range ids {
 		m := got[id]
-		if want := []string{"TestTable/" + suggest.CaseName(id) + ".yaml/" + suggest.CaseName(id)}; m.Status != StatusKilled || !slices.Equal(m.KilledBy, want) || m.Suggested != "" {
+		if want := []string{"TestTable/" + suggest.CaseName(id) + ".yaml/" + suggest.CaseName(id)}; m.Status != verdict.StatusKilled || !slices.Equal(m.KilledBy, want) || m.Suggested != "" {
 			t.Errorf("%s: %s by %v (suggested %q), want killed by %v alone", id, m.Status, m.KilledBy, m.Suggested, want)
 		}
 		if _, err := os.Stat(filepath.Join(root, "out", "suggested", suggest.CaseName(id)+".yaml")); !os.IsNotExist(err) {

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/waitsim/waitsim/mutants/mutation"
 )
 
 // typeChecker type-checks mutated versions of the target package in
@@ -51,7 +53,7 @@ func (r *runner) newTypeChecker(ctx context.Context) (*typeChecker, error) {
 	tc.pkgPath = last[0]
 	for _, name := range last[3:] {
 		if name != "" {
-			tc.files = append(tc.files, relTo(r.cfg.Root, filepath.Join(last[2], name)))
+			tc.files = append(tc.files, mutation.RelTo(r.cfg.Root, filepath.Join(last[2], name)))
 		}
 	}
 	tc.imp = importer.ForCompiler(tc.fset, "gc", func(path string) (io.ReadCloser, error) {

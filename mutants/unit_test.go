@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/mutants/mutation"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 func mustRegexp(t *testing.T, s string) *regexp.Regexp {
@@ -36,7 +39,7 @@ const patchB = `--- a/p.go
 `
 
 func TestApplyPatch(t *testing.T) {
-	out, ap, err := ApplyPatch([]byte(fixtureSrc), patchB)
+	out, ap, err := mutation.ApplyPatch([]byte(fixtureSrc), patchB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +54,7 @@ func TestApplyPatch(t *testing.T) {
 // TestApplyPatchOffset: lines inserted above the hunk do not stop it.
 func TestApplyPatchOffset(t *testing.T) {
 	src := strings.Replace(fixtureSrc, "package p\n", "package p\n\n// one\n// two\n", 1)
-	out, ap, err := ApplyPatch([]byte(src), patchB)
+	out, ap, err := mutation.ApplyPatch([]byte(src), patchB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +66,11 @@ func TestApplyPatchOffset(t *testing.T) {
 // TestApplyPatchNoLongerApplies: the patch's own line changed.
 func TestApplyPatchNoLongerApplies(t *testing.T) {
 	src := strings.Replace(fixtureSrc, "return 3", "return 5", 1)
-	_, _, err := ApplyPatch([]byte(src), patchB)
-	if !errors.Is(err, ErrNoLongerApplies) || !strings.Contains(err.Error(), `"\treturn 3"`) {
+	_, _, err := mutation.ApplyPatch([]byte(src), patchB)
+	if !errors.Is(err, mutation.ErrNoLongerApplies) || !strings.Contains(err.Error(), `"\treturn 3"`) {
 		t.Fatalf("err = %v, want ErrNoLongerApplies naming the line", err)
 	}
-	if _, _, err := ApplyPatch([]byte(fixtureSrc), "not a patch"); err == nil || errors.Is(err, ErrNoLongerApplies) {
+	if _, _, err := mutation.ApplyPatch([]byte(fixtureSrc), "not a patch"); err == nil || errors.Is(err, mutation.ErrNoLongerApplies) {
 		t.Fatalf("a malformed patch: err = %v", err)
 	}
 }
@@ -76,12 +79,12 @@ func TestApplyPatchNoLongerApplies(t *testing.T) {
 // and gives the mutant back.
 func TestUnifiedDiffRoundTrip(t *testing.T) {
 	mut := strings.Replace(fixtureSrc, "1 + 2", "1 - 2", 1)
-	d := UnifiedDiff("p.go", []byte(fixtureSrc), []byte(mut))
-	out, _, err := ApplyPatch([]byte(fixtureSrc), d)
+	d := mutation.UnifiedDiff("p.go", []byte(fixtureSrc), []byte(mut))
+	out, _, err := mutation.ApplyPatch([]byte(fixtureSrc), d)
 	if err != nil || string(out) != mut {
 		t.Fatalf("diff\n%s\napplied: %q, %v", d, out, err)
 	}
-	if UnifiedDiff("p.go", []byte(fixtureSrc), []byte(fixtureSrc)) != "" {
+	if mutation.UnifiedDiff("p.go", []byte(fixtureSrc), []byte(fixtureSrc)) != "" {
 		t.Fatal("a diff of equal files")
 	}
 }
@@ -89,7 +92,7 @@ func TestUnifiedDiffRoundTrip(t *testing.T) {
 // TestCatalogApplies: every entry of the real catalog loads and applies to
 // the current waittool source (a moved source shows up here first).
 func TestCatalogApplies(t *testing.T) {
-	cat, err := LoadCatalog("..", "mutants/catalog")
+	cat, err := mutation.LoadCatalog("..", "mutants/catalog")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +104,7 @@ func TestCatalogApplies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, _, err := ApplyPatch(src, e.Patch)
+		out, _, err := mutation.ApplyPatch(src, e.Patch)
 		if err != nil {
 			t.Errorf("%s: %v", e.ID, err)
 			continue
@@ -113,21 +116,21 @@ func TestCatalogApplies(t *testing.T) {
 }
 
 func TestMutateOperator(t *testing.T) {
-	out, desc, err := MutateOperator("p.go", []byte(fixtureSrc), 4, 11, "ARITHMETIC_BASE")
+	out, desc, err := mutation.MutateOperator("p.go", []byte(fixtureSrc), 4, 11, "ARITHMETIC_BASE")
 	if err != nil || !strings.Contains(string(out), "return 1 - 2") || desc != "+ → -" {
 		t.Fatalf("%q %q %v", out, desc, err)
 	}
-	if _, _, err := MutateOperator("p.go", []byte(fixtureSrc), 4, 10, "ARITHMETIC_BASE"); err == nil {
+	if _, _, err := mutation.MutateOperator("p.go", []byte(fixtureSrc), 4, 10, "ARITHMETIC_BASE"); err == nil {
 		t.Fatal("no token at 4:10, want an error")
 	}
-	if _, _, err := MutateOperator("p.go", []byte(fixtureSrc), 4, 11, "CONDITIONALS_NEGATION"); err == nil {
+	if _, _, err := mutation.MutateOperator("p.go", []byte(fixtureSrc), 4, 11, "CONDITIONALS_NEGATION"); err == nil {
 		t.Fatal("CONDITIONALS_NEGATION does not apply to +, want an error")
 	}
 }
 
 func TestParseGremlinsOutput(t *testing.T) {
 	j := `{"go_module":"m","files":[{"file_name":"tool.go","mutations":[{"type":"CONDITIONALS_NEGATION","status":"RUNNABLE","line":25,"column":16},{"type":"ARITHMETIC_BASE","status":"NOT COVERED","line":3,"column":2}]}]}`
-	sites, st, err := ParseGremlinsOutput([]byte(j), "./waittool/")
+	sites, st, err := mutation.ParseGremlinsOutput([]byte(j), "./waittool/")
 	if err != nil || len(sites) != 2 {
 		t.Fatal(sites, err)
 	}
@@ -265,12 +268,12 @@ func TestClassify(t *testing.T) {
 		rep  runReport
 		want string
 	}{
-		{runReport{exit: 0}, StatusSurvived},
-		{runReport{exit: 1, failed: []string{"T/a"}}, StatusKilled},
-		{runReport{exit: 2, failed: []string{"T/a"}}, StatusKilled},
-		{runReport{exit: 2, timedOut: true}, StatusTimedOut},
+		{runReport{exit: 0}, verdict.StatusSurvived},
+		{runReport{exit: 1, failed: []string{"T/a"}}, verdict.StatusKilled},
+		{runReport{exit: 2, failed: []string{"T/a"}}, verdict.StatusKilled},
+		{runReport{exit: 2, timedOut: true}, verdict.StatusTimedOut},
 	} {
-		var m MutantResult
+		var m verdict.MutantResult
 		classify(&m, c.rep, 0)
 		if m.Status != c.want {
 			t.Errorf("%+v: %s, want %s", c.rep, m.Status, c.want)
@@ -292,9 +295,9 @@ func TestPanicLineKept(t *testing.T) {
 	}, "\n")
 	rep := parseEvents(strings.NewReader(in))
 	rep.exit = 2
-	var m MutantResult
+	var m verdict.MutantResult
 	classify(&m, rep, 0)
-	if m.Status != StatusKilled || !strings.Contains(m.Detail, what) {
+	if m.Status != verdict.StatusKilled || !strings.Contains(m.Detail, what) {
 		t.Fatalf("%s, detail %q: the panic's message is lost", m.Status, m.Detail)
 	}
 	if panicLine("x\n"+what+"\ny") != what {
@@ -308,7 +311,7 @@ func TestPanicLineKept(t *testing.T) {
 // (the timeout's floor and factor, vet) change the key.
 func TestCacheKeyInvalidation(t *testing.T) {
 	env := []string{"go1.27.3", "linux", "amd64", ""}
-	suite := Suite{Pkg: "./scenarios/", Run: "^TestTable$"}
+	suite := verdict.Suite{Pkg: "./scenarios/", Run: "^TestTable$"}
 	cfg := Config{TimeoutFactor: 10, TimeoutFloor: 5 * time.Second}
 	mk := func(c Config, inputs map[string]string) *runner {
 		return &runner{salt: cacheSalt(env, suite, &c), inputs: inputs}
@@ -338,35 +341,35 @@ func TestCacheKeyInvalidation(t *testing.T) {
 }
 
 func TestShardSplitMerge(t *testing.T) {
-	if _, err := ParseShard("3/2"); err == nil {
+	if _, err := verdict.ParseShard("3/2"); err == nil {
 		t.Fatal("3/2 accepted")
 	}
 	const n, total = 3, 10
 	seen := map[int]int{}
-	var shards []*Result
+	var shards []*verdict.Result
 	var all []string
 	for i := 0; i < total; i++ {
 		all = append(all, string(rune('a'+i)))
 	}
-	camp := &Campaign{Total: total, IDsHash: idsHash(all)}
+	camp := &verdict.Campaign{Total: total, IDsHash: verdict.IDsHash(all)}
 	for k := 1; k <= n; k++ {
-		s, err := ParseShard(strings.Join([]string{string(rune('0' + k)), "3"}, "/"))
+		s, err := verdict.ParseShard(strings.Join([]string{string(rune('0' + k)), "3"}, "/"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := &Result{Version: ResultVersion, Shard: s.String(), Threshold: 50, Campaign: camp,
-			Mutants: []MutantResult{{ID: "sanity", Source: SourceSanity, Status: StatusKilled}}}
+		res := &verdict.Result{Version: verdict.ResultVersion, Shard: s.String(), Threshold: 50, Campaign: camp,
+			Mutants: []verdict.MutantResult{{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled}}}
 		for i := 0; i < total; i++ {
 			if s.Has(i) {
 				seen[i]++
-				st := StatusKilled
+				st := verdict.StatusKilled
 				if i == 4 {
-					st = StatusSurvived
+					st = verdict.StatusSurvived
 				}
-				res.Mutants = append(res.Mutants, MutantResult{ID: string(rune('a' + i)), Source: SourceGremlins, Status: st})
+				res.Mutants = append(res.Mutants, verdict.MutantResult{ID: string(rune('a' + i)), Source: verdict.SourceGremlins, Status: st})
 			}
 		}
-		Evaluate(res)
+		verdict.Evaluate(res)
 		shards = append(shards, res)
 	}
 	for i := 0; i < total; i++ {
@@ -374,49 +377,53 @@ func TestShardSplitMerge(t *testing.T) {
 			t.Fatalf("mutant %d in %d shards", i, seen[i])
 		}
 	}
-	m, err := Merge(shards)
+	m, err := verdict.Merge(shards)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Mutants) != total+1 || m.Counts[StatusKilled] != 9 || m.OperatorScore != 90 || m.ExitCode != ExitPass || m.Shard != "" {
+	if len(m.Mutants) != total+1 || m.Counts[verdict.StatusKilled] != 9 || m.OperatorScore != 90 || m.ExitCode != verdict.ExitPass || m.Shard != "" {
 		t.Fatalf("merged: %d mutants, counts %v, score %v, exit %d (%s)", len(m.Mutants), m.Counts, m.OperatorScore, m.ExitCode, m.Gate)
 	}
-	if _, err := Merge(shards[:2]); err == nil || !strings.Contains(err.Error(), "3/3 is missing") {
+	if _, err := verdict.Merge(shards[:2]); err == nil || !strings.Contains(err.Error(), "3/3 is missing") {
 		t.Fatalf("a missing shard: %v", err)
 	}
-	if _, err := Merge([]*Result{shards[0], shards[0], shards[1]}); err == nil {
+	if _, err := verdict.Merge([]*verdict.Result{shards[0], shards[0], shards[1]}); err == nil {
 		t.Fatal("a shard given twice was merged")
 	}
 }
 
 func TestEvaluate(t *testing.T) {
-	mk := func(ms ...MutantResult) *Result {
-		r := &Result{Threshold: 80, Mutants: append([]MutantResult{{ID: "sanity", Source: SourceSanity, Status: StatusKilled}}, ms...)}
-		Evaluate(r)
+	mk := func(ms ...verdict.MutantResult) *verdict.Result {
+		r := &verdict.Result{Threshold: 80, Mutants: append([]verdict.MutantResult{{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled}}, ms...)}
+		verdict.Evaluate(r)
 		return r
 	}
-	cat := func(st string) MutantResult { return MutantResult{ID: "c-" + st, Source: SourceCatalog, Status: st} }
-	op := func(id, st string) MutantResult { return MutantResult{ID: id, Source: SourceGremlins, Status: st} }
+	cat := func(st string) verdict.MutantResult {
+		return verdict.MutantResult{ID: "c-" + st, Source: verdict.SourceCatalog, Status: st}
+	}
+	op := func(id, st string) verdict.MutantResult {
+		return verdict.MutantResult{ID: id, Source: verdict.SourceGremlins, Status: st}
+	}
 	for _, c := range []struct {
 		name string
-		res  *Result
+		res  *verdict.Result
 		exit int
 	}{
-		{"all killed", mk(cat(StatusKilled), op("a", StatusKilled)), ExitPass},
-		{"catalog survived", mk(cat(StatusSurvived)), ExitGateFailed},
-		{"catalog timed out", mk(cat(StatusTimedOut)), ExitGateFailed},
-		{"catalog no longer applies", mk(cat(StatusKilled), cat(StatusNoApply)), ExitGateFailed},
-		{"catalog not viable", mk(cat(StatusKilled), cat(StatusNotViable), op("a", StatusKilled)), ExitGateFailed},
-		{"operator score below", mk(op("a", StatusKilled), op("b", StatusSurvived)), ExitGateFailed},
-		{"operator score at threshold", mk(op("a", StatusKilled), op("b", StatusKilled), op("c", StatusKilled), op("d", StatusKilled), op("e", StatusSurvived)), ExitPass},
-		{"not viable and equivalent do not count", mk(op("a", StatusKilled), op("b", StatusNotViable), op("c", StatusEquivalent)), ExitPass},
-		{"nothing tested", mk(op("b", StatusNotViable)), ExitNothingTested},
-		{"only a catalog mutant, no longer applies", mk(cat(StatusNoApply)), ExitGateFailed},
-		{"only a catalog mutant, not viable", mk(cat(StatusNotViable)), ExitGateFailed},
-		{"sanity survived", &Result{Mutants: []MutantResult{{ID: "sanity", Source: SourceSanity, Status: StatusSurvived}, cat(StatusKilled)}}, ExitUntrusted},
+		{"all killed", mk(cat(verdict.StatusKilled), op("a", verdict.StatusKilled)), verdict.ExitPass},
+		{"catalog survived", mk(cat(verdict.StatusSurvived)), verdict.ExitGateFailed},
+		{"catalog timed out", mk(cat(verdict.StatusTimedOut)), verdict.ExitGateFailed},
+		{"catalog no longer applies", mk(cat(verdict.StatusKilled), cat(verdict.StatusNoApply)), verdict.ExitGateFailed},
+		{"catalog not viable", mk(cat(verdict.StatusKilled), cat(verdict.StatusNotViable), op("a", verdict.StatusKilled)), verdict.ExitGateFailed},
+		{"operator score below", mk(op("a", verdict.StatusKilled), op("b", verdict.StatusSurvived)), verdict.ExitGateFailed},
+		{"operator score at threshold", mk(op("a", verdict.StatusKilled), op("b", verdict.StatusKilled), op("c", verdict.StatusKilled), op("d", verdict.StatusKilled), op("e", verdict.StatusSurvived)), verdict.ExitPass},
+		{"not viable and equivalent do not count", mk(op("a", verdict.StatusKilled), op("b", verdict.StatusNotViable), op("c", verdict.StatusEquivalent)), verdict.ExitPass},
+		{"nothing tested", mk(op("b", verdict.StatusNotViable)), verdict.ExitNothingTested},
+		{"only a catalog mutant, no longer applies", mk(cat(verdict.StatusNoApply)), verdict.ExitGateFailed},
+		{"only a catalog mutant, not viable", mk(cat(verdict.StatusNotViable)), verdict.ExitGateFailed},
+		{"sanity survived", &verdict.Result{Mutants: []verdict.MutantResult{{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusSurvived}, cat(verdict.StatusKilled)}}, verdict.ExitUntrusted},
 	} {
 		if c.name == "sanity survived" {
-			Evaluate(c.res)
+			verdict.Evaluate(c.res)
 		}
 		if c.res.ExitCode != c.exit {
 			t.Errorf("%s: exit %d (%s), want %d", c.name, c.res.ExitCode, c.res.Gate, c.exit)
@@ -429,16 +436,16 @@ func TestEvaluate(t *testing.T) {
 // never prints a failing score as equal to its threshold (item 15), and
 // names the config the threshold came from.
 func TestGateExactScore(t *testing.T) {
-	ops := func(killed, survived int, th float64, opts string) *Result {
-		r := &Result{Threshold: th, Options: opts, Mutants: []MutantResult{{ID: "sanity", Source: SourceSanity, Status: StatusKilled}}}
+	ops := func(killed, survived int, th float64, opts string) *verdict.Result {
+		r := &verdict.Result{Threshold: th, Options: opts, Mutants: []verdict.MutantResult{{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled}}}
 		for i := 0; i < killed+survived; i++ {
-			st := StatusKilled
+			st := verdict.StatusKilled
 			if i >= killed {
-				st = StatusSurvived
+				st = verdict.StatusSurvived
 			}
-			r.Mutants = append(r.Mutants, MutantResult{ID: fmt.Sprintf("op%05d", i), Source: SourceGremlins, Status: st})
+			r.Mutants = append(r.Mutants, verdict.MutantResult{ID: fmt.Sprintf("op%05d", i), Source: verdict.SourceGremlins, Status: st})
 		}
-		Evaluate(r)
+		verdict.Evaluate(r)
 		return r
 	}
 	for _, c := range []struct {
@@ -447,23 +454,23 @@ func TestGateExactScore(t *testing.T) {
 		th               float64
 		exit             int
 	}{
-		{"46/47 against 97.88", 46, 1, 97.88, ExitGateFailed},
-		{"46/47 against 97.87", 46, 1, 97.87, ExitPass},
-		{"2000/2001 against 100", 2000, 1, 100, ExitGateFailed},
-		{"1/2 against 50", 1, 1, 50, ExitPass},
-		{"2/3 against 66.67", 2, 1, 66.67, ExitGateFailed},
-		{"2/3 against 66.66", 2, 1, 66.66, ExitPass},
-		{"999/2000 against 49.96", 999, 1001, 49.96, ExitGateFailed},
+		{"46/47 against 97.88", 46, 1, 97.88, verdict.ExitGateFailed},
+		{"46/47 against 97.87", 46, 1, 97.87, verdict.ExitPass},
+		{"2000/2001 against 100", 2000, 1, 100, verdict.ExitGateFailed},
+		{"1/2 against 50", 1, 1, 50, verdict.ExitPass},
+		{"2/3 against 66.67", 2, 1, 66.67, verdict.ExitGateFailed},
+		{"2/3 against 66.66", 2, 1, 66.66, verdict.ExitPass},
+		{"999/2000 against 49.96", 999, 1001, 49.96, verdict.ExitGateFailed},
 	} {
 		r := ops(c.killed, c.survived, c.th, "config=my-gremlins.yaml")
 		if r.ExitCode != c.exit {
 			t.Errorf("%s: exit %d (%s), want %d", c.name, r.ExitCode, r.Gate, c.exit)
 		}
-		if c.exit == ExitGateFailed {
+		if c.exit == verdict.ExitGateFailed {
 			if !strings.Contains(r.Gate, "my-gremlins.yaml") {
 				t.Errorf("%s: the gate does not name the config file: %s", c.name, r.Gate)
 			}
-			sc, th := ScoreAndThreshold(c.killed, c.killed+c.survived, c.th)
+			sc, th := verdict.ScoreAndThreshold(c.killed, c.killed+c.survived, c.th)
 			if sc == th || !strings.Contains(r.Gate, sc+" ("+fmt.Sprint(c.killed)) {
 				t.Errorf("%s: score %s printed as its threshold %s: %s", c.name, sc, th, r.Gate)
 			}
@@ -480,11 +487,11 @@ func TestGateExactScore(t *testing.T) {
 // the cache prints no "median 0 ms"; times are labelled as build + run,
 // apart from the timeout, which is the test run's alone.
 func TestSummaryTimes(t *testing.T) {
-	r := &Result{Threshold: 100, TimeoutMs: 5000, Mutants: []MutantResult{
-		{ID: "sanity", Source: SourceSanity, Status: StatusKilled, Cached: true, DurationMs: 900},
-		{ID: "c", Source: SourceCatalog, Status: StatusKilled, Cached: true, DurationMs: 7000},
+	r := &verdict.Result{Threshold: 100, TimeoutMs: 5000, Mutants: []verdict.MutantResult{
+		{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled, Cached: true, DurationMs: 900},
+		{ID: "c", Source: verdict.SourceCatalog, Status: verdict.StatusKilled, Cached: true, DurationMs: 7000},
 	}}
-	Evaluate(r)
+	verdict.Evaluate(r)
 	var b bytes.Buffer
 	Summary(&b, r)
 	out := b.String()
@@ -496,7 +503,7 @@ func TestSummaryTimes(t *testing.T) {
 	}
 	var p bytes.Buffer
 	pr := newProgress(&p, false, 1)
-	pr.done(MutantResult{ID: "x", Status: StatusKilled, DurationMs: 7000})
+	pr.done(verdict.MutantResult{ID: "x", Status: verdict.StatusKilled, DurationMs: 7000})
 	if !strings.Contains(p.String(), "7.0s build + run") {
 		t.Errorf("a mutant's time is not labelled: %q", p.String())
 	}
@@ -540,9 +547,9 @@ func TestSchemataTakesValues(t *testing.T) {
 // TestOnlyMatchingNothing: an --only pattern that matches no mutant is a
 // usage error naming the pattern, not a campaign that tested nothing.
 func TestOnlyMatchingNothing(t *testing.T) {
-	muts := []*mutant{{res: MutantResult{ID: "no-cap"}}, {res: MutantResult{ID: "cap-90s"}}}
+	muts := []*mutant{{res: verdict.MutantResult{ID: "no-cap"}}, {res: verdict.MutantResult{ID: "cap-90s"}}}
 	r := &runner{cfg: Config{Only: regexp.MustCompile("nosuch")}}
-	if _, err := r.filter(context.Background(), muts); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), `"nosuch"`) || !strings.Contains(err.Error(), "no-cap") {
+	if _, err := r.filter(context.Background(), muts); !errors.Is(err, verdict.ErrUsage) || !strings.Contains(err.Error(), `"nosuch"`) || !strings.Contains(err.Error(), "no-cap") {
 		t.Fatalf("err %v, want a usage error naming the pattern and some ids", err)
 	}
 	r.cfg.Only = regexp.MustCompile("^no-cap$")

@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/reports/model"
 )
 
@@ -31,7 +31,7 @@ const MaxAnnotations = 10
 // returns how many it wrote. prefix is the module root's path inside the
 // repository ("" at its top, else slash-separated and ending in "/"), so that
 // each file is named as GitHub names it.
-func Annotations(w io.Writer, m *mutants.Result, prefix string) (int, error) {
+func Annotations(w io.Writer, m *verdict.Result, prefix string) (int, error) {
 	if m == nil || m.Baseline != nil {
 		return 0, nil
 	}

@@ -9,30 +9,30 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/reports/model"
 )
 
 // ratchetRun is a mutation result of a new survivor (whose intent holds
 // every character a workflow command must escape, and a suggested case), an
 // accepted survivor, an accepted mutant killed now and a stale entry.
-func ratchetRun() *mutants.Result {
-	m := &mutants.Result{Version: mutants.ResultVersion, Threshold: 100,
+func ratchetRun() *verdict.Result {
+	m := &verdict.Result{Version: verdict.ResultVersion, Threshold: 100,
 		Options: `target=./calc/ no-catalog=false no-operators=false only="" diff=""`,
-		Ratchet: &mutants.Ratchet{File: "waitsim/accepted.yaml", Accepted: []mutants.Accepted{
+		Ratchet: &verdict.Ratchet{File: "waitsim/accepted.yaml", Accepted: []verdict.Accepted{
 			{ID: "label-changes", Reason: "nothing reads Label | *yet*", Line: 2},
 			{ID: "add-subtracts", Reason: "once a gap", Line: 4},
 			{ID: "gone", Reason: "removed", Line: 6},
 		}},
-		Mutants: []mutants.MutantResult{
-			{ID: "sanity", Source: mutants.SourceSanity, Status: mutants.StatusKilled},
-			{ID: "add-subtracts", Source: mutants.SourceCatalog, Status: mutants.StatusKilled, File: "calc/calc.go", Line: 12},
-			{ID: "label-changes", Source: mutants.SourceCatalog, Status: mutants.StatusSurvived, File: "calc/calc.go", Line: 34, Intent: "Label says w="},
-			{ID: "gremlins:calc/calc.go:17:7:CONDITIONALS_BOUNDARY", Source: mutants.SourceGremlins, Status: mutants.StatusSurvived,
+		Mutants: []verdict.MutantResult{
+			{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled},
+			{ID: "add-subtracts", Source: verdict.SourceCatalog, Status: verdict.StatusKilled, File: "calc/calc.go", Line: 12},
+			{ID: "label-changes", Source: verdict.SourceCatalog, Status: verdict.StatusSurvived, File: "calc/calc.go", Line: 34, Intent: "Label says w="},
+			{ID: "gremlins:calc/calc.go:17:7:CONDITIONALS_BOUNDARY", Source: verdict.SourceGremlins, Status: verdict.StatusSurvived,
 				File: "calc/calc.go", Line: 17, Intent: "100% wrong, at a: b\r\nline two",
 				Suggested: "# protects: x\n", SuggestedFile: "out/suggested/suggested-x.yaml"},
 		}}
-	mutants.Evaluate(m)
+	verdict.Evaluate(m)
 	return m
 }
 
@@ -60,7 +60,7 @@ func TestAnnotations(t *testing.T) {
 	// Without a ratchet (an older result), every survivor is annotated.
 	m := ratchetRun()
 	m.Ratchet = nil
-	mutants.Evaluate(m)
+	verdict.Evaluate(m)
 	b.Reset()
 	if n, _ := Annotations(&b, m, ""); n != 2 || !strings.Contains(b.String(), "::warning file=calc/calc.go,line=34,title=waitsim%3A survivor label-changes (survived)::Label says w=\n") {
 		t.Errorf("no ratchet: %d annotations\n%s", n, b.String())
@@ -68,9 +68,9 @@ func TestAnnotations(t *testing.T) {
 	// GitHub shows 10 of a kind a step: the tenth says how many more.
 	m = ratchetRun()
 	for i := 0; i < 12; i++ {
-		m.Mutants = append(m.Mutants, mutants.MutantResult{ID: "s" + string(rune('a'+i)), Source: mutants.SourceCatalog, Status: mutants.StatusTimedOut, File: "calc/calc.go", Line: 1 + i})
+		m.Mutants = append(m.Mutants, verdict.MutantResult{ID: "s" + string(rune('a'+i)), Source: verdict.SourceCatalog, Status: verdict.StatusTimedOut, File: "calc/calc.go", Line: 1 + i})
 	}
-	mutants.Evaluate(m)
+	verdict.Evaluate(m)
 	b.Reset()
 	Annotations(&b, m, "")
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -110,7 +110,7 @@ func TestRatchetMarkdown(t *testing.T) {
 	}
 	m := ratchetRun()
 	m.Ratchet = nil
-	mutants.Evaluate(m)
+	verdict.Evaluate(m)
 	if md := RunMarkdown(&Run{Mutation: m}, SummaryLimit); strings.Contains(md, "Accepted survivors") || strings.Contains(md, "New survivor") {
 		t.Errorf("a result without a ratchet shows one:\n%s", md)
 	}
@@ -119,7 +119,7 @@ func TestRatchetMarkdown(t *testing.T) {
 // TestReportRecomputesRatchet: a result file's ratchet is checked, and its
 // derived lists recomputed from its entries and mutants, as its gate is.
 func TestReportRecomputesRatchet(t *testing.T) {
-	write := func(m *mutants.Result) string {
+	write := func(m *verdict.Result) string {
 		p := filepath.Join(t.TempDir(), "mutation.json")
 		b, err := json.Marshal(m)
 		if err != nil {
@@ -148,7 +148,7 @@ func TestReportRecomputesRatchet(t *testing.T) {
 	}
 	m = ratchetRun()
 	m.Ratchet.Accepted = m.Ratchet.Accepted[1:] // label-changes is new now: the gate fails
-	m.ExitCode, m.Gate = mutants.ExitPass, "pass"
+	m.ExitCode, m.Gate = verdict.ExitPass, "pass"
 	if _, err := model.LoadMutation(write(m)); !errors.As(err, &ie) || ie.Field != "exitCode" {
 		t.Errorf("a pass its accepted survivors do not back: %v", err)
 	}

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/results"
-
-	"github.com/waitsim/waitsim/mutants"
 )
 
 // TestEmptyResultsSayNoResults: a scenario result without cases and a
@@ -17,7 +16,7 @@ import (
 func TestEmptyResultsSayNoResults(t *testing.T) {
 	r := &Run{Version: RunVersion, Commit: "c0ffee",
 		Scenarios: &results.RunResult{Version: results.ResultVersion},
-		Mutation:  &mutants.Result{Version: mutants.ResultVersion, Gate: "zero mutants tested"}}
+		Mutation:  &verdict.Result{Version: verdict.ResultVersion, Gate: "zero mutants tested"}}
 	r.Normalize()
 
 	j, err := JUnit(r)

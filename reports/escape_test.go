@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 )
@@ -52,15 +52,15 @@ func hostileRuns() (base, head *Run) {
 		tally(s)
 		return s
 	}
-	mut := func(head bool) *mutants.Result {
-		m := &mutants.Result{Version: mutants.ResultVersion, Gate: "1 catalog mutant(s) not killed: " + hostileIntro, Threshold: 75,
-			ExitCode: mutants.ExitGateFailed, Mutants: []mutants.MutantResult{
-				{ID: "was-survivor", Source: mutants.SourceCatalog, File: "waittool/tool.go", Intent: hostileHTML, Status: mutants.StatusSurvived, Diff: "@@ -1 +1 @@\n-a\n+b\n"},
+	mut := func(head bool) *verdict.Result {
+		m := &verdict.Result{Version: verdict.ResultVersion, Gate: "1 catalog mutant(s) not killed: " + hostileIntro, Threshold: 75,
+			ExitCode: verdict.ExitGateFailed, Mutants: []verdict.MutantResult{
+				{ID: "was-survivor", Source: verdict.SourceCatalog, File: "waittool/tool.go", Intent: hostileHTML, Status: verdict.StatusSurvived, Diff: "@@ -1 +1 @@\n-a\n+b\n"},
 			}}
 		if head {
-			m.Mutants[0].Status = mutants.StatusKilled
-			m.Mutants = append(m.Mutants, mutants.MutantResult{ID: "new-survivor", Source: mutants.SourceCatalog, File: "waittool/tool.go",
-				Intent: hostileIntro, Status: mutants.StatusSurvived, Diff: "@@ -1 +1 @@\n-a\n+c\n", SuggestNote: hostileMsg})
+			m.Mutants[0].Status = verdict.StatusKilled
+			m.Mutants = append(m.Mutants, verdict.MutantResult{ID: "new-survivor", Source: verdict.SourceCatalog, File: "waittool/tool.go",
+				Intent: hostileIntro, Status: verdict.StatusSurvived, Diff: "@@ -1 +1 @@\n-a\n+c\n", SuggestNote: hostileMsg})
 		}
 		return m
 	}

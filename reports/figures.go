@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // How the renderers write a mutation result's figures.
@@ -14,18 +14,18 @@ func pct(v float64) string { return fmt.Sprintf("%.1f%%", v) }
 
 // catalogPct and operatorPct are a result's scores as the command line
 // prints them: "n/a" when nothing was scored, never a rounded-up 100.0%
-// for a score below its threshold (mutants.FormatScore).
-func catalogPct(m *mutants.Result) string {
-	return mutants.FormatScore(m.CatalogScore, m.CatalogScored, 100)
+// for a score below its threshold (verdict.FormatScore).
+func catalogPct(m *verdict.Result) string {
+	return verdict.FormatScore(m.CatalogScore, m.CatalogScored, 100)
 }
 
-func operatorPct(m *mutants.Result) string {
-	return mutants.FormatScore(m.OperatorScore, m.OperatorScored, m.Threshold)
+func operatorPct(m *verdict.Result) string {
+	return verdict.FormatScore(m.OperatorScore, m.OperatorScored, m.Threshold)
 }
 
 // generatorText is the generator campaign's kill rates beside the table's,
 // in one sentence; "" when the result has no generator campaign.
-func generatorText(m *mutants.Result) string {
+func generatorText(m *verdict.Result) string {
 	g := m.Generator
 	if g == nil {
 		return ""
@@ -42,11 +42,11 @@ func killedOf(k, n int) string {
 	if n == 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%d of %d killed (%s)", k, n, mutants.FormatScore(float64(k)*100/float64(n), n, 100))
+	return fmt.Sprintf("%d of %d killed (%s)", k, n, verdict.FormatScore(float64(k)*100/float64(n), n, 100))
 }
 
 // thresholdPct is the operator threshold as written in the config.
-func thresholdPct(m *mutants.Result) string {
+func thresholdPct(m *verdict.Result) string {
 	return strconv.FormatFloat(m.Threshold, 'f', -1, 64) + "%"
 }
 

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/packs/waitagents"
 	"github.com/waitsim/waitsim/packs/waitagents/bridge"
 	"github.com/waitsim/waitsim/results"
 	simtimeline "github.com/waitsim/waitsim/sim/timeline"
 
-	"github.com/waitsim/waitsim/mutants"
 	"github.com/waitsim/waitsim/sim"
 )
 
@@ -173,28 +173,28 @@ func fixtureDiff(t *testing.T, file, old, repl string) (string, int) {
 	return "", 0
 }
 
-func fixtureMutation(t *testing.T, head bool) *mutants.Result {
+func fixtureMutation(t *testing.T, head bool) *verdict.Result {
 	const tool = "waittool/tool.go"
 	d1, l1 := fixtureDiff(t, tool, "capped := min(in.TimeoutMs, CallCapMs)", "capped := in.TimeoutMs")
 	d2, l2 := fixtureDiff(t, tool, "c.now().Add(2*c.cost).Before(deadline)", "c.now().Before(deadline)")
 	d3, l3 := fixtureDiff(t, tool, "remaining >= MinTimeoutMs", "remaining > 0")
 	d4, l4 := fixtureDiff(t, tool, "if d > c.cost {", "if d >= c.cost {")
 	d5, l5 := fixtureDiff(t, tool, "min(poll, deadline.Sub(c.now())-2*c.cost)", "min(poll, deadline.Sub(c.now()))")
-	ms := []mutants.MutantResult{
-		{ID: "no-cap", Source: mutants.SourceCatalog, Intent: "no cap: one call waits as long as timeoutMs asks", File: tool, Line: l1,
-			Status: mutants.StatusKilled, KilledBy: []string{"slow-list[list=5000]", "recovery[60500]"}, Diff: d1},
-		{ID: "no-read-reserve", Source: mutants.SourceCatalog, Intent: "no read reserve: poll to the deadline", File: tool, Line: l2,
-			Status: mutants.StatusKilled, KilledBy: []string{"fast-then-stall"}, Diff: d2},
-		{ID: "remaining-below-minimum", Source: mutants.SourceCatalog, Intent: "remainingMs below the schema minimum", File: tool, Line: l3,
-			Status: mutants.StatusKilled, KilledBy: []string{"recovery[60500]"}, Diff: d3},
-		{ID: "unclamped-last-sleep", Source: mutants.SourceCatalog, Intent: "last sleep runs to the deadline instead of deadline − 2·cost", File: tool, Line: l5,
-			Status: mutants.StatusKilled, KilledBy: []string{"fast-then-stall"}, Diff: d5},
-		{ID: fmt.Sprintf("gremlins:%s:%d:7:CONDITIONALS_BOUNDARY", tool, l4), Source: mutants.SourceGremlins, Intent: "conditionals boundary", File: tool, Line: l4,
-			Status: mutants.StatusEquivalent, Diff: d4, Detail: "a read as long as the longest so far leaves the cost unchanged"},
-		{ID: "sanity", Source: mutants.SourceSanity, Intent: "the mutant that breaks everything", File: tool, Line: l1,
-			Status: mutants.StatusKilled, KilledBy: []string{"slow-list[list=5000]"}, Diff: d1},
-		{ID: "gremlins:waittool/budget.go:20:9:ARITHMETIC_BASE", Source: mutants.SourceGremlins, Intent: "arithmetic base", File: "waittool/budget.go", Line: 20,
-			Status: mutants.StatusNotViable, Detail: "waittool/budget.go:20:9: invalid operation: mismatched types"},
+	ms := []verdict.MutantResult{
+		{ID: "no-cap", Source: verdict.SourceCatalog, Intent: "no cap: one call waits as long as timeoutMs asks", File: tool, Line: l1,
+			Status: verdict.StatusKilled, KilledBy: []string{"slow-list[list=5000]", "recovery[60500]"}, Diff: d1},
+		{ID: "no-read-reserve", Source: verdict.SourceCatalog, Intent: "no read reserve: poll to the deadline", File: tool, Line: l2,
+			Status: verdict.StatusKilled, KilledBy: []string{"fast-then-stall"}, Diff: d2},
+		{ID: "remaining-below-minimum", Source: verdict.SourceCatalog, Intent: "remainingMs below the schema minimum", File: tool, Line: l3,
+			Status: verdict.StatusKilled, KilledBy: []string{"recovery[60500]"}, Diff: d3},
+		{ID: "unclamped-last-sleep", Source: verdict.SourceCatalog, Intent: "last sleep runs to the deadline instead of deadline − 2·cost", File: tool, Line: l5,
+			Status: verdict.StatusKilled, KilledBy: []string{"fast-then-stall"}, Diff: d5},
+		{ID: fmt.Sprintf("gremlins:%s:%d:7:CONDITIONALS_BOUNDARY", tool, l4), Source: verdict.SourceGremlins, Intent: "conditionals boundary", File: tool, Line: l4,
+			Status: verdict.StatusEquivalent, Diff: d4, Detail: "a read as long as the longest so far leaves the cost unchanged"},
+		{ID: "sanity", Source: verdict.SourceSanity, Intent: "the mutant that breaks everything", File: tool, Line: l1,
+			Status: verdict.StatusKilled, KilledBy: []string{"slow-list[list=5000]"}, Diff: d1},
+		{ID: "gremlins:waittool/budget.go:20:9:ARITHMETIC_BASE", Source: verdict.SourceGremlins, Intent: "arithmetic base", File: "waittool/budget.go", Line: 20,
+			Status: verdict.StatusNotViable, Detail: "waittool/budget.go:20:9: invalid operation: mismatched types"},
 	}
 	for _, g := range []struct {
 		old, repl, typ string
@@ -202,20 +202,20 @@ func fixtureMutation(t *testing.T, head bool) *mutants.Result {
 	}{{"remaining >= MinTimeoutMs", "remaining > MinTimeoutMs", "CONDITIONALS_BOUNDARY", 41},
 		{"capped < in.TimeoutMs", "capped <= in.TimeoutMs", "CONDITIONALS_BOUNDARY", 26}} {
 		d, l := fixtureDiff(t, tool, g.old, g.repl)
-		ms = append(ms, mutants.MutantResult{ID: fmt.Sprintf("gremlins:%s:%d:%d:%s", tool, l, g.col, g.typ), Source: mutants.SourceGremlins,
-			Intent: strings.ToLower(strings.ReplaceAll(g.typ, "_", " ")), File: tool, Line: l, Status: mutants.StatusKilled,
+		ms = append(ms, verdict.MutantResult{ID: fmt.Sprintf("gremlins:%s:%d:%d:%s", tool, l, g.col, g.typ), Source: verdict.SourceGremlins,
+			Intent: strings.ToLower(strings.ReplaceAll(g.typ, "_", " ")), File: tool, Line: l, Status: verdict.StatusKilled,
 			KilledBy: []string{"recovery[60500]"}, Diff: d})
 	}
 	if head {
 		// Head: the reserve mutant now survives, a boundary mutant times out.
-		ms[1].Status, ms[1].KilledBy = mutants.StatusSurvived, nil
-		ms = append(ms, mutants.MutantResult{ID: fmt.Sprintf("gremlins:%s:%d:10:CONDITIONALS_NEGATION", tool, l2), Source: mutants.SourceGremlins,
-			Intent: "conditionals negation", File: tool, Line: l2, Status: mutants.StatusTimedOut, Diff: d2, Detail: "test binary ran past 30s"})
+		ms[1].Status, ms[1].KilledBy = verdict.StatusSurvived, nil
+		ms = append(ms, verdict.MutantResult{ID: fmt.Sprintf("gremlins:%s:%d:10:CONDITIONALS_NEGATION", tool, l2), Source: verdict.SourceGremlins,
+			Intent: "conditionals negation", File: tool, Line: l2, Status: verdict.StatusTimedOut, Diff: d2, Detail: "test binary ran past 30s"})
 	}
 	// Counts, scores, gate and exit code are what the mutants give: a
 	// report refuses a result that disagrees with its own mutant list.
-	r := &mutants.Result{Version: mutants.ResultVersion, Commit: "", Mutants: ms, Threshold: 80}
-	mutants.Evaluate(r)
+	r := &verdict.Result{Version: verdict.ResultVersion, Commit: "", Mutants: ms, Threshold: 80}
+	verdict.Evaluate(r)
 	return r
 }
 

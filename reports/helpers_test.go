@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/reports/model"
 	"github.com/waitsim/waitsim/results"
 )
@@ -27,13 +27,13 @@ func smallRun() *model.Run {
 		{ID: "boom", File: "scenarios/table/b.yaml", Line: 4, Verdict: results.VerdictError, Error: "horizon reached", Repro: "repro boom"},
 	}}
 	tally(s)
-	m := &mutants.Result{Version: mutants.ResultVersion, Gate: "pass", Threshold: 75, Mutants: []mutants.MutantResult{
-		{ID: "k", Source: mutants.SourceCatalog, File: "waittool/tool.go", Status: mutants.StatusKilled, KilledBy: []string{"bad"}},
-		{ID: "s", Source: mutants.SourceCatalog, File: "waittool/tool.go", Status: mutants.StatusSurvived, Diff: "@@ -1 +1 @@\n-a\n+b\n"},
-		{ID: "nv", Source: mutants.SourceGremlins, File: "waittool/tool.go", Status: mutants.StatusNotViable},
-		{ID: "to", Source: mutants.SourceGremlins, File: "waittool/tool.go", Status: mutants.StatusTimedOut},
-		{ID: "na", Source: mutants.SourceCatalog, File: "waittool/tool.go", Status: mutants.StatusNoApply},
-		{ID: "eq", Source: mutants.SourceGremlins, File: "waittool/tool.go", Status: mutants.StatusEquivalent},
+	m := &verdict.Result{Version: verdict.ResultVersion, Gate: "pass", Threshold: 75, Mutants: []verdict.MutantResult{
+		{ID: "k", Source: verdict.SourceCatalog, File: "waittool/tool.go", Status: verdict.StatusKilled, KilledBy: []string{"bad"}},
+		{ID: "s", Source: verdict.SourceCatalog, File: "waittool/tool.go", Status: verdict.StatusSurvived, Diff: "@@ -1 +1 @@\n-a\n+b\n"},
+		{ID: "nv", Source: verdict.SourceGremlins, File: "waittool/tool.go", Status: verdict.StatusNotViable},
+		{ID: "to", Source: verdict.SourceGremlins, File: "waittool/tool.go", Status: verdict.StatusTimedOut},
+		{ID: "na", Source: verdict.SourceCatalog, File: "waittool/tool.go", Status: verdict.StatusNoApply},
+		{ID: "eq", Source: verdict.SourceGremlins, File: "waittool/tool.go", Status: verdict.StatusEquivalent},
 	}}
 	r := &model.Run{Version: model.RunVersion, Commit: "c0ffee", Scenarios: s, Mutation: m}
 	r.Normalize()

@@ -11,7 +11,7 @@ import (
 	"github.com/waitsim/waitsim/reports/timeline"
 	"github.com/waitsim/waitsim/results"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // HTML renders r as one self-contained page (inline CSS and SVG, no script,
@@ -119,7 +119,7 @@ func htmlCase(b *strings.Builder, i int, c *results.CaseResult) {
 	b.WriteString("</section>\n")
 }
 
-func htmlMutants(b *strings.Builder, m *mutants.Result) {
+func htmlMutants(b *strings.Builder, m *verdict.Result) {
 	if len(m.Mutants) == 0 {
 		fmt.Fprintf(b, "<h2 id=\"mutants\">Mutants: no results</h2>\n<p class=\"empty\">The mutation result has no mutants: nothing was tested (gate: %s).</p>\n", text.HTML(m.Gate))
 		return
@@ -209,7 +209,7 @@ svg text{font-family:"DejaVu Sans Mono",ui-monospace,monospace;font-size:11px;fi
 
 // suggestedHTML is the case `--suggest` wrote for a survivor, under its
 // diff, ready to copy; or why there is none; "" when none was asked for.
-func suggestedHTML(mu mutants.MutantResult) string {
+func suggestedHTML(mu verdict.MutantResult) string {
 	switch {
 	case mu.Suggested != "":
 		return fmt.Sprintf("<p class=\"suggested\">A case that kills it, found by <code>waitsim mutate --suggest</code> (<code>%s</code>; head passes it, the mutant fails it): copy it into <code>scenarios/table/</code>.</p><pre class=\"suggested\">%s</pre>",

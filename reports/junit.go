@@ -10,7 +10,7 @@ import (
 	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // JUnit XML (the de-facto schema read by CI systems): one <testsuite> for the
@@ -169,7 +169,7 @@ func caseText(c results.CaseResult, msgs []string) string {
 	return b.String()
 }
 
-func mutantSuite(m *mutants.Result) junitSuite {
+func mutantSuite(m *verdict.Result) junitSuite {
 	s := junitSuite{Name: "mutants", Properties: &junitProps{Props: []junitProp{
 		{"catalogScore", catalogPct(m)},
 		{"operatorScore", operatorPct(m)},
@@ -180,19 +180,19 @@ func mutantSuite(m *mutants.Result) junitSuite {
 		tc := junitTestCase{Name: mu.ID, Classname: "mutants." + mu.Source, File: mu.File, Line: mu.Line}
 		body := mu.Intent + "\n" + mu.Diff
 		switch mu.Status {
-		case mutants.StatusSurvived:
+		case verdict.StatusSurvived:
 			tc.Failure = &junitProblem{Message: "mutant survived: no scenario case failed — " + mu.Intent, Type: "survived", Text: body}
 			s.Failures++
-		case mutants.StatusTimedOut:
+		case verdict.StatusTimedOut:
 			tc.Error = &junitProblem{Message: "mutant timed out: the test binary ran past its timeout", Type: "timed out", Text: body + mu.Detail}
 			s.Errors++
-		case mutants.StatusNoApply:
+		case verdict.StatusNoApply:
 			tc.Error = &junitProblem{Message: "patch no longer applies: " + text.OneLine(mu.Detail), Type: "patch-no-longer-applies", Text: body + mu.Detail}
 			s.Errors++
-		case mutants.StatusNotViable, mutants.StatusEquivalent:
+		case verdict.StatusNotViable, verdict.StatusEquivalent:
 			tc.Skipped = &junitProblem{Message: mu.Status + ": " + text.OneLine(mu.Detail)}
 			s.Skipped++
-		case mutants.StatusKilled:
+		case verdict.StatusKilled:
 			if len(mu.KilledBy) > 0 {
 				tc.SystemOut = "killed by: " + strings.Join(mu.KilledBy, ", ")
 			}

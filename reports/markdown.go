@@ -12,7 +12,7 @@ import (
 	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // Size limits of the places Markdown is published, in bytes. A limit in bytes
@@ -116,10 +116,10 @@ func CompareMarkdown(c *Comparison, limit int) string {
 		b.blank()
 		b.line("| | base | head | change |")
 		b.line("|---|---:|---:|---:|")
-		b.line("| catalog | %s | %s | %s |", mutants.FormatScore(s.BaseCatalog, s.BaseCatalogScored, 100),
-			mutants.FormatScore(s.HeadCatalog, s.HeadCatalogScored, 100), ptsOrNA(s.HeadCatalog-s.BaseCatalog, s.BaseCatalogScored, s.HeadCatalogScored))
-		b.line("| operator | %s | %s | %s |", mutants.FormatScore(s.BaseOperator, s.BaseOperatorScored, s.BaseThreshold),
-			mutants.FormatScore(s.HeadOperator, s.HeadOperatorScored, s.HeadThreshold), ptsOrNA(s.HeadOperator-s.BaseOperator, s.BaseOperatorScored, s.HeadOperatorScored))
+		b.line("| catalog | %s | %s | %s |", verdict.FormatScore(s.BaseCatalog, s.BaseCatalogScored, 100),
+			verdict.FormatScore(s.HeadCatalog, s.HeadCatalogScored, 100), ptsOrNA(s.HeadCatalog-s.BaseCatalog, s.BaseCatalogScored, s.HeadCatalogScored))
+		b.line("| operator | %s | %s | %s |", verdict.FormatScore(s.BaseOperator, s.BaseOperatorScored, s.BaseThreshold),
+			verdict.FormatScore(s.HeadOperator, s.HeadOperatorScored, s.HeadThreshold), ptsOrNA(s.HeadOperator-s.BaseOperator, s.BaseOperatorScored, s.HeadOperatorScored))
 		b.line("| gate | %s | %s | |", text.Cell(s.BaseGate), text.Cell(s.HeadGate))
 		b.blank()
 	}
@@ -266,8 +266,8 @@ func compareHeadline(c *Comparison) string {
 	}
 	if s := c.Score; s != nil {
 		parts = append(parts, fmt.Sprintf("mutation score %s catalog (%s), %s operator (%s)",
-			mutants.FormatScore(s.HeadCatalog, s.HeadCatalogScored, 100), ptsOrNA(s.HeadCatalog-s.BaseCatalog, s.BaseCatalogScored, s.HeadCatalogScored),
-			mutants.FormatScore(s.HeadOperator, s.HeadOperatorScored, s.HeadThreshold), ptsOrNA(s.HeadOperator-s.BaseOperator, s.BaseOperatorScored, s.HeadOperatorScored)))
+			verdict.FormatScore(s.HeadCatalog, s.HeadCatalogScored, 100), ptsOrNA(s.HeadCatalog-s.BaseCatalog, s.BaseCatalogScored, s.HeadCatalogScored),
+			verdict.FormatScore(s.HeadOperator, s.HeadOperatorScored, s.HeadThreshold), ptsOrNA(s.HeadOperator-s.BaseOperator, s.BaseOperatorScored, s.HeadOperatorScored)))
 	}
 	if len(parts) == 0 {
 		return "no difference between base and head"
@@ -287,20 +287,20 @@ func verdictIcon(v string) string {
 	return "✅"
 }
 
-func mutationTable(b *mdBuilder, m *mutants.Result) {
+func mutationTable(b *mdBuilder, m *verdict.Result) {
 	b.line("| mutation score | catalog | operator | operator threshold | gate |")
 	b.line("|---|---:|---:|---:|---|")
 	b.line("| | %s | %s | %s | %s |", catalogPct(m), operatorPct(m), thresholdPct(m), text.Cell(m.Gate))
 	b.blank()
 	var cs []string
-	for _, st := range mutants.Statuses {
+	for _, st := range verdict.Statuses {
 		if n := countStatus(m, st); n > 0 {
 			cs = append(cs, fmt.Sprintf("%s %d", st, n))
 		}
 	}
 	counted := 0
 	for _, mu := range m.Mutants {
-		if mu.Source != mutants.SourceSanity {
+		if mu.Source != verdict.SourceSanity {
 			counted++
 		}
 	}
@@ -315,9 +315,9 @@ func mutationTable(b *mdBuilder, m *mutants.Result) {
 }
 
 // sanityStatus is the status of m's sanity mutant, "" when it has none.
-func sanityStatus(m *mutants.Result) string {
+func sanityStatus(m *verdict.Result) string {
 	for _, mu := range m.Mutants {
-		if mu.Source == mutants.SourceSanity {
+		if mu.Source == verdict.SourceSanity {
 			return mu.Status
 		}
 	}
@@ -327,10 +327,10 @@ func sanityStatus(m *mutants.Result) string {
 // countStatus counts the mutants of m with status st (from the mutant list,
 // so that it always agrees with the tables), leaving out the sanity mutant as
 // mutation.json's counts and the console do.
-func countStatus(m *mutants.Result, st string) int {
+func countStatus(m *verdict.Result, st string) int {
 	n := 0
 	for _, mu := range m.Mutants {
-		if mu.Status == st && mu.Source != mutants.SourceSanity {
+		if mu.Status == st && mu.Source != verdict.SourceSanity {
 			n++
 		}
 	}
@@ -490,7 +490,7 @@ func timelineActor(ln string) (actor, text string) {
 // survivorBlock renders a survivor: its id, place, intent, note (the
 // ratchet's word on it, Markdown already: ratchetNote), diff and suggested
 // case.
-func survivorBlock(b *mdBuilder, m mutants.MutantResult, note string) {
+func survivorBlock(b *mdBuilder, m verdict.MutantResult, note string) {
 	b.line("#### 🧟 %s (%s) — %s", text.Code(m.ID), text.Cell(m.Source), text.Cell(m.Status))
 	loc := m.File
 	if m.Line > 0 {

@@ -8,7 +8,7 @@ import (
 	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 func TestCompareMarkdownLeadsWithVerdict(t *testing.T) {
@@ -198,11 +198,11 @@ func TestMutantCountsLeaveOutSanity(t *testing.T) {
 	// The counts as the mutation gate itself computes them (the fixture's own
 	// counts are made by hand).
 	m := r.Mutation
-	mutants.Evaluate(m)
+	verdict.Evaluate(m)
 	md := RunMarkdown(r, 0)
 	var cs []string
 	total := 0
-	for _, st := range mutants.Statuses {
+	for _, st := range verdict.Statuses {
 		if n := m.Counts[st]; n > 0 {
 			cs = append(cs, fmt.Sprintf("%s %d", st, n))
 			total += n

@@ -3,16 +3,16 @@ package reports
 import (
 	"fmt"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/reports/text"
 )
 
-// ratchetMarkdown renders the mutation gate's ratchet (mutants.Ratchet): how
+// ratchetMarkdown renders the mutation gate's ratchet (verdict.Ratchet): how
 // many survivors are new and accepted, each accepted survivor with its
 // reason, the accepted entries that can go (their mutant is killed now) and
 // the stale ones. Nothing when the result has no ratchet, or neither
 // entries nor new survivors.
-func ratchetMarkdown(b *mdBuilder, m *mutants.Result) {
+func ratchetMarkdown(b *mdBuilder, m *verdict.Result) {
 	r := m.Ratchet
 	if r == nil || m.Baseline != nil || len(r.Accepted) == 0 && len(r.New) == 0 {
 		return
@@ -23,13 +23,13 @@ func ratchetMarkdown(b *mdBuilder, m *mutants.Result) {
 		text.Count(len(r.New), "new survivor", "new survivors"), text.Count(len(r.Held), "accepted survivor", "accepted survivors"),
 		text.Count(len(r.Resolved), "entry", "entries"), text.Count(len(r.Stale), "stale entry", "stale entries"))
 	b.blank()
-	entry := func(id string) (mutants.Accepted, string) {
+	entry := func(id string) (verdict.Accepted, string) {
 		for _, a := range r.Accepted {
 			if a.ID == id {
 				return a, acceptedAt(r, a)
 			}
 		}
-		return mutants.Accepted{ID: id}, r.File
+		return verdict.Accepted{ID: id}, r.File
 	}
 	if len(r.New) > 0 {
 		b.line("New survivors (each below, under Survivors):")
@@ -70,7 +70,7 @@ func ratchetMarkdown(b *mdBuilder, m *mutants.Result) {
 
 // ratchetNote is the ratchet's word on survivor mu of m, in Markdown:
 // accepted (where, and why) or new; "" without a ratchet.
-func ratchetNote(m *mutants.Result, mu mutants.MutantResult) string {
+func ratchetNote(m *verdict.Result, mu verdict.MutantResult) string {
 	if m == nil || m.Ratchet == nil {
 		return ""
 	}
@@ -85,7 +85,7 @@ func ratchetNote(m *mutants.Result, mu mutants.MutantResult) string {
 
 // acceptedAt is "file:line" of an accepted entry (the file alone when its
 // line is not known).
-func acceptedAt(r *mutants.Ratchet, a mutants.Accepted) string {
+func acceptedAt(r *verdict.Ratchet, a verdict.Accepted) string {
 	if a.Line > 0 {
 		return fmt.Sprintf("%s:%d", r.File, a.Line)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/workspace"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // StrykerSchemaVersion is the schemaVersion written to the Stryker report; it
@@ -37,19 +37,19 @@ const StrykerSchemaVersion = "2"
 // The sanity mutant is not exported (the gate does not count it). A mutant
 // whose status is not its own says why in statusReason. An unknown status
 // maps to RuntimeError.
-func StrykerStatus(mu mutants.MutantResult) string {
+func StrykerStatus(mu verdict.MutantResult) string {
 	switch mu.Status {
-	case mutants.StatusKilled:
+	case verdict.StatusKilled:
 		return "Killed"
-	case mutants.StatusSurvived, mutants.StatusTimedOut:
+	case verdict.StatusSurvived, verdict.StatusTimedOut:
 		return "Survived"
-	case mutants.StatusEquivalent:
+	case verdict.StatusEquivalent:
 		return "Ignored"
-	case mutants.StatusNotViable, mutants.StatusNoApply:
-		if mu.Source == mutants.SourceCatalog {
+	case verdict.StatusNotViable, verdict.StatusNoApply:
+		if mu.Source == verdict.SourceCatalog {
 			return "Survived"
 		}
-		if mu.Status == mutants.StatusNotViable {
+		if mu.Status == verdict.StatusNotViable {
 			return "CompileError"
 		}
 	}
@@ -59,8 +59,8 @@ func StrykerStatus(mu mutants.MutantResult) string {
 // strykerFileKey is the key of a mutant's file in the Stryker report: its
 // path under "catalog/" or "operator/", so that a viewer's score of each
 // directory is the gate's catalog and operator score.
-func strykerFileKey(mu mutants.MutantResult) string {
-	if mu.Source == mutants.SourceCatalog {
+func strykerFileKey(mu verdict.MutantResult) string {
+	if mu.Source == verdict.SourceCatalog {
 		return "catalog/" + mu.File
 	}
 	return "operator/" + mu.File
@@ -150,7 +150,7 @@ func Stryker(r *Run, root string) ([]byte, error) {
 	}
 	sources := map[string][]string{}
 	for _, mu := range r.Mutation.Mutants {
-		if mu.Source == mutants.SourceSanity {
+		if mu.Source == verdict.SourceSanity {
 			continue // not a mutant the gate scores
 		}
 		if err := workspace.CheckLocalPath(mu.File); err != nil {
@@ -197,7 +197,7 @@ func Stryker(r *Run, root string) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-func strykerMutantOf(mu mutants.MutantResult, src []string) strykerMutant {
+func strykerMutantOf(mu verdict.MutantResult, src []string) strykerMutant {
 	sm := strykerMutant{
 		ID:           mu.ID,
 		MutatorName:  mutatorName(mu),
@@ -207,10 +207,10 @@ func strykerMutantOf(mu mutants.MutantResult, src []string) strykerMutant {
 		Description:  mu.Intent,
 		Replacement:  replacement(mu.Diff),
 	}
-	if mu.Status != mutants.StatusKilled {
+	if mu.Status != verdict.StatusKilled {
 		sm.KilledBy = nil
 	}
-	if own := map[string]bool{"Killed": true, "Survived": mu.Status == mutants.StatusSurvived, "Ignored": true, "CompileError": true, "RuntimeError": true}; !own[sm.Status] {
+	if own := map[string]bool{"Killed": true, "Survived": mu.Status == verdict.StatusSurvived, "Ignored": true, "CompileError": true, "RuntimeError": true}; !own[sm.Status] {
 		sm.StatusReason = strings.TrimSpace(mu.Status + " (counted as not killed by the gate). " + sm.StatusReason)
 	}
 	line, col := mutantPos(mu)
@@ -235,15 +235,15 @@ func strykerMutantOf(mu mutants.MutantResult, src []string) strykerMutant {
 
 // mutatorName is the gremlins operator type ("CONDITIONALS_BOUNDARY") of an
 // operator mutant, "Catalog" for a semantic mutant, "Sanity" for the sanity mutant.
-func mutatorName(mu mutants.MutantResult) string {
+func mutatorName(mu verdict.MutantResult) string {
 	switch mu.Source {
-	case mutants.SourceGremlins:
+	case verdict.SourceGremlins:
 		parts := strings.Split(mu.ID, ":")
 		if len(parts) >= 5 {
 			return parts[len(parts)-1]
 		}
 		return "Operator"
-	case mutants.SourceSanity:
+	case verdict.SourceSanity:
 		return "Sanity"
 	}
 	return "Catalog"
@@ -252,8 +252,8 @@ func mutatorName(mu mutants.MutantResult) string {
 // mutantPos finds where a mutant applies: the line and column in a gremlins
 // id ("gremlins:<file>:<line>:<col>:<type>"), else MutantResult.Line, else
 // the first changed line of the diff's first hunk. Column 0 means unknown.
-func mutantPos(mu mutants.MutantResult) (int, int) {
-	if mu.Source == mutants.SourceGremlins {
+func mutantPos(mu verdict.MutantResult) (int, int) {
+	if mu.Source == verdict.SourceGremlins {
 		parts := strings.Split(mu.ID, ":")
 		if n := len(parts); n >= 5 {
 			l, e1 := strconv.Atoi(parts[n-3])

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // strykerSchemaPath is where `make schema-deps` installs mutation-testing-report-schema
@@ -143,13 +143,13 @@ func TestStrykerContent(t *testing.T) {
 
 func TestStrykerStatusMapping(t *testing.T) {
 	want := map[string][2]string{ // operator, catalog
-		mutants.StatusKilled: {"Killed", "Killed"}, mutants.StatusSurvived: {"Survived", "Survived"},
-		mutants.StatusNotViable: {"CompileError", "Survived"}, mutants.StatusTimedOut: {"Survived", "Survived"},
-		mutants.StatusEquivalent: {"Ignored", "Ignored"}, mutants.StatusNoApply: {"RuntimeError", "Survived"},
+		verdict.StatusKilled: {"Killed", "Killed"}, verdict.StatusSurvived: {"Survived", "Survived"},
+		verdict.StatusNotViable: {"CompileError", "Survived"}, verdict.StatusTimedOut: {"Survived", "Survived"},
+		verdict.StatusEquivalent: {"Ignored", "Ignored"}, verdict.StatusNoApply: {"RuntimeError", "Survived"},
 	}
-	for _, st := range mutants.Statuses {
-		for i, src := range []string{mutants.SourceGremlins, mutants.SourceCatalog} {
-			if got := StrykerStatus(mutants.MutantResult{Status: st, Source: src}); got != want[st][i] {
+	for _, st := range verdict.Statuses {
+		for i, src := range []string{verdict.SourceGremlins, verdict.SourceCatalog} {
+			if got := StrykerStatus(verdict.MutantResult{Status: st, Source: src}); got != want[st][i] {
 				t.Errorf("%s %s → %s, want %s", src, st, got, want[st][i])
 			}
 		}
@@ -162,10 +162,10 @@ func TestStrykerStatusMapping(t *testing.T) {
 func TestStrykerScoreIsTheGates(t *testing.T) {
 	r := smallRun()
 	m := r.Mutation
-	m.Mutants = append([]mutants.MutantResult{{ID: "sanity", Source: mutants.SourceSanity, File: "waittool/tool.go", Status: mutants.StatusKilled}},
-		mutants.MutantResult{ID: "k2", Source: mutants.SourceGremlins, File: "waittool/tool.go", Status: mutants.StatusKilled})
+	m.Mutants = append([]verdict.MutantResult{{ID: "sanity", Source: verdict.SourceSanity, File: "waittool/tool.go", Status: verdict.StatusKilled}},
+		verdict.MutantResult{ID: "k2", Source: verdict.SourceGremlins, File: "waittool/tool.go", Status: verdict.StatusKilled})
 	m.Mutants = append(m.Mutants, smallRun().Mutation.Mutants...)
-	mutants.Evaluate(m)
+	verdict.Evaluate(m)
 	b, err := Stryker(r, "..")
 	if err != nil {
 		t.Fatal(err)

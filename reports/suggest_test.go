@@ -8,33 +8,33 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/reports/model"
 )
 
 // generatorFixture is head.json's run with a generator campaign: every
 // mutant the table ran also got a generator verdict, one survivor a
 // suggested case and another a note why there is none.
-func generatorFixture(t *testing.T) (*Run, mutants.MutantResult) {
+func generatorFixture(t *testing.T) (*Run, verdict.MutantResult) {
 	t.Helper()
 	r := loadFixture(t, "head.json")
 	m := r.Mutation
-	m.Generator = &mutants.GeneratorCampaign{Run: "^TestGenerated$", Worlds: 200, BaselineMs: 5000}
-	var surv mutants.MutantResult
+	m.Generator = &verdict.GeneratorCampaign{Run: "^TestGenerated$", Worlds: 200, BaselineMs: 5000}
+	var surv verdict.MutantResult
 	n := 0
 	for i := range m.Mutants { // a second survivor, with no suggestion
-		if mu := &m.Mutants[i]; mu.Source == mutants.SourceCatalog && mu.Status == mutants.StatusKilled {
-			mu.Status, mu.KilledBy = mutants.StatusSurvived, nil
+		if mu := &m.Mutants[i]; mu.Source == verdict.SourceCatalog && mu.Status == verdict.StatusKilled {
+			mu.Status, mu.KilledBy = verdict.StatusSurvived, nil
 			break
 		}
 	}
 	for i := range m.Mutants {
 		mu := &m.Mutants[i]
-		if mu.Source == mutants.SourceSanity || (mu.Status != mutants.StatusKilled && mu.Status != mutants.StatusSurvived) {
+		if mu.Source == verdict.SourceSanity || (mu.Status != verdict.StatusKilled && mu.Status != verdict.StatusSurvived) {
 			continue
 		}
-		mu.Generator = mutants.StatusKilled
-		if mu.Status == mutants.StatusSurvived {
+		mu.Generator = verdict.StatusKilled
+		if mu.Status == verdict.StatusSurvived {
 			if n == 0 {
 				mu.Suggested = "# protects: " + mu.ID + "\nname: suggested-x\ncallers:\n  - name: A\n    args: {timeoutMs: 1000}\nexpect:\n  - resolvesAtMs: 1000\n"
 				mu.SuggestedFile = "out/suggested/suggested-x.yaml"
@@ -48,7 +48,7 @@ func generatorFixture(t *testing.T) (*Run, mutants.MutantResult) {
 	if n < 2 {
 		t.Fatalf("the fixture has %d survivors, want 2", n)
 	}
-	mutants.Evaluate(m)
+	verdict.Evaluate(m)
 	return r, surv
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // TestHeadCampaignNeverRan (issue 11 item 17): a head whose baseline failed
@@ -14,19 +14,19 @@ import (
 // mutant as removed; the verdict is regressed (its gate fails).
 func TestHeadCampaignNeverRan(t *testing.T) {
 	base := smallRun()
-	base.Mutation.Mutants = []mutants.MutantResult{
-		{ID: "sanity", Source: mutants.SourceSanity, File: "waittool/tool.go", Status: mutants.StatusKilled},
-		{ID: "a", Source: mutants.SourceCatalog, File: "waittool/tool.go", Status: mutants.StatusKilled},
-		{ID: "b", Source: mutants.SourceGremlins, File: "waittool/tool.go", Status: mutants.StatusKilled},
+	base.Mutation.Mutants = []verdict.MutantResult{
+		{ID: "sanity", Source: verdict.SourceSanity, File: "waittool/tool.go", Status: verdict.StatusKilled},
+		{ID: "a", Source: verdict.SourceCatalog, File: "waittool/tool.go", Status: verdict.StatusKilled},
+		{ID: "b", Source: verdict.SourceGremlins, File: "waittool/tool.go", Status: verdict.StatusKilled},
 	}
-	mutants.Evaluate(base.Mutation)
+	verdict.Evaluate(base.Mutation)
 	head := smallRun()
 	head.Commit = "head"
 	head.Mutation.Mutants = nil
 	head.Mutation.Gate = "baseline failed: the unmutated suite fails (TestTable/bad)"
-	head.Mutation.Baseline = &mutants.BaselineFailure{Failed: []string{"TestTable/bad"}, Repro: "go test ./scenarios/"}
-	head.Mutation.ExitCode = mutants.ExitUntrusted
-	mutants.Evaluate(head.Mutation)
+	head.Mutation.Baseline = &verdict.BaselineFailure{Failed: []string{"TestTable/bad"}, Repro: "go test ./scenarios/"}
+	head.Mutation.ExitCode = verdict.ExitUntrusted
+	verdict.Evaluate(head.Mutation)
 	c := Compare(base, head)
 	if c.Score != nil || len(c.RemovedMutants) > 0 || len(c.NewSurvivors) > 0 {
 		t.Errorf("compared a campaign that never ran: score %+v, removed %v, survivors %d", c.Score, c.RemovedMutants, len(c.NewSurvivors))
@@ -49,12 +49,12 @@ func TestHeadCampaignNeverRan(t *testing.T) {
 // renderer prints n/a, as the command line does, never 100.0%.
 func TestNotScoredIsNA(t *testing.T) {
 	r := smallRun()
-	r.Mutation.Mutants = []mutants.MutantResult{
-		{ID: "a", Source: mutants.SourceCatalog, File: "waittool/tool.go", Status: mutants.StatusKilled},
-		{ID: "c", Source: mutants.SourceCatalog, File: "waittool/tool.go", Status: mutants.StatusSurvived},
-		{ID: "nv", Source: mutants.SourceGremlins, File: "waittool/tool.go", Status: mutants.StatusNotViable},
+	r.Mutation.Mutants = []verdict.MutantResult{
+		{ID: "a", Source: verdict.SourceCatalog, File: "waittool/tool.go", Status: verdict.StatusKilled},
+		{ID: "c", Source: verdict.SourceCatalog, File: "waittool/tool.go", Status: verdict.StatusSurvived},
+		{ID: "nv", Source: verdict.SourceGremlins, File: "waittool/tool.go", Status: verdict.StatusNotViable},
 	}
-	mutants.Evaluate(r.Mutation)
+	verdict.Evaluate(r.Mutation)
 	if r.Mutation.OperatorScored != 0 {
 		t.Fatalf("operator scored %d", r.Mutation.OperatorScored)
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // Verdicts of a base-vs-head comparison, in the order they are decided.
@@ -48,8 +48,8 @@ type Comparison struct {
 	Score *ScoreChange
 	// NewSurvivors are head mutants that survived (or timed out) and did not
 	// in base, or are new; FixedSurvivors did in base and do not in head.
-	NewSurvivors   []mutants.MutantResult
-	FixedSurvivors []mutants.MutantResult
+	NewSurvivors   []verdict.MutantResult
+	FixedSurvivors []verdict.MutantResult
 	// AddedMutants and RemovedMutants are mutant ids only in head / only in base.
 	AddedMutants, RemovedMutants []string
 	// MutationNotRun says, per side ("base: …", "head: …"), that a side's
@@ -62,9 +62,9 @@ type Comparison struct {
 }
 
 // campaignRan reports whether m's mutants were run: its baseline passed and
-// its sanity mutant was killed (mutants.ExitUntrusted says otherwise).
-func campaignRan(m *mutants.Result) bool {
-	return m.Baseline == nil && m.ExitCode != mutants.ExitUntrusted
+// its sanity mutant was killed (verdict.ExitUntrusted says otherwise).
+func campaignRan(m *verdict.Result) bool {
+	return m.Baseline == nil && m.ExitCode != verdict.ExitUntrusted
 }
 
 // CaseChange is how one case's calls differ between base and head.
@@ -114,7 +114,7 @@ func Compare(base, head *Run) *Comparison {
 	if base.Mutation != nil && head.Mutation != nil {
 		for _, side := range []struct {
 			name string
-			m    *mutants.Result
+			m    *verdict.Result
 		}{{"base", base.Mutation}, {"head", head.Mutation}} {
 			if !campaignRan(side.m) {
 				c.MutationNotRun = append(c.MutationNotRun, side.name+": "+text.OneLine(side.m.Gate))
@@ -218,10 +218,10 @@ func compareCalls(b, h []results.CallSummary) []CallChange {
 // Undetected reports whether a mutant status counts against the mutation
 // score: survived or timed out.
 func Undetected(status string) bool {
-	return status == mutants.StatusSurvived || status == mutants.StatusTimedOut
+	return status == verdict.StatusSurvived || status == verdict.StatusTimedOut
 }
 
-func (c *Comparison) compareMutants(b, h *mutants.Result) {
+func (c *Comparison) compareMutants(b, h *verdict.Result) {
 	c.Score = &ScoreChange{
 		BaseCatalog: b.CatalogScore, HeadCatalog: h.CatalogScore,
 		BaseOperator: b.OperatorScore, HeadOperator: h.OperatorScore,
@@ -230,7 +230,7 @@ func (c *Comparison) compareMutants(b, h *mutants.Result) {
 		BaseOperatorScored: b.OperatorScored, HeadOperatorScored: h.OperatorScored,
 		BaseThreshold: b.Threshold, HeadThreshold: h.Threshold,
 	}
-	bi := map[string]*mutants.MutantResult{}
+	bi := map[string]*verdict.MutantResult{}
 	for i := range b.Mutants {
 		bi[b.Mutants[i].ID] = &b.Mutants[i]
 	}
@@ -292,11 +292,11 @@ func HeadFailures(r *Run) []results.CaseResult {
 }
 
 // Survivors returns the mutants of r that survived or timed out, sorted by id.
-func Survivors(r *Run) []mutants.MutantResult {
+func Survivors(r *Run) []verdict.MutantResult {
 	if r == nil || r.Mutation == nil {
 		return nil
 	}
-	var out []mutants.MutantResult
+	var out []verdict.MutantResult
 	for _, m := range r.Mutation.Mutants {
 		if Undetected(m.Status) {
 			out = append(out, m)

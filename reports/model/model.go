@@ -17,7 +17,7 @@ import (
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/conformance"
-	"github.com/waitsim/waitsim/mutants"
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // RunVersion is the version of the Run JSON model (out/report/run.json). A
@@ -28,8 +28,8 @@ const RunVersion = 1
 // mutation gate of one commit. It is the unit compared between base and head.
 //
 // A Run holds no wall-clock data: Normalize zeroes every wall time of its
-// parts (results.CaseResult.WallMs, mutants.MutantResult.DurationMs,
-// mutants.Result.BaselineMs and WallMs), so the same commit and seeds give a
+// parts (results.CaseResult.WallMs, verdict.MutantResult.DurationMs,
+// verdict.Result.BaselineMs and WallMs), so the same commit and seeds give a
 // byte-identical run.json. Each case's repro line is results.CaseResult.Repro.
 type Run struct {
 	// Version is RunVersion.
@@ -45,7 +45,7 @@ type Run struct {
 	// Scenarios is the scenario table's result; nil when the table was not run.
 	Scenarios *results.RunResult `json:"scenarios"`
 	// Mutation is the mutation gate's result; nil when the gate was not run.
-	Mutation *mutants.Result `json:"mutation"`
+	Mutation *verdict.Result `json:"mutation"`
 	// Conformance is the "simulation vs real" table of `make conformance`
 	// (out/conformance.json), when present. It is wall-clock data by nature,
 	// so it stays out of run.json and of the base-vs-head comparison; the
@@ -87,7 +87,7 @@ func zeroFields(v reflect.Value, names []string) {
 }
 
 // Normalize zeroes the wall-clock fields of r's parts (see Run; also
-// mutants.Result.TimeoutMs and MedianMutantMs and MutantResult.Cached where
+// verdict.Result.TimeoutMs and MedianMutantMs and MutantResult.Cached where
 // they exist) and fills a nil Seeds with an empty map, so that r marshals
 // byte-stably.
 func (r *Run) Normalize() {
@@ -244,8 +244,8 @@ func parseRun(name string, data []byte) (*Run, error) {
 		}
 	}
 	if r.Mutation != nil {
-		if r.Mutation.Version != mutants.ResultVersion {
-			return nil, &InputError{name, "mutation.version", fmt.Sprintf("is %d; this waitsim reads version %d", r.Mutation.Version, mutants.ResultVersion)}
+		if r.Mutation.Version != verdict.ResultVersion {
+			return nil, &InputError{name, "mutation.version", fmt.Sprintf("is %d; this waitsim reads version %d", r.Mutation.Version, verdict.ResultVersion)}
 		}
 		if err := checkMutation(name, "mutation.", r.Mutation); err != nil {
 			return nil, err
@@ -277,15 +277,15 @@ func LoadScenarios(path string) (*results.RunResult, error) {
 }
 
 // LoadMutation reads and checks out/mutation.json.
-func LoadMutation(path string) (*mutants.Result, error) {
+func LoadMutation(path string) (*verdict.Result, error) {
 	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkVersion(path, data, "version", mutants.ResultVersion); err != nil {
+	if err := checkVersion(path, data, "version", verdict.ResultVersion); err != nil {
 		return nil, err
 	}
-	var m mutants.Result
+	var m verdict.Result
 	if err := decode(path, data, &m); err != nil {
 		return nil, err
 	}
@@ -411,14 +411,14 @@ func checkScenarios(name, prefix string, s *results.RunResult) error {
 	return nil
 }
 
-// checkMutation checks a mutation result (mutants.Result.Check: ids,
+// checkMutation checks a mutation result (verdict.Result.Check: ids,
 // statuses, sources, paths, a mutant list) and that its counts, scores and
-// exit code are what its mutant list gives (mutants.Evaluate): a report
+// exit code are what its mutant list gives (verdict.Evaluate): a report
 // never shows a count or a pass the mutants do not back. The recomputed
 // values replace the recorded ones (older files rounded their scores).
-func checkMutation(name, prefix string, m *mutants.Result) error {
+func checkMutation(name, prefix string, m *verdict.Result) error {
 	if err := m.Check(); err != nil {
-		var fe *mutants.FieldError
+		var fe *verdict.FieldError
 		if errors.As(err, &fe) {
 			return &InputError{name, prefix + fe.Field, fe.Msg}
 		}
@@ -426,7 +426,7 @@ func checkMutation(name, prefix string, m *mutants.Result) error {
 	}
 	re := *m
 	re.Counts = nil
-	mutants.Evaluate(&re)
+	verdict.Evaluate(&re)
 	bad := func(field, format string, args ...any) error {
 		return &InputError{name, prefix + field, fmt.Sprintf(format, args...) + ": the file does not match its own mutant list (edited, or written by a broken run)"}
 	}

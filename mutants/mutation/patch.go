@@ -1,4 +1,4 @@
-package mutants
+package mutation
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ func ApplyPatch(src []byte, patch string) ([]byte, Applied, error) {
 	if f.IsBinary || len(f.TextFragments) == 0 {
 		return nil, Applied{}, fmt.Errorf("malformed patch: no text hunks")
 	}
-	lines := splitLines(src)
+	lines := SplitLines(src)
 	var ap Applied
 	next := 0 // first 0-based source line a hunk may start at
 	shift := int64(0)
@@ -193,8 +193,8 @@ func firstMismatch(lines, old []string, at int) string {
 	return "the hunk overlaps the previous one"
 }
 
-// splitLines splits b into lines that keep their "\n" (the last may lack it).
-func splitLines(b []byte) []string {
+// SplitLines splits b into lines that keep their "\n" (the last may lack it).
+func SplitLines(b []byte) []string {
 	var out []string
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')

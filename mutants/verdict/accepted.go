@@ -1,4 +1,4 @@
-package mutants
+package verdict
 
 import (
 	"errors"
@@ -74,7 +74,7 @@ type Resolved struct {
 }
 
 // AcceptedError is every problem of the accepted file, one a line as
-// "file:line:column: field: message", at most MaxCatalogProblems of them
+// "file:line:column: field: message", at most MaxProblems of them
 // (More counts the rest). It is a usage error: errors.Is(err, ErrUsage).
 type AcceptedError struct {
 	Problems []string
@@ -124,9 +124,9 @@ func LoadRatchet(root, path string) (*Ratchet, error) {
 		return nil, fmt.Errorf("%w: accepted survivors: %v", ErrUsage, err)
 	}
 	r.Accepted, bad.Problems = parseAccepted(rel, src)
-	if len(bad.Problems) > MaxCatalogProblems {
-		bad.More = len(bad.Problems) - MaxCatalogProblems
-		bad.Problems = bad.Problems[:MaxCatalogProblems]
+	if len(bad.Problems) > MaxProblems {
+		bad.More = len(bad.Problems) - MaxProblems
+		bad.Problems = bad.Problems[:MaxProblems]
 	}
 	if len(bad.Problems) > 0 {
 		return nil, &bad
@@ -135,7 +135,7 @@ func LoadRatchet(root, path string) (*Ratchet, error) {
 }
 
 func (e *AcceptedError) add(p string) {
-	if len(e.Problems) < MaxCatalogProblems {
+	if len(e.Problems) < MaxProblems {
 		e.Problems = append(e.Problems, results.SingleLine(p))
 	} else {
 		e.More++
@@ -206,7 +206,7 @@ func parseAccepted(rel string, src []byte) ([]Accepted, []string) {
 	seen := map[string]int{}
 	for i, item := range items {
 		field := fmt.Sprintf("accepted[%d]", i)
-		pairs, ok := entryPairs(item)
+		pairs, ok := EntryPairs(item)
 		if !ok {
 			at(item, field, "want a mapping of id and reason")
 			continue
@@ -224,7 +224,7 @@ func parseAccepted(rel string, src []byte) ([]Accepted, []string) {
 				continue
 			}
 			given[key] = true
-			v, isString := stringValue(kv.Value)
+			v, isString := StringValue(kv.Value)
 			if _, null := kv.Value.(*ast.NullNode); null {
 				v, isString = "", true
 				kv.Value = kv.Key // placed at the key: a null value has no place of its own
@@ -349,7 +349,7 @@ func evaluateRatchet(res *Result) {
 			continue
 		}
 		if strings.HasPrefix(a.ID, "gremlins:") {
-			if option(res.Options, "no-operators") == "true" || !inTarget(a.ID, option(res.Options, "target")) {
+			if option(res.Options, "no-operators") == "true" || !InTarget(a.ID, option(res.Options, "target")) {
 				continue // another campaign's: the accepted file may serve several
 			}
 		} else if option(res.Options, "no-catalog") == "true" {
@@ -409,9 +409,9 @@ func (r *Ratchet) where(a Accepted) string {
 	return r.File
 }
 
-// ratchetMutantNote prints, under a survivor's summary line, that it is
+// RatchetMutantNote prints, under a survivor's summary line, that it is
 // accepted and why, or that it is new.
-func ratchetMutantNote(w io.Writer, res *Result, m MutantResult) {
+func RatchetMutantNote(w io.Writer, res *Result, m MutantResult) {
 	r := res.Ratchet
 	if r == nil || !survives(m.Status) {
 		return
@@ -423,9 +423,9 @@ func ratchetMutantNote(w io.Writer, res *Result, m MutantResult) {
 	fmt.Fprintf(w, "    new: not in %s (add a case that kills it, or accept it there with a reason)\n", r.File)
 }
 
-// ratchetSummary prints the ratchet's verdict for people: how many
+// RatchetSummary prints the ratchet's verdict for people: how many
 // survivors are accepted and new, then each accepted entry that can go.
-func ratchetSummary(w io.Writer, res *Result) {
+func RatchetSummary(w io.Writer, res *Result) {
 	r := res.Ratchet
 	if r == nil || res.Baseline != nil || len(r.Accepted) == 0 && len(r.New) == 0 {
 		return
@@ -439,4 +439,11 @@ func ratchetSummary(w io.Writer, res *Result) {
 		a, _ := r.accepted(id)
 		fmt.Fprintf(w, "stale accepted entry %s: no mutant has this id any more; remove it (%s)\n", id, r.where(a))
 	}
+}
+
+// InTarget reports whether the operator mutant id ("gremlins:<file>:…")
+// lies in a file directly inside the package directory target ("./dir/").
+func InTarget(id, target string) bool {
+	file, _, _ := strings.Cut(strings.TrimPrefix(id, "gremlins:"), ":")
+	return filepath.ToSlash(filepath.Dir(file)) == strings.Trim(filepath.ToSlash(filepath.Clean(target)), "/")
 }

@@ -1,4 +1,4 @@
-package mutants
+package mutation
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/waitsim/waitsim/limits"
+	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/results"
@@ -37,9 +38,9 @@ type CatalogEntry struct {
 	// Path is the catalog file the entry was read from, relative to the
 	// module root.
 	Path string `yaml:"-"`
-	// where is "path:line:column" of the entry's file: value (or of the
+	// Where is "path:line:column" of the entry's file: value (or of the
 	// entry when it has none), for problems found after loading.
-	where string
+	Where string `yaml:"-"`
 }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -49,13 +50,9 @@ var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 // limits of limits.CatalogEntry (bytes, depth, entries, values).
 var MaxCatalogFileBytes = int(limits.CatalogEntry.MaxBytes)
 
-// MaxCatalogProblems bounds the problems a CatalogError lists (it counts
-// how many more there were).
-const MaxCatalogProblems = 100
-
 // CatalogError is every problem found in the catalog files, one a line as
 // "file:line:column: field: message" (the file relative to the module
-// root), in file order, at most MaxCatalogProblems of them; More counts the
+// root), in file order, at most verdict.MaxProblems of them; More counts the
 // rest. It is a usage error: errors.Is(err, ErrUsage) holds.
 type CatalogError struct {
 	Problems []string
@@ -71,12 +68,12 @@ func (e *CatalogError) Error() string {
 }
 
 // Unwrap makes a CatalogError a usage error (exit 2).
-func (e *CatalogError) Unwrap() error { return ErrUsage }
+func (e *CatalogError) Unwrap() error { return verdict.ErrUsage }
 
-// add records problems, keeping at most MaxCatalogProblems.
-func (e *CatalogError) add(problems ...string) {
+// Add records problems, keeping at most verdict.MaxProblems.
+func (e *CatalogError) Add(problems ...string) {
 	for _, p := range problems {
-		if len(e.Problems) < MaxCatalogProblems {
+		if len(e.Problems) < verdict.MaxProblems {
 			e.Problems = append(e.Problems, results.SingleLine(p))
 		} else {
 			e.More++
@@ -99,7 +96,7 @@ func LoadCatalog(root, dir string) ([]CatalogEntry, error) {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(root, dir)
 	}
-	if err := checkDir(abs); err != nil {
+	if err := CheckDir(abs); err != nil {
 		return nil, err
 	}
 	var names []string
@@ -117,11 +114,11 @@ func LoadCatalog(root, dir string) ([]CatalogEntry, error) {
 	for _, name := range names {
 		e, problems := loadEntry(root, name)
 		if len(problems) > 0 {
-			bad.add(problems...)
+			bad.Add(problems...)
 			continue
 		}
 		if other, dup := seen[e.ID]; dup {
-			bad.add(fmt.Sprintf("%s:1:1: id: %q is also the id of %s (one id, one catalog file)", e.Path, e.ID, other))
+			bad.Add(fmt.Sprintf("%s:1:1: id: %q is also the id of %s (one id, one catalog file)", e.Path, e.ID, other))
 			continue
 		}
 		seen[e.ID] = e.Path
@@ -146,7 +143,7 @@ var catalogFields = []catalogField{{"intent", true}, {"spec", false}, {"file", t
 // loadEntry reads and checks one catalog file: the entry, or every problem
 // of it as "file:line:column: field: message", in the order of the file.
 func loadEntry(root, name string) (CatalogEntry, []string) {
-	rel := relTo(root, name)
+	rel := RelTo(root, name)
 	e := CatalogEntry{ID: strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".yaml"), ".yml"), Path: rel}
 	type problem struct {
 		line, col int
@@ -202,7 +199,7 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 	if len(f.Docs) == 1 {
 		body = f.Docs[0].Body
 	}
-	pairs, ok := entryPairs(body)
+	pairs, ok := verdict.EntryPairs(body)
 	if !ok {
 		prob(1, 1, "entry", "want one mapping of intent, spec, file and patch")
 		return e, problems()
@@ -213,7 +210,7 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 	for _, kv := range pairs {
 		key := kv.Key.String()
 		known := slices.ContainsFunc(catalogFields, func(f catalogField) bool { return f.name == key })
-		switch v, isString := stringValue(kv.Value); {
+		switch v, isString := verdict.StringValue(kv.Value); {
 		case !known:
 			at(kv.Key, key, "unknown field (known here: intent, spec, file, patch)")
 		case !isString:
@@ -231,13 +228,13 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 		}
 	}
 	e.Intent, e.Spec, e.File, e.Patch = strings.TrimSpace(values["intent"]), values["spec"], values["file"], values["patch"]
-	e.where = fmt.Sprintf("%s:%d:%d", rel, pairs[0].Key.GetToken().Position.Line, pairs[0].Key.GetToken().Position.Column)
+	e.Where = fmt.Sprintf("%s:%d:%d", rel, pairs[0].Key.GetToken().Position.Line, pairs[0].Key.GetToken().Position.Column)
 	if n := nodes["intent"]; n != nil && (e.Intent == "" || strings.Contains(e.Intent, "\n")) {
 		at(n, "intent", "must be one non-empty line")
 	}
 	if n := nodes["file"]; n != nil {
 		tk := n.GetToken()
-		e.where = fmt.Sprintf("%s:%d:%d", rel, tk.Position.Line, tk.Position.Column)
+		e.Where = fmt.Sprintf("%s:%d:%d", rel, tk.Position.Line, tk.Position.Column)
 		if err := workspace.CheckLocalPath(e.File); err != nil {
 			at(n, "file", "%v", err)
 		} else if st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(e.File))); err != nil || !st.Mode().IsRegular() {
@@ -252,28 +249,6 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 		}
 	}
 	return e, problems()
-}
-
-// entryPairs returns the key/value pairs of a catalog entry's mapping.
-func entryPairs(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch m := n.(type) {
-	case *ast.MappingNode:
-		return m.Values, len(m.Values) > 0
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{m}, true
-	}
-	return nil, false
-}
-
-// stringValue is the text of a string scalar or a block scalar (| or >).
-func stringValue(n ast.Node) (string, bool) {
-	switch v := n.(type) {
-	case *ast.StringNode:
-		return v.Value, true
-	case *ast.LiteralNode:
-		return v.Value.Value, true
-	}
-	return "", false
 }
 
 // patchProblems checks the header of an entry's patch, the value node n of
@@ -376,7 +351,7 @@ func LoadEquivalents(path string) (map[string]Equivalent, error) {
 		return map[string]Equivalent{}, nil
 	}
 	if err != nil {
-		return nil, limitsError(path, err)
+		return nil, LimitsError(path, err)
 	}
 	var list []Equivalent
 	if err := yaml.UnmarshalWithOptions(text.Src, &list, yaml.DisallowUnknownField()); err != nil {
@@ -412,7 +387,7 @@ func LoadThresholds(path string) (Thresholds, error) {
 		return Thresholds{}, fmt.Errorf("config %s does not exist (it sets unleash.threshold.efficacy, the operator-score threshold): %w", path, os.ErrNotExist)
 	}
 	if err != nil {
-		return Thresholds{}, limitsError(path, err)
+		return Thresholds{}, LimitsError(path, err)
 	}
 	var cfg struct {
 		Unleash struct {
@@ -434,9 +409,9 @@ func LoadThresholds(path string) (Thresholds, error) {
 	return Thresholds{OperatorScore: *e}, nil
 }
 
-// limitsError names path in err, a refusal of limits.Read as
+// LimitsError names path in err, a refusal of limits.Read as
 // "path:line:column: field: message".
-func limitsError(path string, err error) error {
+func LimitsError(path string, err error) error {
 	var le *limits.Error
 	if errors.As(err, &le) {
 		return fmt.Errorf("%s:%w", path, err)
@@ -444,9 +419,26 @@ func limitsError(path string, err error) error {
 	return err
 }
 
-func relTo(root, p string) string {
+// RelTo is p relative to root, slash-separated; p itself when it is not
+// under root.
+func RelTo(root, p string) string {
 	if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
 		return filepath.ToSlash(r)
 	}
 	return p
+}
+
+// CheckDir is nil when p is a directory, else an error naming p.
+func CheckDir(p string) error {
+	st, err := os.Stat(p)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return fmt.Errorf("directory %s does not exist", p)
+		}
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", p)
+	}
+	return nil
 }

@@ -1,4 +1,4 @@
-package mutants
+package verdict
 
 import (
 	"fmt"

@@ -1,8 +1,9 @@
-package mutants
+package verdict
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/big"
 	"sort"
@@ -102,7 +103,7 @@ func Evaluate(res *Result) {
 	res.ExitCode = ExitPass
 	switch {
 	case sanity != nil && sanity.Status != StatusKilled:
-		res.Gate = fmt.Sprintf("the sanity mutant was %s, not killed: the overlay does not reach the suite %s, so no verdict can be trusted", orNotRun(sanity.Status), res.Suite.Pkg)
+		res.Gate = fmt.Sprintf("the sanity mutant was %s, not killed: the overlay does not reach the suite %s, so no verdict can be trusted", OrNotRun(sanity.Status), res.Suite.Pkg)
 		res.ExitCode = ExitUntrusted
 		return
 	case tested == 0 && res.Shard == "" && res.DiffRef != "" && len(res.Counts) == 0:
@@ -126,7 +127,7 @@ func Evaluate(res *Result) {
 		}
 		reason := fmt.Sprintf("%s %s (%d of %d killed) is below the threshold %s (%s unleash.threshold.efficacy)", what, sc, opK, judged, th, configName(res))
 		if res.Ratchet != nil {
-			reason += fmt.Sprintf(": %d new survivor(s), not in %s: %s", len(opNew), res.Ratchet.File, strings.Join(first(opNew, 5), ", "))
+			reason += fmt.Sprintf(": %d new survivor(s), not in %s: %s", len(opNew), res.Ratchet.File, strings.Join(First(opNew, 5), ", "))
 		}
 		reasons = append(reasons, reason)
 	}
@@ -145,7 +146,8 @@ func orNone(s string) string {
 	return s
 }
 
-func orNotRun(s string) string {
+// OrNotRun is s, or "not run" when s is empty.
+func OrNotRun(s string) string {
 	if s == "" {
 		return "not run"
 	}
@@ -371,7 +373,7 @@ func Merge(shards []*Result, names ...string) (*Result, error) {
 				return fail("%s (shard %s) holds mutant %s, which is not in its share of the campaign", name(owner[m.ID]), shards[owner[m.ID]].Shard, m.ID)
 			}
 		}
-		if camp != nil && idsHash(ids) != camp.IDsHash {
+		if camp != nil && IDsHash(ids) != camp.IDsHash {
 			return fail("the shards' mutants are not the campaign's their results record")
 		}
 		out.Campaign = camp
@@ -406,11 +408,14 @@ func shareOf(total int, s Shard) int {
 	return n
 }
 
-// idsHash is Campaign.IDsHash of ids (sorted).
-func idsHash(ids []string) string {
+// IDsHash is Campaign.IDsHash of ids (sorted).
+func IDsHash(ids []string) string {
 	h := sha256.New()
 	for _, id := range ids {
 		h.Write([]byte(id + "\n"))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// ErrUsage wraps configuration errors (exit code ExitUsage).
+var ErrUsage = errors.New("usage")

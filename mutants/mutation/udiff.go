@@ -1,4 +1,4 @@
-package mutants
+package mutation
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ const diffContext = 3
 // change one region of one file; for scattered changes it is still a correct
 // diff, only not a minimal one. It returns "" when old and new are equal.
 func UnifiedDiff(path string, old, new []byte) string {
-	a, b := splitLines(old), splitLines(new)
+	a, b := SplitLines(old), SplitLines(new)
 	pre := 0
 	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
 		pre++

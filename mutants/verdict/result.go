@@ -1,4 +1,4 @@
-package mutants
+package verdict
 
 import (
 	"fmt"
@@ -209,4 +209,28 @@ func (r *Result) Check() error {
 		}
 	}
 	return nil
+}
+
+// GremlinsRun is gremlins' own campaign on the target package, measured for
+// comparison (--measure-gremlins): its wall time, the mutants it tested
+// (killed, lived, not viable, timed out) and the wall ms per tested mutant.
+// Gremlins runs only the mutated package's own tests. Disagreements lists
+// operator mutants whose gremlins verdict differs from the gate's in a way
+// that matters (e.g. gremlins KILLED, the gate not viable).
+type GremlinsRun struct {
+	WallMs        int64          `json:"wallMs"`
+	Tested        int            `json:"tested"`
+	PerMutantMs   float64        `json:"perMutantMs"`
+	Statuses      map[string]int `json:"statuses"`
+	ExitCode      int            `json:"exitCode"`
+	Disagreements []string       `json:"disagreements,omitempty"`
+}
+
+// Suite is the kill suite a campaign runs: a package, its directory and a
+// -test.run pattern. Note says why it differs from the configured one.
+type Suite struct {
+	Pkg  string `json:"pkg"`
+	Run  string `json:"run"`
+	Dir  string `json:"-"`
+	Note string `json:"note,omitempty"`
 }

@@ -1,4 +1,4 @@
-package mutants
+package mutation
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
 // TestSourceMarks: //waitsim:equivalent marks the next line that is not a
@@ -33,7 +35,7 @@ func Clamp(v, limit int) int {
 	return v
 }
 `
-	marks, problems := parseMarks("calc/calc.go", []byte(src))
+	marks, problems := ParseMarks("calc/calc.go", []byte(src))
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -77,19 +79,20 @@ func Clamp(v, limit int) int {
 			t.Errorf("a mark of calc/calc.go covers calc/other.go:%d", c.line)
 		}
 	}
-	// Applied: equivalent with its reason, not run; an unused mark is a note.
-	m := &mutant{res: MutantResult{ID: "gremlins:calc/calc.go:5:7:CONDITIONALS_BOUNDARY"}, equiv: &Equivalent{}}
-	applyMark(marks, m, OperatorSite{File: "calc/calc.go", Line: 5, Col: 7, Type: "CONDITIONALS_BOUNDARY"})
-	if m.res.Status != StatusEquivalent || m.equiv != nil ||
-		m.res.Detail != "equivalent: at v == limit both branches return limit (//waitsim:equivalent at calc/calc.go:4; not run)" {
-		t.Errorf("marked mutant: %+v", m.res)
+	// Used: the covering mark says why the mutant is equivalent, not run
+	// (the runner's applyMark: mutants/equivmark_apply_test.go); a mark is used even for a
+	// mutant that could not be made; an unused mark is a note.
+	if d, ok := UseMark(marks, OperatorSite{File: "calc/calc.go", Line: 5, Col: 7, Type: "CONDITIONALS_BOUNDARY"}); !ok ||
+		d != "equivalent: at v == limit both branches return limit (//waitsim:equivalent at calc/calc.go:4; not run)" {
+		t.Errorf("marked mutant: %q, %t", d, ok)
 	}
-	nv := &mutant{res: MutantResult{Status: StatusNotViable}}
-	applyMark(marks, nv, OperatorSite{File: "calc/calc.go", Line: 10, Type: "ARITHMETIC_BASE"})
-	if nv.res.Status != StatusNotViable {
-		t.Errorf("a mutant that could not be made became %s", nv.res.Status)
+	if _, ok := UseMark(marks, OperatorSite{File: "calc/calc.go", Line: 10, Type: "ARITHMETIC_BASE"}); !ok {
+		t.Errorf("line 10, ARITHMETIC_BASE: no mark")
 	}
-	notes := unusedMarks(marks)
+	if _, ok := UseMark(marks, OperatorSite{File: "calc/calc.go", Line: 6, Type: "ARITHMETIC_BASE"}); ok {
+		t.Errorf("line 6: a mark covers it")
+	}
+	notes := UnusedMarks(marks)
 	if want := []string{
 		"calc/calc.go:8: //waitsim:equivalent marks no CONDITIONALS_BOUNDARY mutant on line 10 (it moved, or the mutant is gone): remove the mark",
 		"calc/calc.go:16: //waitsim:equivalent marks no operator mutant on line 17 (it moved, or the mutant is gone): remove the mark",
@@ -111,8 +114,8 @@ func TestSourceMarkProblems(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := loadMarks(root, "./calc/")
-	if !errors.Is(err, ErrUsage) {
+	_, err := LoadMarks(root, "./calc/")
+	if !errors.Is(err, verdict.ErrUsage) {
 		t.Fatalf("%v, want a usage error", err)
 	}
 	for _, want := range []string{
