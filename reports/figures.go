@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
@@ -21,6 +22,16 @@ func catalogPct(m *verdict.Result) string {
 
 func operatorPct(m *verdict.Result) string {
 	return verdict.FormatScore(m.OperatorScore, m.OperatorScored, m.Threshold)
+}
+
+// gateText is a result's gate as the reports print it: "pass", or why it
+// failed, and for a partial campaign what narrowed it (a pass there is the
+// pass of the mutants it ran, not of the whole campaign).
+func gateText(m *verdict.Result) string {
+	if sel := m.Selection(); len(sel) > 0 {
+		return m.Gate + " on a partial campaign (" + strings.Join(sel, ", ") + ")"
+	}
+	return m.Gate
 }
 
 // generatorText is the generator campaign's kill rates beside the table's,

@@ -125,7 +125,7 @@ func htmlMutants(b *strings.Builder, m *verdict.Result) {
 		return
 	}
 	fmt.Fprintf(b, "<h2 id=\"mutants\">Mutants: catalog %s, operator %s (threshold %s), gate: %s</h2>\n",
-		text.HTML(catalogPct(m)), text.HTML(operatorPct(m)), text.HTML(thresholdPct(m)), text.HTML(m.Gate))
+		text.HTML(catalogPct(m)), text.HTML(operatorPct(m)), text.HTML(thresholdPct(m)), text.HTML(gateText(m)))
 	b.WriteString("<p class=\"note\">Mutation score = killed / (killed + survived + timed out), for catalog and operator mutants separately.</p>\n")
 	if g := generatorText(m); g != "" {
 		fmt.Fprintf(b, "<p class=\"note generator\">%s</p>\n", text.HTML(g))

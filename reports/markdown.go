@@ -225,7 +225,7 @@ func runHeadline(r *Run) (string, string) {
 			icon = "❌"
 		}
 		parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
-			catalogPct(m), operatorPct(m), text.Cell(m.Gate)))
+			catalogPct(m), operatorPct(m), text.Cell(gateText(m))))
 	} else {
 		parts = append(parts, "no mutation results")
 	}
@@ -290,7 +290,7 @@ func verdictIcon(v string) string {
 func mutationTable(b *mdBuilder, m *verdict.Result) {
 	b.line("| mutation score | catalog | operator | operator threshold | gate |")
 	b.line("|---|---:|---:|---:|---|")
-	b.line("| | %s | %s | %s | %s |", catalogPct(m), operatorPct(m), thresholdPct(m), text.Cell(m.Gate))
+	b.line("| | %s | %s | %s | %s |", catalogPct(m), operatorPct(m), thresholdPct(m), text.Cell(gateText(m)))
 	b.blank()
 	var cs []string
 	for _, st := range verdict.Statuses {

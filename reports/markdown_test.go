@@ -292,3 +292,27 @@ func TestFailureTimelineWithoutNamedCall(t *testing.T) {
 		t.Errorf("excerpt:\n%s", got)
 	}
 }
+
+// A partial campaign's gate says what narrowed it wherever the gate is
+// shown: "pass" of two mutants picked with --only is no pass of the whole
+// campaign (before, comment.md said "(gate: pass)" for two of six
+// catalog mutants).
+func TestPartialCampaignGateSaysSo(t *testing.T) {
+	r := smallRun()
+	whole := RunMarkdown(r, 0)
+	if strings.Contains(whole, "partial campaign") {
+		t.Errorf("a whole campaign called partial:\n%s", whole)
+	}
+	r.Mutation.Options = `target=./waittool/ no-catalog=false no-operators=true only="k" diff=""`
+	want := `pass on a partial campaign (--only "k", --no-operators)`
+	_, headline := runHeadline(r)
+	md := RunMarkdown(r, 0)
+	html := string(HTML(r, nil))
+	if !strings.Contains(headline, "(gate: "+want+")") || strings.Count(md, "partial campaign") < 2 || !strings.Contains(html, "gate: pass on a partial campaign (--only &#34;k&#34;, --no-operators)") {
+		t.Errorf("want %q in the headline, the Markdown's headline and table, and the HTML:\nheadline %q\n%s", want, headline, md)
+	}
+	r.Mutation.Options, r.Mutation.Shard = "", "2/3"
+	if _, h := runHeadline(r); !strings.Contains(h, "pass on a partial campaign (shard 2/3)") {
+		t.Errorf("a shard's headline %q", h)
+	}
+}

@@ -447,3 +447,30 @@ func InTarget(id, target string) bool {
 	file, _, _ := strings.Cut(strings.TrimPrefix(id, "gremlins:"), ":")
 	return filepath.ToSlash(filepath.Dir(file)) == strings.Trim(filepath.ToSlash(filepath.Clean(target)), "/")
 }
+
+// Selection lists what narrowed the campaign of r to part of its mutants,
+// as the options were given: "--only PATTERN", "--diff REF",
+// "--no-operators", "--no-catalog", "shard k/n"; nil for a whole campaign.
+// A gate of a partial campaign judges only the mutants it ran, and a report
+// says so beside it.
+func (r *Result) Selection() []string {
+	var s []string
+	if v := option(r.Options, "only"); v != "" {
+		s = append(s, "--only "+v)
+	}
+	if r.DiffRef != "" {
+		s = append(s, "--diff "+r.DiffRef)
+	} else if v := option(r.Options, "diff"); v != "" {
+		s = append(s, "--diff "+v)
+	}
+	if option(r.Options, "no-operators") == "true" {
+		s = append(s, "--no-operators")
+	}
+	if option(r.Options, "no-catalog") == "true" {
+		s = append(s, "--no-catalog")
+	}
+	if r.Shard != "" {
+		s = append(s, "shard "+r.Shard)
+	}
+	return s
+}
