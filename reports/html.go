@@ -30,7 +30,7 @@ func HTML(r *Run, cmp *Comparison) []byte {
 		fmt.Fprintf(&b, "<p class=\"verdict v-%s\">base %s → head %s: <b>%s</b> — %s</p>\n", text.HTML(cmp.Verdict),
 			text.HTML(text.Short(cmp.Base.Commit)), text.HTML(text.Short(cmp.Head.Commit)), text.HTML(cmp.Verdict), text.HTML(compareHeadline(cmp)))
 	}
-	icon, headline := runHeadline(r)
+	icon, headline := runHeadlineWith(r, func(s string) string { return s })
 	fmt.Fprintf(&b, "<p class=\"headline\">%s %s</p>\n", icon, text.HTML(headline))
 	if s := r.Scenarios; s == nil || len(s.Cases) == 0 {
 		b.WriteString("<h2 id=\"scenarios\">Scenarios: no results</h2>\n")

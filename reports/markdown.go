@@ -205,7 +205,12 @@ func missingSide(base, head bool) string {
 }
 
 // runHeadline returns an icon (✅ or ❌) and one line saying how r went.
-func runHeadline(r *Run) (string, string) {
+func runHeadline(r *Run) (string, string) { return runHeadlineWith(r, text.Cell) }
+
+// runHeadlineWith is runHeadline with the gate's text (which may quote a
+// catalog or an option) written by esc: text.Cell for Markdown, as it is
+// for the HTML page, which escapes the whole line itself.
+func runHeadlineWith(r *Run, esc func(string) string) (string, string) {
 	var parts []string
 	icon := "✅"
 	if s := r.Scenarios; s != nil && len(s.Cases) > 0 {
@@ -225,7 +230,7 @@ func runHeadline(r *Run) (string, string) {
 			icon = "❌"
 		}
 		parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
-			catalogPct(m), operatorPct(m), text.Cell(gateText(m))))
+			catalogPct(m), operatorPct(m), esc(gateText(m))))
 	} else {
 		parts = append(parts, "no mutation results")
 	}

@@ -316,3 +316,17 @@ func TestPartialCampaignGateSaysSo(t *testing.T) {
 		t.Errorf("a shard's headline %q", h)
 	}
 }
+
+// The HTML page's headline carries the gate as it is, not escaped for
+// Markdown (before: "CONDITIONALS\_BOUNDARY" on the page).
+func TestHTMLHeadlineNotMarkdownEscaped(t *testing.T) {
+	r := smallRun()
+	r.Mutation.Gate = "gremlins:a.go:1:2:CONDITIONALS_BOUNDARY survived"
+	html := string(HTML(r, nil))
+	if !strings.Contains(html, "CONDITIONALS_BOUNDARY survived)</p>") || strings.Contains(html, `CONDITIONALS\_BOUNDARY`) {
+		t.Errorf("the headline of the page:\n%s", html[:min(len(html), 3000)])
+	}
+	if _, md := runHeadline(r); !strings.Contains(md, `CONDITIONALS\_BOUNDARY`) {
+		t.Errorf("the Markdown headline %q: want the gate escaped for Markdown", md)
+	}
+}
