@@ -300,7 +300,7 @@ func RunWorld(t *testing.T, w World) *Result {
 		}
 		virt.Unlock()
 		fmt.Fprintf(os.Stderr, "waitsim: wall-clock watchdog: world %q did not reach quiescence within %s "+
-			"(virtual time %d ms, step %d): a goroutine is blocked outside the bubble (mutex, I/O or a real timer)\n%s\n",
+			"(virtual time %d ms, step %d): a goroutine is blocked outside the bubble (mutex, I/O or a real timer), or one spins without ever blocking (a loop that does not advance virtual time)\n%s\n",
 			w.Name, wall, at, step, buf[:n])
 		os.Exit(3)
 	})
