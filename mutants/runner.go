@@ -677,9 +677,7 @@ func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]
 			}
 			m.files = map[string][]byte{e.File: out}
 			m.lines = ap.Lines
-			if len(ap.Lines) > 0 {
-				m.res.Line = ap.Lines[0]
-			}
+			m.res.Line = ap.Line
 			if ap.Offset != 0 {
 				m.res.Detail = fmt.Sprintf("patch applied at offset %+d lines", ap.Offset)
 			}

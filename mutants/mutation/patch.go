@@ -23,6 +23,10 @@ var ErrNoLongerApplies = errors.New("patch no longer applies")
 type Applied struct {
 	Lines  []int
 	Offset int
+	// Line is the mutant's line: the first line the patch removed or
+	// replaced, or its first insertion when it removes nothing (a patch
+	// that adds an import and changes a line is at the changed line).
+	Line int
 }
 
 // ApplyPatch applies patch, a unified diff of exactly one text file, to src
@@ -86,6 +90,9 @@ func ApplyPatch(src []byte, patch string) ([]byte, Applied, error) {
 				changed = false
 			case gitdiff.OpDelete:
 				ap.Lines = append(ap.Lines, ln+1)
+				if ap.Line == 0 || ln+1 < ap.Line {
+					ap.Line = ln + 1
+				}
 				ln++
 				changed = true
 			case gitdiff.OpAdd:
@@ -99,6 +106,9 @@ func ApplyPatch(src []byte, patch string) ([]byte, Applied, error) {
 	}
 	sort.Ints(ap.Lines)
 	ap.Lines = uniqueSorted(ap.Lines)
+	if ap.Line == 0 && len(ap.Lines) > 0 {
+		ap.Line = ap.Lines[0]
+	}
 	var out bytes.Buffer
 	if err := gitdiff.Apply(&out, bytes.NewReader(src), f); err != nil {
 		if errors.Is(err, &gitdiff.Conflict{}) {
