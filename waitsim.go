@@ -9,12 +9,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/waitsim/waitsim/check"
 	"github.com/waitsim/waitsim/hot"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
+	"github.com/waitsim/waitsim/sim"
 )
 
 // DefaultDir is where Run looks for scenario files when Params.Dir is "":
@@ -82,6 +84,9 @@ func Run(t *testing.T, p Params) {
 	params, viaCommand, err := results.ReadParams()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if params.WatchdogMs > 0 {
+		sim.SetWatchdog(time.Duration(params.WatchdogMs) * time.Millisecond)
 	}
 	pack, err := p.pack()
 	if err != nil {

@@ -45,6 +45,10 @@ type Params struct {
 	KillSuite bool `json:"killSuite,omitempty"`
 	// GenWorlds, when > 0, is how many worlds the scenario generator draws.
 	GenWorlds int `json:"genWorlds,omitempty"`
+	// WatchdogMs, when > 0, is the wall-clock watchdog of the run's worlds
+	// in ms (sim.SetWatchdog; else sim.DefaultWallTimeout). A mutation
+	// runner sets it beyond its own timeout for a mutant.
+	WatchdogMs int64 `json:"watchdogMs,omitempty"`
 	// Hot, when set, makes the run a hot runner's (package hot): the test
 	// binary stays up and serves request after request (HotRequest) read
 	// from one pipe, answering each (HotReply) on another, instead of

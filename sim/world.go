@@ -73,6 +73,18 @@ const (
 	DefaultWallTimeout = 30 * time.Second
 )
 
+// watchdog is the process's wall-clock watchdog for worlds that set none
+// (SetWatchdog); 0: DefaultWallTimeout.
+var watchdog atomic.Int64
+
+// SetWatchdog sets the wall-clock watchdog of every world this process runs
+// that sets no WallTimeout of its own (0: DefaultWallTimeout again). A
+// mutation runner sets it beyond its own timeout for a mutant
+// (results.Params.WatchdogMs), so that a mutant that spins is always ended
+// by the runner's timeout, whatever the machine's load, not sometimes by
+// the watchdog.
+func SetWatchdog(d time.Duration) { watchdog.Store(int64(d)) }
+
 // World is everything a run needs: the server side (Tool, which registers
 // the tools under test) and the callers, on the transports between them.
 type World struct {
@@ -283,6 +295,9 @@ func RunWorld(t *testing.T, w World) *Result {
 	t.Helper()
 	var res *Result
 	wall := w.WallTimeout
+	if wall == 0 {
+		wall = time.Duration(watchdog.Load())
+	}
 	if wall == 0 {
 		wall = DefaultWallTimeout
 	}

@@ -29,29 +29,38 @@ func (b mutexBridge) ListAgents(context.Context, string) ([]waittool.Agent, erro
 // TestWatchdog: a world blocked outside the bubble ends the test binary with a
 // clear message (exit 3) instead of hanging. The hang runs in a child process.
 func TestWatchdog(t *testing.T) {
-	if os.Getenv("WAITSIM_WATCHDOG_CHILD") == "1" {
+	if child := os.Getenv("WAITSIM_WATCHDOG_CHILD"); child != "" {
 		var mu sync.Mutex
 		mu.Lock()
-		RunWorld(t, World{Name: "hang", WallTimeout: 300 * time.Millisecond, Agents: runningC,
+		wall := 300 * time.Millisecond
+		if child == "process" {
+			// The process's watchdog (results.Params.WatchdogMs), for a
+			// world that sets none.
+			sim.SetWatchdog(wall)
+			wall = 0
+		}
+		RunWorld(t, World{Name: "hang", WallTimeout: wall, Agents: runningC,
 			WrapBridge: func(b waittool.Bridge) waittool.Bridge { return mutexBridge{b, &mu} },
 			Callers:    []sim.CallerSpec{mkCaller("A", nil)}})
 		t.Fatal("the world returned; want the watchdog to end the process")
 		return
 	}
-	// The child has its own short test timeout (a broken watchdog then
-	// fails here in seconds, not as a hang until go test's own timeout), is
-	// killed past a deadline, and dies with this process (wallGuard).
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestWatchdog$", "-test.count=1", "-test.timeout=20s")
-	cmd.Env = append(os.Environ(), "WAITSIM_WATCHDOG_CHILD=1")
-	dieWithParent(cmd)
-	out, err := cmd.CombinedOutput()
-	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != 3 {
-		t.Fatalf("child: err %v, want exit 3\n%s", err, out)
-	}
-	if !strings.Contains(string(out), `wall-clock watchdog: world "hang" did not reach quiescence`) {
-		t.Fatalf("child output lacks the watchdog message:\n%.2000s", out)
+	for _, child := range []string{"1", "process"} {
+		// The child has its own short test timeout (a broken watchdog then
+		// fails here in seconds, not as a hang until go test's own timeout), is
+		// killed past a deadline, and dies with this process (wallGuard).
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestWatchdog$", "-test.count=1", "-test.timeout=20s")
+		cmd.Env = append(os.Environ(), "WAITSIM_WATCHDOG_CHILD="+child)
+		dieWithParent(cmd)
+		out, err := cmd.CombinedOutput()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 3 {
+			t.Fatalf("child %s: err %v, want exit 3\n%s", child, err, out)
+		}
+		if !strings.Contains(string(out), `wall-clock watchdog: world "hang" did not reach quiescence within 300ms`) {
+			t.Fatalf("child %s: the output lacks the watchdog message at 300ms:\n%.2000s", child, out)
+		}
 	}
 }

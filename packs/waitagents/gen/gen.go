@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/waitsim/waitsim/hot"
 	"github.com/waitsim/waitsim/results"
@@ -297,6 +298,9 @@ func Check(t *testing.T, r Runner, opts Options) {
 	params, _, err := results.ReadParams()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if params.WatchdogMs > 0 {
+		sim.SetWatchdog(time.Duration(params.WatchdogMs) * time.Millisecond)
 	}
 	if opts.Seed == 0 {
 		opts.Seed = 20261130
