@@ -239,6 +239,9 @@ func runHeadlineWith(r *Run, esc func(string) string) (string, string) {
 
 func runIdentity(r *Run) string {
 	s := "commit " + text.Code(text.Short(r.Commit))
+	if r.Commit == "" {
+		s += " (not made in a git work tree: nothing ties these results to the source they ran on)"
+	}
 	if len(r.Seeds) > 0 {
 		var ps []string
 		for _, k := range slices.Sorted(maps.Keys(r.Seeds)) {

@@ -330,3 +330,16 @@ func TestHTMLHeadlineNotMarkdownEscaped(t *testing.T) {
 		t.Errorf("the Markdown headline %q: want the gate escaped for Markdown", md)
 	}
 }
+
+// Results made outside git carry no commit or tree, so no report can tie
+// them to the source: the identity line says so rather than only "unknown".
+func TestIdentityWithoutGit(t *testing.T) {
+	r := smallRun()
+	if strings.Contains(runIdentity(r), "not made in a git work tree") {
+		t.Errorf("a run with a commit: %q", runIdentity(r))
+	}
+	r.Commit = ""
+	if got := runIdentity(r); !strings.Contains(got, "commit `unknown` (not made in a git work tree") {
+		t.Errorf("a run without a commit: %q", got)
+	}
+}

@@ -222,7 +222,10 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 // checkCurrent is nil when r's results were run on the work tree at dir as
 // it is now (reports.CheckTree); sp and mp are the inputs, for the message.
 func checkCurrent(r *reports.Run, dir, sp, mp string) error {
-	commit, tree, _ := workspace.TreeState(context.Background(), dir)
+	commit, tree, err := workspace.TreeState(context.Background(), dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "waitsim report: warning: %v: the results cannot be checked against the source they ran on\n", err)
+	}
 	var src []string
 	for _, p := range []string{sp, mp} {
 		if p != "" {
