@@ -31,7 +31,7 @@ func HTML(r *Run, cmp *Comparison) []byte {
 			text.HTML(text.Short(cmp.Base.Commit)), text.HTML(text.Short(cmp.Head.Commit)), text.HTML(cmp.Verdict), text.HTML(compareHeadline(cmp)))
 	}
 	icon, headline := runHeadlineWith(r, func(s string) string { return s })
-	fmt.Fprintf(&b, "<p class=\"headline\">%s %s</p>\n", icon, text.HTML(headline))
+	fmt.Fprintf(&b, "<p class=\"headline\">%s %s</p>\n", iconBadge(icon), text.HTML(headline))
 	if s := r.Scenarios; s == nil || len(s.Cases) == 0 {
 		b.WriteString("<h2 id=\"scenarios\">Scenarios: no results</h2>\n")
 		if s == nil {
@@ -175,6 +175,18 @@ func diffHTML(d string) string {
 	return b.String()
 }
 
+// iconBadge is a headline's icon (✅ or ❌) as a badge of words: emoji need
+// a font many machines lack (Debian's Chromium drew an empty box).
+func iconBadge(icon string) string {
+	switch icon {
+	case "✅":
+		return `<span class="badge pass">pass</span>`
+	case "❌":
+		return `<span class="badge fail">fail</span>`
+	}
+	return text.HTML(icon)
+}
+
 const pageCSS = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:16px 24px;color:#1f2328;background:#fff;font-size:14px}
 h1{font-size:22px;margin:4px 0}h2{font-size:18px;margin:24px 0 8px;border-bottom:1px solid #d0d7de}h3{font-size:15px;margin:4px 0}
 .meta,.note{color:#57606a;margin:2px 0 6px}.empty{color:#cf222e;font-weight:600}.headline{font-weight:600}
@@ -187,6 +199,7 @@ section.case{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:
 ul.failures{color:#cf222e;margin:4px 0}
 pre{background:#f6f8fa;padding:6px 8px;border-radius:4px;overflow-x:auto;font-size:12px;margin:4px 0}
 pre.suggested{border-left:3px solid #1a7f37}pre.diff .da{color:#116329;background:#dafbe1}pre.diff .dd{color:#82071e;background:#ffebe9}pre.diff .dk{color:#8250df}pre.diff .dh{color:#57606a}
+svg.timeline,svg.legend{max-width:100%;height:auto}
 svg text{font-family:"DejaVu Sans Mono",ui-monospace,monospace;font-size:11px;fill:#1f2328}
 .laneBg{fill:#f6f8fa}.lane-tool .laneBg{fill:#eef1f4}.lane-bridge .laneBg{fill:#f3f0fa}.lane-agent .laneBg{fill:#f1f8f1}
 .laneLabel{font-weight:600}
