@@ -58,10 +58,23 @@ func addWireLanes(tl *timeline, c *results.CaseResult, extend func(int64)) {
 		if !ok {
 			continue
 		}
-		name, _, _ := strings.Cut(rest, "/")
+		name, stream, _ := strings.Cut(rest, "/")
 		l, ok := lanes[name]
 		if !ok {
 			continue
+		}
+		if stream != "" {
+			// Another stream of the caller's session (the standalone GET
+			// stream, "listen"): a lane of its own under the caller's, so
+			// that its cuts and bytes are not drawn on the call's POST.
+			key := name + "/" + stream
+			if sl, ok := lanes[key]; ok {
+				l = sl
+			} else {
+				l = len(tl.Lanes)
+				lanes[key] = l
+				tl.Lanes = append(tl.Lanes, tlLane{Kind: laneWire, Name: key, Label: "wire " + name + " · GET " + stream})
+			}
 		}
 		mark := func(class, label string) {
 			tl.Marks = append(tl.Marks, tlMark{Lane: l, AtMs: e.AtMs, Class: class, Label: label})
