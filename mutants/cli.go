@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -194,10 +196,10 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return verdict.ExitUsage
 	}
 	// One campaign per tree at a time.
-	lock, err := LockTree(cfg.Root)
+	lock, err := campaign.LockTree(cfg.Root)
 	if err != nil {
 		fmt.Fprintf(stderr, "waitsim mutate: %v; nothing ran\n", err)
-		if errors.Is(err, ErrEnvironment) {
+		if errors.Is(err, campaign.ErrEnvironment) {
 			return verdict.ExitEnvironment
 		}
 		return verdict.ExitUsage
@@ -212,7 +214,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		switch {
 		case errors.Is(err, verdict.ErrUsage):
 			return verdict.ExitUsage
-		case errors.Is(err, ErrEnvironment):
+		case errors.Is(err, campaign.ErrEnvironment):
 			return verdict.ExitEnvironment
 		}
 		return verdict.ExitError
@@ -222,13 +224,13 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // checkOutputs checks that the campaign of cfg can write its result out
 // (relative to cfg.Root), its cache and, with --suggest, its suggested
-// cases (CheckOutputFile, CheckOutputDir).
+// cases (campaign.CheckOutputFile, campaign.CheckOutputDir).
 func checkOutputs(cfg *Config, out string) error {
-	if err := CheckOutputFile("--out", outPath(cfg.Root, out)); err != nil {
+	if err := campaign.CheckOutputFile("--out", outPath(cfg.Root, out)); err != nil {
 		return err
 	}
 	if cfg.CacheFile != "" {
-		if err := CheckOutputFile("--cache", cfg.abs(cfg.CacheFile)); err != nil {
+		if err := campaign.CheckOutputFile("--cache", cfg.abs(cfg.CacheFile)); err != nil {
 			return err
 		}
 	}
@@ -237,7 +239,7 @@ func checkOutputs(cfg *Config, out string) error {
 		if dir == "" {
 			dir = workspace.SuggestDir
 		}
-		if err := CheckOutputDir("--suggest-dir", cfg.abs(dir)); err != nil {
+		if err := campaign.CheckOutputDir("--suggest-dir", cfg.abs(dir)); err != nil {
 			return err
 		}
 	}
@@ -295,7 +297,7 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 		return verdict.ExitUsage
 	}
 	root, _ := os.Getwd()
-	if err := CheckOutputFile("-o", outPath(root, *out)); err != nil {
+	if err := campaign.CheckOutputFile("-o", outPath(root, *out)); err != nil {
 		fmt.Fprintf(stderr, "waitsim mutate merge: %v; nothing merged\n", err)
 		return verdict.ExitUsage
 	}

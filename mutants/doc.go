@@ -16,7 +16,7 @@
 //     with a reason (the ratchet, verdict/accepted.go); an operator mutant
 //     marked //waitsim:equivalent in the source is not run
 //     (mutation/equivmark.go).
-//   - One campaign per tree at a time (LockTree); no process it starts
+//   - One campaign per tree at a time (campaign.LockTree); no process it starts
 //     outlives it (workspace.GroupCommand).
 //   - The hot runner (hot.go) gives the cold runner's verdicts: a hot
 //     process serves a mutant only when nothing it held before the request

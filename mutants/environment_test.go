@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -104,7 +106,7 @@ func TestEnvironmentFailureNotCached(t *testing.T) {
 			} else {
 				t.Logf("%s", msg)
 			}
-			for key, v := range LoadCache(cache).Entries {
+			for key, v := range campaign.LoadCache(cache).Entries {
 				t.Errorf("cached after the machine failed: %s %q (%.40s)", key[:12], v.Status, v.Detail)
 			}
 			if _, err := os.Stat(out); err == nil {
@@ -213,9 +215,9 @@ func TestBuildFailureBlames(t *testing.T) {
 		{"no output", "", true},
 		{"no diagnostic", "go: updates to go.mod needed; to update it:\n\tgo mod tidy", true},
 	} {
-		err := buildFailure("building", "does not compile", nil, c.out)
-		var ee *EnvError
-		var nv *notViable
+		err := campaign.BuildFailure("building", "does not compile", nil, c.out)
+		var ee *campaign.EnvError
+		var nv *campaign.NotViable
 		switch {
 		case c.machine && !errors.As(err, &ee):
 			t.Errorf("%s: %v, want the machine blamed", c.name, err)
@@ -223,21 +225,21 @@ func TestBuildFailureBlames(t *testing.T) {
 			t.Errorf("%s: %v, want not viable", c.name, err)
 		}
 	}
-	if runMachineCause(1, "    table_test.go:40: write /tmp/x: no space left on device") == "" {
+	if campaign.RunMachineCause(1, "    table_test.go:40: write /tmp/x: no space left on device") == "" {
 		t.Error("a test that could not write: not blamed on the machine")
 	}
-	if runMachineCause(1, `    table_test.go:40: call A#1: bridgeError: want "ok", got "disk full"`) != "" {
+	if campaign.RunMachineCause(1, `    table_test.go:40: call A#1: bridgeError: want "ok", got "disk full"`) != "" {
 		t.Error("an ordinary failure blamed on the machine")
 	}
-	if runMachineCause(0, "x: no space left on device") != "" {
+	if campaign.RunMachineCause(0, "x: no space left on device") != "" {
 		t.Error("a run that passed blamed on the machine")
 	}
 	// The runner's own files (an overlay, a params file) on a full disk.
 	full := fmt.Errorf("overlay: %w", &os.PathError{Op: "write", Path: "/tmp/waitsim-mutate-1/w0/overlay.json", Err: syscall.ENOSPC})
-	if err := asEnvError(full); !errors.Is(err, ErrEnvironment) || !strings.Contains(err.Error(), "no space left on device") {
+	if err := campaign.AsEnvError(full); !errors.Is(err, campaign.ErrEnvironment) || !strings.Contains(err.Error(), "no space left on device") {
 		t.Errorf("a write of the runner's own on a full disk: %v", err)
 	}
-	if err := asEnvError(os.ErrNotExist); errors.Is(err, ErrEnvironment) {
+	if err := campaign.AsEnvError(os.ErrNotExist); errors.Is(err, campaign.ErrEnvironment) {
 		t.Errorf("a missing file blamed on the machine: %v", err)
 	}
 }

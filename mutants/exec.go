@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -35,7 +37,7 @@ func (r *runner) command(ctx context.Context, dir, name string, args ...string) 
 func (r *runner) overlayFile(dir string, files map[string][]byte) (string, error) {
 	replace := map[string]string{}
 	for rel, b := range files {
-		dst, err := within(filepath.Join(dir, "src"), rel)
+		dst, err := campaign.Within(filepath.Join(dir, "src"), rel)
 		if err != nil {
 			return "", fmt.Errorf("%w: overlay: %v", verdict.ErrUsage, err)
 		}
@@ -57,8 +59,8 @@ func (r *runner) overlayFile(dir string, files map[string][]byte) (string, error
 
 // build compiles the suite's test binary to bin, through overlay when not
 // "". A compile error (or one of the vet checks `go test` runs) is returned
-// as *notViable with the compiler's output; a build that failed because of
-// the machine (buildFailure) as *EnvError.
+// as *campaign.NotViable with the compiler's output; a build that failed because of
+// the machine (campaign.BuildFailure) as *campaign.EnvError.
 func (r *runner) build(ctx context.Context, overlay, bin string) error {
 	args := []string{"test", "-c", "-o", bin}
 	if overlay != "" {
@@ -70,14 +72,14 @@ func (r *runner) build(ctx context.Context, overlay, bin string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return buildFailure("building the test binary (go test -c)", "does not compile", err, r.cleanOutput(string(out)))
+		return campaign.BuildFailure("building the test binary (go test -c)", "does not compile", err, r.cleanOutput(string(out)))
 	}
 	return nil
 }
 
 // vet runs `go vet` (its default analyzers, as `make vet` does) on the
-// packages of the overlaid files: *notViable when vet finds fault with the
-// code, *EnvError when the machine failed it (buildFailure).
+// packages of the overlaid files: *campaign.NotViable when vet finds fault with the
+// code, *campaign.EnvError when the machine failed it (campaign.BuildFailure).
 func (r *runner) vet(ctx context.Context, overlay string, files map[string][]byte) error {
 	dirs := map[string]bool{}
 	for rel := range files {
@@ -93,15 +95,10 @@ func (r *runner) vet(ctx context.Context, overlay string, files map[string][]byt
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return buildFailure("go vet", "fails vet", err, r.cleanOutput(string(out)))
+		return campaign.BuildFailure("go vet", "fails vet", err, r.cleanOutput(string(out)))
 	}
 	return nil
 }
-
-// notViable is a mutant that does not compile or fails vet.
-type notViable struct{ what, out string }
-
-func (e *notViable) Error() string { return e.what + ":\n" + e.out }
 
 // runReport is what one run of the suite's test binary showed.
 type runReport struct {
@@ -132,7 +129,7 @@ func (r *runner) runSuite(ctx context.Context, bin string, timeout time.Duration
 // at its first counterexample instead of shrinking it, so that a kill never
 // times out). A run that failed because of the machine (ended by a signal
 // that was not ours, or an error of the machine in its output) is an
-// *EnvError, never a report to judge.
+// *campaign.EnvError, never a report to judge.
 func (r *runner) runWith(ctx context.Context, bin, run string, timeout time.Duration, flags []string, params results.Params, env ...string) (runReport, error) {
 	params.KillSuite = true
 	pf := filepath.Join(r.tmp, fmt.Sprintf("params-%d.json", r.paramsN.Add(1)))
@@ -203,10 +200,10 @@ func (r *runner) runWith(ctx context.Context, bin, run string, timeout time.Dura
 	if err != nil && rep.exit < 0 {
 		// Ended by a signal that was not ours (the OOM killer, a kill by
 		// hand): the machine's doing, not a verdict.
-		return rep, &EnvError{Step: "running the test binary", Cause: machineCause(err, ""), Output: stderr.String()}
+		return rep, &campaign.EnvError{Step: "running the test binary", Cause: campaign.MachineCause(err, ""), Output: stderr.String()}
 	}
-	if cause := runMachineCause(rep.exit, rep.output+"\n"+rep.panic+"\n"+stderr.String()); cause != "" {
-		return rep, &EnvError{Step: "running the test binary", Cause: cause, Output: rep.output}
+	if cause := campaign.RunMachineCause(rep.exit, rep.output+"\n"+rep.panic+"\n"+stderr.String()); cause != "" {
+		return rep, &campaign.EnvError{Step: "running the test binary", Cause: cause, Output: rep.output}
 	}
 	// The binary's own -test.timeout, or the sim's wall-clock watchdog
 	// (a world that hangs on the wall clock), is a timeout too.
@@ -214,7 +211,7 @@ func (r *runner) runWith(ctx context.Context, bin, run string, timeout time.Dura
 		rep.timedOut = true
 	}
 	if rep.output == "" && rep.exit != 0 {
-		rep.output = tail(stderr.String(), 1500)
+		rep.output = campaign.Tail(stderr.String(), 1500)
 	}
 	if rep.panic == "" {
 		rep.panic = panicLine(stderr.String())
@@ -302,10 +299,10 @@ func parseEvents(rd io.Reader) runReport {
 	}
 	if len(rep.failed) > 0 {
 		if b := outputs[rep.failed[0]]; b != nil {
-			rep.output = tail(b.String(), 1500)
+			rep.output = campaign.Tail(b.String(), 1500)
 		}
 	} else if b := outputs[""]; b != nil {
-		rep.output = tail(b.String(), 1500)
+		rep.output = campaign.Tail(b.String(), 1500)
 	}
 	return rep
 }
@@ -338,16 +335,7 @@ func exitCode(err error) int {
 func (r *runner) cleanOutput(s string) string {
 	s = r.srcRe.ReplaceAllString(s, "")
 	s = strings.ReplaceAll(s, r.tmp+string(filepath.Separator), "$TMP/")
-	return tail(s, 3000)
-}
-
-// tail keeps the last n bytes of s.
-func tail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
+	return campaign.Tail(s, 3000)
 }
 
 // limitWriter keeps the first n bytes written to it.

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -134,13 +136,13 @@ func TestCheckLocalPath(t *testing.T) {
 			t.Errorf("%q accepted", p)
 		}
 	}
-	if err := checkInPackage("waittool/tool.go", "./waittool/"); err != nil {
+	if err := campaign.CheckInPackage("waittool/tool.go", "./waittool/"); err != nil {
 		t.Error(err)
 	}
-	if err := checkInPackage("sim/clock.go", "./waittool/"); err == nil {
+	if err := campaign.CheckInPackage("sim/clock.go", "./waittool/"); err == nil {
 		t.Error("a file of another package accepted")
 	}
-	if err := checkInPackage("packs/waitagents/bridge/bridge.go", "./packs/waitagents/"); err == nil {
+	if err := campaign.CheckInPackage("packs/waitagents/bridge/bridge.go", "./packs/waitagents/"); err == nil {
 		t.Error("a file of a subpackage accepted")
 	}
 	for _, c := range []struct {
@@ -153,8 +155,8 @@ func TestCheckLocalPath(t *testing.T) {
 		{"waittoolx/a.go", "./waittool/", false},
 		{"../waittool/x/a.go", "./waittool/", false},
 	} {
-		if got := inSubpackage(c.p, c.pkg); got != c.want {
-			t.Errorf("inSubpackage(%q, %q) = %v, want %v", c.p, c.pkg, got, c.want)
+		if got := campaign.InSubpackage(c.p, c.pkg); got != c.want {
+			t.Errorf("campaign.InSubpackage(%q, %q) = %v, want %v", c.p, c.pkg, got, c.want)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -37,7 +39,7 @@ type genState struct {
 	note     string
 	ran      bool // the campaign was asked for (GenWorlds > 0)
 	// err is the baseline run's failure when the machine is to blame
-	// (ErrEnvironment): it stops the whole campaign.
+	// (campaign.ErrEnvironment): it stops the whole campaign.
 	err error
 	// done is closed when the baseline run is over (startGenBaseline),
 	// or by waitGen when it never started; start runs one or the other.
@@ -66,7 +68,7 @@ func (r *runner) genBaseline(ctx context.Context) {
 	r.gen.ran = true
 	bin := r.baseBin
 	rep, err := r.runWith(ctx, bin, r.cfg.GenRun, 0, nil, r.genParams())
-	if errors.Is(err, ErrEnvironment) {
+	if errors.Is(err, campaign.ErrEnvironment) {
 		r.gen.err = err // the campaign stops: runAll returns it
 		return
 	}

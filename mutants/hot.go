@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,7 +40,7 @@ import (
 //     the mutant is judged by a cold run, never from a half-served request
 //     (a panic, an exit, a world that deadlocks its bubble);
 //   - a failure whose output names an error of the machine is judged by a
-//     cold run too, which turns a persistent one into an EnvError;
+//     cold run too, which turns a persistent one into a campaign.EnvError;
 //   - mutants that could change what the process holds before its first
 //     request run cold: those whose switch changes a value chosen at init
 //     (valueSwitch), and those whose functions ran before the first
@@ -179,7 +181,7 @@ func (r *runner) startHot(ctx context.Context, wk *worker) (*hotProc, error) {
 	case rep, ok := <-hp.replies:
 		if !ok || rep.Seq != 0 {
 			hp.kill()
-			return nil, fmt.Errorf("the hot process ended before it was ready: %s", verdict.FirstLine(tail(hp.out.String(), 600)))
+			return nil, fmt.Errorf("the hot process ended before it was ready: %s", verdict.FirstLine(campaign.Tail(hp.out.String(), 600)))
 		}
 		hp.kinds, hp.reached = map[string]bool{}, map[int]bool{}
 		for _, k := range rep.Kinds {
@@ -308,13 +310,13 @@ func hotReport(rep results.HotReply, wall time.Duration, outcome hotOutcome) (rr
 	}
 	for _, f := range rep.Failed {
 		rr.failed = append(rr.failed, f.Test)
-		if runMachineCause(1, f.Output) != "" {
+		if campaign.RunMachineCause(1, f.Output) != "" {
 			machine = true
 		}
 	}
 	if len(rep.Failed) > 0 {
 		rr.exit = 1
-		rr.output = tail(rep.Failed[0].Output, 1500)
+		rr.output = campaign.Tail(rep.Failed[0].Output, 1500)
 		rr.panic = panicLine(rep.Failed[0].Output)
 	}
 	return rr, machine

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"maps"
 	"path/filepath"
@@ -32,12 +34,12 @@ func TestCostOrder(t *testing.T) {
 // then the cost order.
 func TestCaseOrderLastKiller(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.json")
-	c := LoadCache(path)
+	c := campaign.LoadCache(path)
 	c.PutRun("k1", verdict.MutantResult{ID: "m", Status: verdict.StatusKilled, KilledBy: []string{"TestTable/slow"}}, false)
 	if err := c.Save(); err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{cache: LoadCache(path), costOrder: []string{"TestTable/fast", "TestTable/slow"}}
+	r := &runner{cache: campaign.LoadCache(path), costOrder: []string{"TestTable/fast", "TestTable/slow"}}
 	if got := r.caseOrder(&mutant{res: verdict.MutantResult{ID: "m"}}); !slices.Equal(got, []string{"TestTable/slow", "TestTable/fast", "TestTable/slow"}) {
 		t.Errorf("order of m = %q, want its last killer first", got)
 	}

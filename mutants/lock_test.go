@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"bytes"
 	"context"
 	"errors"
@@ -62,23 +64,23 @@ func TestOneCampaignPerTree(t *testing.T) {
 // the tree can be locked again.
 func TestLockTree(t *testing.T) {
 	root := t.TempDir()
-	l, err := LockTree(root)
+	l, err := campaign.LockTree(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(l.Path()); strings.TrimSpace(string(b)) != strconv.Itoa(os.Getpid()) {
 		t.Errorf("the lock file holds %q, want our pid %d", b, os.Getpid())
 	}
-	_, err = LockTree(root)
-	var le *LockedError
-	if !errors.As(err, &le) || le.PID != os.Getpid() || !errors.Is(err, ErrEnvironment) {
-		t.Errorf("a second lock: %v; want a LockedError naming pid %d", err, os.Getpid())
+	_, err = campaign.LockTree(root)
+	var le *campaign.LockedError
+	if !errors.As(err, &le) || le.PID != os.Getpid() || !errors.Is(err, campaign.ErrEnvironment) {
+		t.Errorf("a second lock: %v; want a campaign.LockedError naming pid %d", err, os.Getpid())
 	}
 	l.Release()
 	if _, err := os.Stat(filepath.Join(root, "out")); err == nil {
 		t.Error("Release left the out/ it made")
 	}
-	l2, err := LockTree(root)
+	l2, err := campaign.LockTree(root)
 	if err != nil {
 		t.Fatalf("after Release: %v", err)
 	}
@@ -89,7 +91,7 @@ func TestLockTree(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "out", "mutation.json")); err != nil {
 		t.Errorf("Release removed more than the lock: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(LockFile))); err == nil {
+	if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(campaign.LockFile))); err == nil {
 		t.Error("Release left the lock file")
 	}
 }

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"errors"
 	"fmt"
@@ -96,7 +98,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 			wk := &worker{id: w, dir: filepath.Join(r.tmp, fmt.Sprintf("w%d", w))}
 			defer wk.stop()
 			for m := range jobs {
-				err := withMutant(r.runOne(ctx, wk, m), m.res.ID)
+				err := campaign.WithMutant(r.runOne(ctx, wk, m), m.res.ID)
 				mu.Lock()
 				if err != nil {
 					failed(m, err)
@@ -116,7 +118,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 				}
 				mu.Unlock()
 				if m.genBin != "" {
-					err = withMutant(gen(wk, m), m.res.ID)
+					err = campaign.WithMutant(gen(wk, m), m.res.ID)
 				}
 				mu.Lock()
 				if err != nil {
@@ -140,7 +142,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 				m := pending[0]
 				pending = pending[1:]
 				mu.Unlock()
-				err := withMutant(gen(wk, m), m.res.ID)
+				err := campaign.WithMutant(gen(wk, m), m.res.ID)
 				mu.Lock()
 				if err != nil {
 					failed(m, err)
@@ -232,9 +234,9 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 		if tc.covers(m.files) {
 			start := time.Now()
 			if err := tc.check(r.cfg.Root, m.files); err != nil {
-				var ee *EnvError
+				var ee *campaign.EnvError
 				if errors.As(err, &ee) {
-					return nil, withMutant(err, m.res.ID)
+					return nil, campaign.WithMutant(err, m.res.ID)
 				}
 				m.res.Status = verdict.StatusNotViable
 				m.res.Detail = "does not type-check:\n" + err.Error()
@@ -314,17 +316,17 @@ func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mut
 		return "", nil, "", err
 	}
 	bin, keptAt, kept, err := r.keptBuild(ctx, "schemata", 3, files, ov, filepath.Join(dir, "suite.test"))
-	var ee *EnvError
+	var ee *campaign.EnvError
 	if errors.As(err, &ee) {
 		ee.Step = fmt.Sprintf("building the schemata binary shared by %d mutants (go test -c)", len(nums))
 		return "", nil, "", err
 	}
-	var nv *notViable
+	var nv *campaign.NotViable
 	if errors.As(err, &nv) {
 		if tookValues {
 			return "", nil, errValuesInSchemata, nil
 		}
-		return "", nil, "the schemata binary did not build; every mutant was built on its own: " + verdict.FirstLine(r.srcRe.ReplaceAllString(nv.out, "")), nil
+		return "", nil, "the schemata binary did not build; every mutant was built on its own: " + verdict.FirstLine(r.srcRe.ReplaceAllString(nv.Out, "")), nil
 	}
 	if err != nil {
 		return "", nil, "", err
@@ -396,7 +398,7 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 		} else {
 			err = r.build(ctx, ov, bin)
 		}
-		var nv *notViable
+		var nv *campaign.NotViable
 		if errors.As(err, &nv) {
 			m.res.Status = verdict.StatusNotViable
 			m.res.Detail = r.srcRe.ReplaceAllString(nv.Error(), "")
@@ -423,7 +425,7 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	classify(&m.res, rep, r.timeout)
 	if m.res.Status != verdict.StatusKilled && !r.cfg.NoVet {
 		err := r.vet(ctx, ov, m.files)
-		var nv *notViable
+		var nv *campaign.NotViable
 		if errors.As(err, &nv) {
 			m.res.Status = verdict.StatusNotViable
 			m.res.KilledBy = nil
@@ -463,7 +465,7 @@ func classify(res *verdict.MutantResult, rep runReport, timeout time.Duration) {
 		if rep.panic != "" {
 			res.Detail = strings.TrimSpace(res.Detail + "\n" + rep.panic)
 		}
-		if out := tail(rep.output, 600); out != "" && (rep.panic == "" || !strings.Contains(out, rep.panic)) {
+		if out := campaign.Tail(rep.output, 600); out != "" && (rep.panic == "" || !strings.Contains(out, rep.panic)) {
 			res.Detail = strings.TrimSpace(res.Detail + "\n" + out)
 		}
 	}

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -254,7 +256,7 @@ type runner struct {
 	tc        *typeChecker      // the target's type checker (phase 1)
 	tcErr     error
 	salt      string // go version, platform, suite: part of every cache key
-	cache     *Cache
+	cache     *campaign.Cache
 	catalog   []mutation.CatalogEntry // the checked catalog (nil with NoCatalog)
 	srcRe     *regexp.Regexp
 	schemaBin string                     // the schemata test binary, when built
@@ -299,10 +301,10 @@ type mutant struct {
 // Result carries the gate's verdict and exit code (see Evaluate); the error
 // is for failures of the runner itself (ctx's error on interrupt).
 // An error of the machine's that no step judged (the runner's own files on
-// a full disk) is an *EnvError too (asEnvError).
+// a full disk) is an *campaign.EnvError too (campaign.AsEnvError).
 func Run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	res, err := run(ctx, cfg)
-	return res, asEnvError(err)
+	return res, campaign.AsEnvError(err)
 }
 
 // run is Run.
@@ -342,7 +344,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 		}
 		var bad mutation.CatalogError
 		for _, e := range catalog {
-			if err := checkInPackage(e.File, cfg.Target); err != nil {
+			if err := campaign.CheckInPackage(e.File, cfg.Target); err != nil {
 				bad.Add(fmt.Sprintf("%s: file: %v", e.Where, err))
 			}
 		}
@@ -413,10 +415,10 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	}
 	res.BaselineMs = base.wall.Milliseconds()
 	if baseErr != nil {
-		var nv *notViable
+		var nv *campaign.NotViable
 		if errors.As(baseErr, &nv) {
-			res.Gate = "baseline failed: the unmutated suite " + nv.what
-			res.Baseline = &verdict.BaselineFailure{Repro: r.repro(), Output: nv.out}
+			res.Gate = "baseline failed: the unmutated suite " + nv.What
+			res.Baseline = &verdict.BaselineFailure{Repro: r.repro(), Output: nv.Out}
 			res.ExitCode = verdict.ExitUntrusted
 			res.WallMs = time.Since(start).Milliseconds()
 			return res, nil
@@ -448,7 +450,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	res.Campaign = r.campaign
 	res.Notes = append(res.Notes, notes...)
 	if cfg.CacheFile != "" {
-		r.cache = LoadCache(cfg.abs(cfg.CacheFile))
+		r.cache = campaign.LoadCache(cfg.abs(cfg.CacheFile))
 		for _, k := range r.cache.Killers {
 			r.kills.add(k)
 		}
@@ -518,7 +520,7 @@ func (r *runner) setup(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return toolFailure("go env", err)
+		return campaign.ToolFailure("go env", err)
 	}
 	env := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	for len(env) < 4 {
@@ -530,7 +532,7 @@ func (r *runner) setup(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return toolFailure("go tool -n test2json", err)
+		return campaign.ToolFailure("go tool -n test2json", err)
 	}
 	r.test2json = strings.TrimSpace(string(out))
 	s, err := ResolveSuite(r.cfg.Root, r.cfg.SuitePkg, r.cfg.SuiteRun)
@@ -589,7 +591,7 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 		if ctx.Err() != nil {
 			return runReport{}, ctx.Err()
 		}
-		return runReport{}, buildFailure("building the unmutated suite (the baseline)", "does not compile", nil, r.cleanOutput(be.Output))
+		return runReport{}, campaign.BuildFailure("building the unmutated suite (the baseline)", "does not compile", nil, r.cleanOutput(be.Output))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -697,10 +699,10 @@ func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]
 			return nil, nil, err
 		}
 		for _, s := range sites {
-			if inSubpackage(s.File, r.cfg.Target) {
+			if campaign.InSubpackage(s.File, r.cfg.Target) {
 				continue // another package's, under the target's directory
 			}
-			if err := checkInPackage(s.File, r.cfg.Target); err != nil {
+			if err := campaign.CheckInPackage(s.File, r.cfg.Target); err != nil {
 				return nil, nil, fmt.Errorf("gremlins' output: mutant %s: field file: %v", s.ID(), err)
 			}
 			id := s.ID()
@@ -924,7 +926,7 @@ func (r *runner) hashInputs(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return toolFailure("go list "+r.suite.Pkg, err)
+		return campaign.ToolFailure("go list "+r.suite.Pkg, err)
 	}
 	var dirs []string
 	seen := map[string]bool{}

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"errors"
 	"fmt"
@@ -51,9 +53,9 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 			continue
 		}
 		mb, err := r.suggestBuild(ctx, m, n)
-		var nv *notViable
+		var nv *campaign.NotViable
 		if errors.As(err, &nv) {
-			res.Mutants[i].SuggestNote = "its build failed again: " + verdict.FirstLine(nv.out)
+			res.Mutants[i].SuggestNote = "its build failed again: " + verdict.FirstLine(nv.Out)
 			continue
 		}
 		if err != nil {
@@ -143,7 +145,7 @@ func (r *runner) suggestRunner() suggest.Runner {
 			return fmt.Errorf("%s %v: %v", filepath.Base(b.Bin), args, ctx.Err())
 		}
 		if code := exitCode(err); code != 0 && code != 1 {
-			return fmt.Errorf("%s exited %d: %s", filepath.Base(b.Bin), code, tail(string(out), 600))
+			return fmt.Errorf("%s exited %d: %s", filepath.Base(b.Bin), code, campaign.Tail(string(out), 600))
 		}
 		return nil
 	}

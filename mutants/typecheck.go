@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"fmt"
 	"go/ast"
@@ -36,7 +38,7 @@ func (r *runner) newTypeChecker(ctx context.Context) (*typeChecker, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, toolFailure("go list -export "+r.cfg.Target, err)
+		return nil, campaign.ToolFailure("go list -export "+r.cfg.Target, err)
 	}
 	exports := map[string]string{}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
@@ -87,7 +89,7 @@ func (tc *typeChecker) covers(files map[string][]byte) bool {
 // check type-checks the target package with files (root-relative path →
 // bytes) in place of the originals, reading the others from root. It
 // returns the first type errors, or nil; a file of root that cannot be read
-// is the machine's failure (*EnvError), not the mutant's.
+// is the machine's failure (*campaign.EnvError), not the mutant's.
 func (tc *typeChecker) check(root string, files map[string][]byte) error {
 	var asts []*ast.File
 	for _, rel := range tc.files {
@@ -95,7 +97,7 @@ func (tc *typeChecker) check(root string, files map[string][]byte) error {
 		if !ok {
 			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 			if err != nil {
-				return &EnvError{Step: "type-checking", Cause: err.Error()}
+				return &campaign.EnvError{Step: "type-checking", Cause: err.Error()}
 			}
 			src = b
 		}
