@@ -13,92 +13,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/waitsim/waitsim/mutants/verdict"
-	"github.com/waitsim/waitsim/workspace"
-
 	"github.com/waitsim/waitsim/results"
 )
-
-// command prepares a child process: in dir, with the runner's environment,
-// in its own process group that is killed as a whole when ctx ends.
-func (r *runner) command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
-	cmd := workspace.GroupCommand(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = r.env
-	return cmd
-}
-
-// overlayFile writes the overlay JSON of `go build -overlay` mapping each
-// root-relative path of files to a copy of its mutated bytes under dir.
-func (r *runner) overlayFile(dir string, files map[string][]byte) (string, error) {
-	replace := map[string]string{}
-	for rel, b := range files {
-		dst, err := campaign.Within(filepath.Join(dir, "src"), rel)
-		if err != nil {
-			return "", fmt.Errorf("%w: overlay: %v", verdict.ErrUsage, err)
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
-			return "", err
-		}
-		replace[filepath.Join(r.cfg.Root, filepath.FromSlash(rel))] = dst
-	}
-	j, err := json.Marshal(map[string]any{"Replace": replace})
-	if err != nil {
-		return "", err
-	}
-	ov := filepath.Join(dir, "overlay.json")
-	return ov, os.WriteFile(ov, j, 0o644)
-}
-
-// build compiles the suite's test binary to bin, through overlay when not
-// "". A compile error (or one of the vet checks `go test` runs) is returned
-// as *campaign.NotViable with the compiler's output; a build that failed because of
-// the machine (campaign.BuildFailure) as *campaign.EnvError.
-func (r *runner) build(ctx context.Context, overlay, bin string) error {
-	args := []string{"test", "-c", "-o", bin}
-	if overlay != "" {
-		args = append(args, "-overlay="+overlay)
-	}
-	args = append(args, r.suite.Pkg)
-	out, err := r.command(ctx, r.cfg.Root, "go", args...).CombinedOutput()
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return campaign.BuildFailure("building the test binary (go test -c)", "does not compile", err, r.cleanOutput(string(out)))
-	}
-	return nil
-}
-
-// vet runs `go vet` (its default analyzers, as `make vet` does) on the
-// packages of the overlaid files: *campaign.NotViable when vet finds fault with the
-// code, *campaign.EnvError when the machine failed it (campaign.BuildFailure).
-func (r *runner) vet(ctx context.Context, overlay string, files map[string][]byte) error {
-	dirs := map[string]bool{}
-	for rel := range files {
-		dirs["./"+filepath.ToSlash(filepath.Dir(filepath.FromSlash(rel)))+"/"] = true
-	}
-	args := []string{"vet", "-overlay=" + overlay}
-	for d := range dirs {
-		args = append(args, d)
-	}
-	sort.Strings(args[2:])
-	out, err := r.command(ctx, r.cfg.Root, "go", args...).CombinedOutput()
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return campaign.BuildFailure("go vet", "fails vet", err, r.cleanOutput(string(out)))
-	}
-	return nil
-}
 
 // runReport is what one run of the suite's test binary showed.
 type runReport struct {

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/build"
+
 	"github.com/waitsim/waitsim/mutants/campaign"
 
 	"context"
@@ -27,7 +29,7 @@ import (
 // sends it mutant after mutant over a pipe (package hot: results.HotRequest
 // and results.HotReply, JSON values, never text to parse). The process
 // turns the mutant's switch on — which also puts the mutated package's
-// variables back to their values at init (hotReset) — runs the kill suite
+// variables back to their values at init (build.HotReset) — runs the kill suite
 // through its doors (waitsim.Run for the table, the pack's generator) as a
 // run of its own would, and answers with the tests that failed, under the
 // names that run would give them.
@@ -142,7 +144,7 @@ func (r *runner) startHot(ctx context.Context, wk *worker) (*hotProc, error) {
 	hp.cancel = cancel
 	args := []string{"-test.run", r.hotPattern(), "-test.v=true", "-test.parallel=8", "-test.paniconexit0"}
 	cmd := r.command(pctx, r.suite.Dir, r.schemaBin, args...)
-	cmd.Env = append(append([]string{}, cmd.Env...), results.ParamsEnv+"="+hp.pf, hotEnv+"=1")
+	cmd.Env = append(append([]string{}, cmd.Env...), results.ParamsEnv+"="+hp.pf, build.HotEnv+"=1")
 	cmd.ExtraFiles = []*os.File{reqR, repW}
 	cmd.Stdout, cmd.Stderr = hp.out, hp.out
 	if err := cmd.Start(); err != nil {

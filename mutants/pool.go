@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/build"
+
 	"github.com/waitsim/waitsim/mutants/campaign"
 
 	"context"
@@ -224,16 +226,16 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 	}
 	tc, err := r.tc, r.tcErr
 	if tc == nil && err == nil {
-		tc, err = r.newTypeChecker(ctx)
+		tc, err = r.gob().NewTypeChecker(ctx, r.cfg.Target)
 	}
 	if err != nil {
 		return nil, err
 	}
 	var rest []*mutant
 	for _, m := range queue {
-		if tc.covers(m.files) {
+		if tc.Covers(m.files) {
 			start := time.Now()
-			if err := tc.check(r.cfg.Root, m.files); err != nil {
+			if err := tc.Check(r.cfg.Root, m.files); err != nil {
 				var ee *campaign.EnvError
 				if errors.As(err, &ee) {
 					return nil, campaign.WithMutant(err, m.res.ID)
@@ -290,14 +292,14 @@ const errValuesInSchemata = "the schemata binary with changed declaration values
 // passes with no mutant switched on. It returns the binary and each
 // mutant's switch (by index into rest); or bin "" and a note saying why
 // every mutant is to be built on its own. err is the runner's own failure.
-func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mutant, values bool) (bin string, nums map[int]int, note string, err error) {
+func (r *runner) buildSchemata(ctx context.Context, tc *build.TypeChecker, rest []*mutant, values bool) (bin string, nums map[int]int, note string, err error) {
 	files, nums, tookValues, err := schemata(rest, func(p string) ([]byte, error) { return os.ReadFile(r.cfg.abs(p)) }, values)
 	if err != nil || len(nums) == 0 {
 		return "", nil, "", err
 	}
 	// The reset is written whichever the runner: both runners run the
 	// same bytes.
-	hotOK, why := hotReset(tc, r.cfg.Root, files)
+	hotOK, why := build.HotReset(tc, r.cfg.Root, files)
 	if hotOK {
 		if why = r.hotSuite(); why != "" {
 			hotOK = false
@@ -311,11 +313,11 @@ func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mut
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, "", err
 	}
-	ov, err := r.overlayFile(dir, files)
+	ov, err := r.gob().OverlayFile(dir, files)
 	if err != nil {
 		return "", nil, "", err
 	}
-	bin, keptAt, kept, err := r.keptBuild(ctx, "schemata", 3, files, ov, filepath.Join(dir, "suite.test"))
+	bin, keptAt, kept, err := r.gob().KeptBuild(ctx, "schemata", 3, files, ov, filepath.Join(dir, "suite.test"))
 	var ee *campaign.EnvError
 	if errors.As(err, &ee) {
 		ee.Step = fmt.Sprintf("building the schemata binary shared by %d mutants (go test -c)", len(nums))
@@ -333,7 +335,7 @@ func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mut
 	}
 	// A kept binary that passed its run with no mutant switched on
 	// passes it again (the same bytes, the same inputs).
-	if _, err := os.Stat(checkedMark(keptAt)); !kept || err != nil {
+	if _, err := os.Stat(build.CheckedMark(keptAt)); !kept || err != nil {
 		rep, err := r.runSuite(ctx, bin, r.timeout)
 		if err != nil {
 			return "", nil, "", err
@@ -345,7 +347,7 @@ func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mut
 			return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
 		}
 		if keptAt != "" {
-			_ = os.WriteFile(checkedMark(keptAt), nil, 0o644)
+			_ = os.WriteFile(build.CheckedMark(keptAt), nil, 0o644)
 		}
 	}
 	r.hotOK = hotOK
@@ -383,20 +385,20 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	ov, err := r.overlayFile(dir, m.files)
+	ov, err := r.gob().OverlayFile(dir, m.files)
 	if err != nil {
 		return err
 	}
-	bin, env := r.schemaBin, []string{fmt.Sprintf("%s=%d", schemaEnv, m.switchN)}
+	bin, env := r.schemaBin, []string{fmt.Sprintf("%s=%d", build.SchemaEnv, m.switchN)}
 	if m.switchN == 0 {
 		env = nil
 		bin = filepath.Join(dir, "suite.test")
 		if r.cfg.Mode == ModeSchemata {
 			// The few mutants the schemata binary cannot hold are
 			// kept; --mode overlay builds every mutant, every time.
-			bin, _, _, err = r.keptBuild(ctx, "mutant", 8, m.files, ov, bin)
+			bin, _, _, err = r.gob().KeptBuild(ctx, "mutant", 8, m.files, ov, bin)
 		} else {
-			err = r.build(ctx, ov, bin)
+			err = r.gob().Build(ctx, ov, bin)
 		}
 		var nv *campaign.NotViable
 		if errors.As(err, &nv) {
@@ -424,7 +426,7 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	}
 	classify(&m.res, rep, r.timeout)
 	if m.res.Status != verdict.StatusKilled && !r.cfg.NoVet {
-		err := r.vet(ctx, ov, m.files)
+		err := r.gob().Vet(ctx, ov, m.files)
 		var nv *campaign.NotViable
 		if errors.As(err, &nv) {
 			m.res.Status = verdict.StatusNotViable
@@ -469,4 +471,24 @@ func classify(res *verdict.MutantResult, rep runReport, timeout time.Duration) {
 			res.Detail = strings.TrimSpace(res.Detail + "\n" + out)
 		}
 	}
+}
+
+// schemata assembles the overlay of a schemata binary for the mutants of
+// muts not yet judged that fit (build.Schemata), and marks the fitting
+// ones whose switch changes a declaration's value (mutant.valueSwitch).
+func schemata(muts []*mutant, orig func(string) ([]byte, error), allowValues bool) (files map[string][]byte, nums map[int]int, values bool, err error) {
+	overlays := make([]map[string][]byte, len(muts))
+	for i, m := range muts {
+		if m.files != nil && m.res.Status == "" {
+			overlays[i] = m.files
+		}
+	}
+	files, nums, valued, values, err := build.Schemata(overlays, orig, allowValues)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	for i := range nums {
+		muts[i].valueSwitch = valued[i]
+	}
+	return files, nums, values, nil
 }

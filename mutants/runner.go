@@ -1,12 +1,14 @@
 package mutants
 
 import (
+	"os/exec"
+
+	"github.com/waitsim/waitsim/mutants/build"
+
 	"github.com/waitsim/waitsim/mutants/campaign"
 
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -251,9 +253,9 @@ type runner struct {
 	test2json string
 	suite     verdict.Suite
 	timeout   time.Duration
-	inputs    map[string]string // root-relative path → sha256 of the suite's inputs
-	inputDirs []string          // the package directories they were found in
-	tc        *typeChecker      // the target's type checker (phase 1)
+	inputs    map[string]string  // root-relative path → sha256 of the suite's inputs
+	inputDirs []string           // the package directories they were found in
+	tc        *build.TypeChecker // the target's type checker (phase 1)
 	tcErr     error
 	salt      string // go version, platform, suite: part of every cache key
 	cache     *campaign.Cache
@@ -389,14 +391,14 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 		// The target's export data, for the type checks and the reset
 		// (prepare), beside the rest.
 		defer wg.Done()
-		r.tc, r.tcErr = r.newTypeChecker(ctx)
+		r.tc, r.tcErr = r.gob().NewTypeChecker(ctx, r.cfg.Target)
 	}()
 	go func() {
 		defer wg.Done()
 		if !cfg.NoOperators {
 			var b []byte
 			var reused bool
-			b, reused, enumErr = r.enumerate(ctx)
+			b, reused, enumErr = r.gob().Enumerate(ctx, r.cfg.Target, func(ctx context.Context) ([]byte, error) { b, _, _, err := r.runGremlins(ctx, true); return b, err })
 			if reused {
 				r.note("gremlins' enumeration reused: nothing it depends on changed (every file of the module, the go command's settings, gremlins' version)")
 			}
@@ -485,7 +487,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if err := r.hashInputs(ctx); err != nil {
 		return nil, err
 	}
-	if changed := changedInputs(before, r.inputs); len(changed) > 0 {
+	if changed := build.ChangedInputs(before, r.inputs); len(changed) > 0 {
 		return nil, fmt.Errorf("the suite's inputs changed during the run (%s): its verdicts may mix two versions of the code; run again", strings.Join(verdict.First(changed, 5), ", "))
 	}
 	res.WallMs = time.Since(start).Milliseconds()
@@ -601,7 +603,7 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 	}
 	// The suite binaries' cache may prune it while this campaign still
 	// starts processes from it (suggest, the generator's baseline).
-	r.baseBin = private(bin.Path, filepath.Join(r.tmp, "kept"))
+	r.baseBin = build.Private(bin.Path, filepath.Join(r.tmp, "kept"))
 	// The generator's baseline runs on the same binary, beside this run.
 	r.startGenBaseline(ctx)
 	index := filepath.Join(dir, "results.json")
@@ -753,7 +755,7 @@ func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]
 	muts = append([]*mutant{san}, muts...)
 	for _, m := range muts {
 		if m.files != nil {
-			m.key = r.key(m.files)
+			m.key = r.mutantKey(m.files)
 		}
 	}
 	sort.Strings(notes)
@@ -888,33 +890,6 @@ func panicEverywhere(name string, src []byte) ([]byte, error) {
 	return append(out, src[prev:]...), nil
 }
 
-// key is a mutant's cache key: the salt, the hash of every input of the
-// suite except the overlaid files, and the overlaid files' mutated bytes.
-func (r *runner) key(files map[string][]byte) string {
-	h := sha256.New()
-	h.Write([]byte(r.salt))
-	paths := make([]string, 0, len(r.inputs))
-	for p := range r.inputs {
-		if _, over := files[p]; !over {
-			paths = append(paths, p)
-		}
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		fmt.Fprintf(h, "\x00in %s %s", p, r.inputs[p])
-	}
-	over := make([]string, 0, len(files))
-	for p := range files {
-		over = append(over, p)
-	}
-	sort.Strings(over)
-	for _, p := range over {
-		s := sha256.Sum256(files[p])
-		fmt.Fprintf(h, "\x00mut %s %x", p, s)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
 // hashInputs hashes every file the suite's verdict can depend on: go.mod,
 // go.sum, and every file under the directories of the module's own
 // packages that the suite's test binary imports (so data files such as the
@@ -937,7 +912,7 @@ func (r *runner) hashInputs(ctx context.Context) error {
 		}
 	}
 	r.inputDirs = dirs
-	in, err := r.hashDirs(dirs)
+	in, err := build.HashDirs(r.cfg.Root, dirs)
 	if err != nil {
 		return err
 	}
@@ -945,77 +920,28 @@ func (r *runner) hashInputs(ctx context.Context) error {
 	return nil
 }
 
-// hashDirs hashes go.mod, go.sum and every regular file under dirs (but
-// hidden directories and out/): the suite's inputs (hashInputs).
-func (r *runner) hashDirs(dirs []string) (map[string]string, error) {
-	inputs := map[string]string{}
-	add := func(p string) error {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		s := sha256.Sum256(b)
-		inputs[mutation.RelTo(r.cfg.Root, p)] = hex.EncodeToString(s[:])
-		return nil
+// gob is how the runner runs the go command and keeps its builds
+// (build.Go), made from the runner's state as it is now.
+func (r *runner) gob() *build.Go {
+	return &build.Go{
+		Root:      r.cfg.Root,
+		Env:       r.env,
+		Pkg:       r.suite.Pkg,
+		Tmp:       r.tmp,
+		KeptDir:   build.KeptDir(r.cfg.BinDir),
+		Salt:      r.salt,
+		InputDirs: r.inputDirs,
+		Clean:     r.cleanOutput,
 	}
-	for _, f := range []string{"go.mod", "go.sum"} {
-		if err := add(filepath.Join(r.cfg.Root, f)); err != nil && !os.IsNotExist(err) {
-			return nil, err
-		}
-	}
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == workspace.OutDir) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.Type().IsRegular() {
-				return add(p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return inputs, nil
 }
 
-// inputsKey hashes the salt (the go command's settings, the suite, the
-// options that change a verdict) and the suite's inputs: what a test
-// binary of the suite is built from, but an overlay.
-func inputsKey(salt string, inputs map[string]string) string {
-	h := sha256.New()
-	h.Write([]byte(salt))
-	paths := make([]string, 0, len(inputs))
-	for p := range inputs {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		fmt.Fprintf(h, "\x00%s %s", p, inputs[p])
-	}
-	return hex.EncodeToString(h.Sum(nil))
+// command prepares a child process: in dir, with the runner's environment,
+// in its own process group that is killed as a whole when ctx ends.
+func (r *runner) command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
+	return r.gob().Command(ctx, dir, name, args...)
 }
 
-// changedInputs lists the paths whose hashes differ between two input sets.
-func changedInputs(a, b map[string]string) []string {
-	var out []string
-	for p, h := range a {
-		if b[p] != h {
-			out = append(out, p)
-		}
-	}
-	for p := range b {
-		if _, ok := a[p]; !ok {
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
-	return out
+// mutantKey is a mutant's cache key (build.MutantKey).
+func (r *runner) mutantKey(files map[string][]byte) string {
+	return build.MutantKey(r.salt, r.inputs, files)
 }

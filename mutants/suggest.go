@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/build"
+
 	"github.com/waitsim/waitsim/mutants/campaign"
 
 	"context"
@@ -118,18 +120,18 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 // its own build through its overlay.
 func (r *runner) suggestBuild(ctx context.Context, m *mutant, n int) (suggest.Build, error) {
 	if m.switchN != 0 && r.schemaBin != "" {
-		return suggest.Build{Bin: r.schemaBin, Env: []string{fmt.Sprintf("%s=%d", schemaEnv, m.switchN)}}, nil
+		return suggest.Build{Bin: r.schemaBin, Env: []string{fmt.Sprintf("%s=%d", build.SchemaEnv, m.switchN)}}, nil
 	}
 	dir := filepath.Join(r.tmp, "suggest", fmt.Sprintf("build%d", n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return suggest.Build{}, err
 	}
-	ov, err := r.overlayFile(dir, m.files)
+	ov, err := r.gob().OverlayFile(dir, m.files)
 	if err != nil {
 		return suggest.Build{}, err
 	}
 	bin := filepath.Join(dir, "suite.test")
-	return suggest.Build{Bin: bin}, r.build(ctx, ov, bin)
+	return suggest.Build{Bin: bin}, r.gob().Build(ctx, ov, bin)
 }
 
 // suggestRunner runs a suite binary for package suggest, in the suite's
