@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
 	"github.com/waitsim/waitsim/mutants/campaign"
 
 	"context"
@@ -77,16 +79,16 @@ func (r *runner) genBaseline(ctx context.Context) {
 		return
 	}
 	switch {
-	case rep.exit != 0:
-		r.gen.note = fmt.Sprintf("the generator (%s, %d worlds) fails on the unmutated code: %s", r.cfg.GenRun, r.cfg.GenWorlds, verdict.FirstLine(strings.TrimSpace(rep.output+" "+strings.Join(rep.failed, ", "))))
+	case rep.Exit != 0:
+		r.gen.note = fmt.Sprintf("the generator (%s, %d worlds) fails on the unmutated code: %s", r.cfg.GenRun, r.cfg.GenWorlds, verdict.FirstLine(strings.TrimSpace(rep.Output+" "+strings.Join(rep.Failed, ", "))))
 		return
-	case rep.passed == 0:
+	case rep.Passed == 0:
 		r.gen.note = fmt.Sprintf("the suite %s has no test matching %s", r.suite.Pkg, r.cfg.GenRun)
 		return
 	}
 	r.gen.on = true
-	r.gen.baseline = rep.wall
-	r.gen.timeout = max(r.cfg.TimeoutFloor, time.Duration(float64(rep.wall)*r.cfg.TimeoutFactor))
+	r.gen.baseline = rep.Wall
+	r.gen.timeout = max(r.cfg.TimeoutFloor, time.Duration(float64(rep.Wall)*r.cfg.TimeoutFactor))
 }
 
 // startGenBaseline runs genBaseline in the background, as soon as the
@@ -135,7 +137,7 @@ func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []strin
 		m.res.GeneratorMs = time.Since(start).Milliseconds()
 		m.res.DurationMs += m.res.GeneratorMs
 	}()
-	var rep runReport
+	var rep testrun.Report
 	hot := false
 	var err error
 	if r.hotUsable(m) {
@@ -153,7 +155,7 @@ func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []strin
 	m.res.Generator, m.res.GeneratorDetail = v.Status, ""
 	switch v.Status {
 	case verdict.StatusKilled:
-		m.res.GeneratorDetail = genReason(rep.output)
+		m.res.GeneratorDetail = genReason(rep.Output)
 		if m.res.GeneratorDetail == "" {
 			m.res.GeneratorDetail = verdict.FirstLine(v.Detail)
 		}

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
 	"github.com/waitsim/waitsim/mutants/campaign"
 
 	"context"
@@ -54,7 +56,7 @@ func (r *runner) runGremlins(ctx context.Context, dry bool) ([]byte, time.Durati
 		if ctx.Err() != nil {
 			return nil, wall, 0, ctx.Err()
 		}
-		code = exitCode(err)
+		code = testrun.ExitCode(err)
 		if dry || code != 10 && code != 11 {
 			return nil, wall, code, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, campaign.Tail(string(b), 2000))
 		}

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
 	"github.com/waitsim/waitsim/mutants/build"
 
 	"github.com/waitsim/waitsim/mutants/campaign"
@@ -340,7 +342,7 @@ func (r *runner) buildSchemata(ctx context.Context, tc *build.TypeChecker, rest 
 		if err != nil {
 			return "", nil, "", err
 		}
-		if rep.exit != 0 || rep.timedOut {
+		if rep.Exit != 0 || rep.TimedOut {
 			if tookValues {
 				return "", nil, errValuesInSchemata, nil
 			}
@@ -410,7 +412,7 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 			return err
 		}
 	}
-	var rep runReport
+	var rep testrun.Report
 	hot := false
 	if r.hotUsable(m) {
 		if rep, hot, err = r.hotTable(ctx, wk, m); err != nil {
@@ -446,28 +448,28 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 // (the runner's timeout, or the binary's own -test.timeout panic), survived
 // (exit 0), or killed (any failure: exit 1 for failed tests, 2 for a panic),
 // with the leaf tests that failed as killedBy.
-func classify(res *verdict.MutantResult, rep runReport, timeout time.Duration) {
+func classify(res *verdict.MutantResult, rep testrun.Report, timeout time.Duration) {
 	switch {
-	case rep.timedOut:
+	case rep.TimedOut:
 		res.Status = verdict.StatusTimedOut
 		res.Detail = fmt.Sprintf("the suite ran past its timeout of %v", timeout)
 		res.KilledBy = nil
-	case rep.exit == 0:
+	case rep.Exit == 0:
 		res.Status = verdict.StatusSurvived
 	default:
 		res.Status = verdict.StatusKilled
-		res.KilledBy = rep.failed
-		if len(rep.failed) == 0 {
-			res.Detail = fmt.Sprintf("the test binary exited %d outside any test", rep.exit)
-		} else if rep.exit == 2 {
+		res.KilledBy = rep.Failed
+		if len(rep.Failed) == 0 {
+			res.Detail = fmt.Sprintf("the test binary exited %d outside any test", rep.Exit)
+		} else if rep.Exit == 2 {
 			res.Detail = "the suite panicked"
 		}
 		// The line that says what happened first: the stack's tail
 		// alone does not (issue 11 item 13).
-		if rep.panic != "" {
-			res.Detail = strings.TrimSpace(res.Detail + "\n" + rep.panic)
+		if rep.Panic != "" {
+			res.Detail = strings.TrimSpace(res.Detail + "\n" + rep.Panic)
 		}
-		if out := campaign.Tail(rep.output, 600); out != "" && (rep.panic == "" || !strings.Contains(out, rep.panic)) {
+		if out := campaign.Tail(rep.Output, 600); out != "" && (rep.Panic == "" || !strings.Contains(out, rep.Panic)) {
 			res.Detail = strings.TrimSpace(res.Detail + "\n" + out)
 		}
 	}

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
 	"bytes"
 	"strings"
 	"testing"
@@ -44,8 +46,8 @@ func TestKilledOutsideAnyTest(t *testing.T) {
 		`{"Action":"output",` + pkg + `,"Test":"TestC","Output":"panic: boom\n"}`,
 	}, "\n")
 	result := func(id, events string) verdict.MutantResult {
-		rep := parseEvents(strings.NewReader(events))
-		rep.exit = 2
+		rep := testrun.ParseEvents(strings.NewReader(events))
+		rep.Exit = 2
 		m := verdict.MutantResult{ID: id}
 		classify(&m, rep, 0)
 		return m

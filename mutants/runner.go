@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
 	"os/exec"
 
 	"github.com/waitsim/waitsim/mutants/build"
@@ -380,7 +382,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	// of the suite's inputs.
 	var wg sync.WaitGroup
 	var baseErr, enumErr, inErr error
-	var base runReport
+	var base testrun.Report
 	var sites []mutation.OperatorSite
 	wg.Add(4)
 	go func() {
@@ -415,7 +417,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	res.BaselineMs = base.wall.Milliseconds()
+	res.BaselineMs = base.Wall.Milliseconds()
 	if baseErr != nil {
 		var nv *campaign.NotViable
 		if errors.As(baseErr, &nv) {
@@ -429,7 +431,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	}
 	if msg := baselineProblem(base); msg != "" {
 		res.Gate = "baseline failed: " + msg
-		res.Baseline = &verdict.BaselineFailure{Failed: base.failed, Repro: r.repro(), Output: base.output}
+		res.Baseline = &verdict.BaselineFailure{Failed: base.Failed, Repro: r.repro(), Output: base.Output}
 		res.ExitCode = verdict.ExitUntrusted
 		res.WallMs = time.Since(start).Milliseconds()
 		return res, nil
@@ -440,8 +442,8 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if inErr != nil {
 		return nil, inErr
 	}
-	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.wall)*cfg.TimeoutFactor))
-	r.costOrder = costOrder(base.costs)
+	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.Wall)*cfg.TimeoutFactor))
+	r.costOrder = costOrder(base.Costs)
 	res.TimeoutMs = r.timeout.Milliseconds()
 
 	// Phase 2: the mutants.
@@ -581,25 +583,25 @@ func hasTests(dir string) bool {
 
 // baseline runs the unmutated suite, whose test binary is built once and
 // reused while the module's sources are unchanged (suitebin; Config.BinDir).
-func (r *runner) baseline(ctx context.Context) (runReport, error) {
+func (r *runner) baseline(ctx context.Context) (testrun.Report, error) {
 	dir := filepath.Join(r.tmp, "baseline")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return runReport{}, err
+		return testrun.Report{}, err
 	}
 	bin, err := suitebin.Binary(ctx, suitebin.Options{Root: r.cfg.Root, Pkg: r.suite.Pkg, Dir: r.cfg.BinDir, Scratch: dir,
 		Env: r.env, Command: workspace.GroupCommand})
 	var be *suitebin.BuildError
 	if errors.As(err, &be) {
 		if ctx.Err() != nil {
-			return runReport{}, ctx.Err()
+			return testrun.Report{}, ctx.Err()
 		}
-		return runReport{}, campaign.BuildFailure("building the unmutated suite (the baseline)", "does not compile", nil, r.cleanOutput(be.Output))
+		return testrun.Report{}, campaign.BuildFailure("building the unmutated suite (the baseline)", "does not compile", nil, r.cleanOutput(be.Output))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return runReport{}, ctx.Err()
+			return testrun.Report{}, ctx.Err()
 		}
-		return runReport{}, err
+		return testrun.Report{}, err
 	}
 	// The suite binaries' cache may prune it while this campaign still
 	// starts processes from it (suggest, the generator's baseline).
@@ -615,13 +617,13 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 }
 
 // baselineProblem says why a baseline run cannot serve, or "".
-func baselineProblem(b runReport) string {
+func baselineProblem(b testrun.Report) string {
 	switch {
-	case b.exit != 0 && len(b.failed) > 0:
-		return fmt.Sprintf("the unmutated suite fails (%s); fix the suite or the code before mutating", strings.Join(verdict.First(b.failed, 5), ", "))
-	case b.exit != 0:
-		return fmt.Sprintf("the unmutated suite's test binary exited %d", b.exit)
-	case b.passed == 0:
+	case b.Exit != 0 && len(b.Failed) > 0:
+		return fmt.Sprintf("the unmutated suite fails (%s); fix the suite or the code before mutating", strings.Join(verdict.First(b.Failed, 5), ", "))
+	case b.Exit != 0:
+		return fmt.Sprintf("the unmutated suite's test binary exited %d", b.Exit)
+	case b.Passed == 0:
 		return "the suite ran no test (check -run)"
 	}
 	return ""

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
 	"github.com/waitsim/waitsim/mutants/build"
 
 	"github.com/waitsim/waitsim/mutants/campaign"
@@ -146,7 +148,7 @@ func (r *runner) suggestRunner() suggest.Runner {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s %v: %v", filepath.Base(b.Bin), args, ctx.Err())
 		}
-		if code := exitCode(err); code != 0 && code != 1 {
+		if code := testrun.ExitCode(err); code != 0 && code != 1 {
 			return fmt.Errorf("%s exited %d: %s", filepath.Base(b.Bin), code, campaign.Tail(string(out), 600))
 		}
 		return nil

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
 	"bytes"
 	"context"
 	"errors"
@@ -137,31 +139,15 @@ func TestParseGremlinsOutput(t *testing.T) {
 	}
 }
 
-func TestParseEvents(t *testing.T) {
-	in := strings.Join([]string{
-		`{"Action":"run","Test":"TestTable"}`,
-		`{"Action":"output","Test":"TestTable/a","Output":"boom\n"}`,
-		`{"Action":"fail","Test":"TestTable/a"}`,
-		`{"Action":"pass","Test":"TestTable/b"}`,
-		`{"Action":"fail","Test":"TestTable"}`,
-		`not json`,
-		`{"Action":"fail"}`,
-	}, "\n")
-	rep := parseEvents(strings.NewReader(in))
-	if len(rep.failed) != 1 || rep.failed[0] != "TestTable/a" || rep.passed != 1 || !strings.Contains(rep.output, "boom") {
-		t.Fatalf("%+v", rep)
-	}
-}
-
 func TestClassify(t *testing.T) {
 	for _, c := range []struct {
-		rep  runReport
+		rep  testrun.Report
 		want string
 	}{
-		{runReport{exit: 0}, verdict.StatusSurvived},
-		{runReport{exit: 1, failed: []string{"T/a"}}, verdict.StatusKilled},
-		{runReport{exit: 2, failed: []string{"T/a"}}, verdict.StatusKilled},
-		{runReport{exit: 2, timedOut: true}, verdict.StatusTimedOut},
+		{testrun.Report{Exit: 0}, verdict.StatusSurvived},
+		{testrun.Report{Exit: 1, Failed: []string{"T/a"}}, verdict.StatusKilled},
+		{testrun.Report{Exit: 2, Failed: []string{"T/a"}}, verdict.StatusKilled},
+		{testrun.Report{Exit: 2, TimedOut: true}, verdict.StatusTimedOut},
 	} {
 		var m verdict.MutantResult
 		classify(&m, c.rep, 0)
@@ -183,15 +169,15 @@ func TestPanicLineKept(t *testing.T) {
 		fmt.Sprintf(`{"Action":"output","Test":"TestTable/a","Output":%q}`, stack),
 		`{"Action":"fail","Test":"TestTable/a"}`,
 	}, "\n")
-	rep := parseEvents(strings.NewReader(in))
-	rep.exit = 2
+	rep := testrun.ParseEvents(strings.NewReader(in))
+	rep.Exit = 2
 	var m verdict.MutantResult
 	classify(&m, rep, 0)
 	if m.Status != verdict.StatusKilled || !strings.Contains(m.Detail, what) {
 		t.Fatalf("%s, detail %q: the panic's message is lost", m.Status, m.Detail)
 	}
-	if panicLine("x\n"+what+"\ny") != what {
-		t.Error("panicLine")
+	if testrun.PanicLine("x\n"+what+"\ny") != what {
+		t.Error("PanicLine")
 	}
 }
 
