@@ -100,9 +100,9 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&only, "only", "", "only mutants whose id matches this regexp")
 	fs.BoolVar(&cfg.AllKillers, "all-killers", false, "run every case for each mutant and list every killer (default: a mutant's run stops at its first failing case; the same verdicts)")
 	fs.BoolVar(&cfg.MeasureGremlins, "measure-gremlins", false, "also run gremlins' own campaign on the target and record its per-mutant time")
-	fs.StringVar(&cfg.Runner, "runner", RunnerHot, "hot (a long-lived test process per worker runs mutant after mutant) or cold (a process per mutant); the same verdicts")
-	fs.StringVar(&cfg.Mode, "mode", ModeSchemata, "schemata (mutants inside function bodies share one test binary) or overlay (one test binary per mutant)")
-	fs.IntVar(&cfg.GenWorlds, "generator", DefaultGenWorlds, "the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (default 0 unless the suite is ./scenarios/ and the target ./waittool/)")
+	fs.StringVar(&cfg.Runner, "runner", campaign.RunnerHot, "hot (a long-lived test process per worker runs mutant after mutant) or cold (a process per mutant); the same verdicts")
+	fs.StringVar(&cfg.Mode, "mode", campaign.ModeSchemata, "schemata (mutants inside function bodies share one test binary) or overlay (one test binary per mutant)")
+	fs.IntVar(&cfg.GenWorlds, "generator", campaign.DefaultGenWorlds, "the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (default 0 unless the suite is ./scenarios/ and the target ./waittool/)")
 	fs.StringVar(&cfg.GenRun, "generator-run", "^TestGenerated$", "the generator's -test.run pattern")
 	fs.BoolVar(&cfg.Suggest, "suggest", false, "for every survivor, search generated worlds for a case that kills it and write it to --suggest-dir/<case>.yaml")
 	fs.StringVar(&cfg.SuggestDir, "suggest-dir", "", "where --suggest writes its cases (relative to the module root; default "+workspace.SuggestDir+")")
@@ -182,11 +182,11 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waitsim mutate: --progress %q: want auto, tty, plain or off\n", progressMode)
 		return verdict.ExitUsage
 	}
-	if cfg.Runner != RunnerHot && cfg.Runner != RunnerCold {
+	if cfg.Runner != campaign.RunnerHot && cfg.Runner != campaign.RunnerCold {
 		fmt.Fprintf(stderr, "waitsim mutate: --runner %q: want hot or cold\n", cfg.Runner)
 		return verdict.ExitUsage
 	}
-	if cfg.Mode != ModeSchemata && cfg.Mode != ModeOverlay {
+	if cfg.Mode != campaign.ModeSchemata && cfg.Mode != campaign.ModeOverlay {
 		fmt.Fprintf(stderr, "waitsim mutate: --mode %q: want schemata or overlay\n", cfg.Mode)
 		return verdict.ExitUsage
 	}
@@ -230,7 +230,7 @@ func checkOutputs(cfg *Config, out string) error {
 		return err
 	}
 	if cfg.CacheFile != "" {
-		if err := campaign.CheckOutputFile("--cache", cfg.abs(cfg.CacheFile)); err != nil {
+		if err := campaign.CheckOutputFile("--cache", cfg.Abs(cfg.CacheFile)); err != nil {
 			return err
 		}
 	}
@@ -239,7 +239,7 @@ func checkOutputs(cfg *Config, out string) error {
 		if dir == "" {
 			dir = workspace.SuggestDir
 		}
-		if err := campaign.CheckOutputDir("--suggest-dir", cfg.abs(dir)); err != nil {
+		if err := campaign.CheckOutputDir("--suggest-dir", cfg.Abs(dir)); err != nil {
 			return err
 		}
 	}

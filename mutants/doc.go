@@ -8,7 +8,7 @@
 //   - A verdict is cached only when it is a property of the mutant (killed,
 //     survived, not viable); a failure of the environment is an error, never
 //     a verdict.
-//   - Its defaults live in one place (Config.defaults), module-aware.
+//   - Its defaults live in one place (campaign.Config.Defaults), module-aware.
 //   - Every YAML or JSON file it reads (catalog entries, the equivalents
 //     file, the gremlins config, shards, the cache, gremlins' output) goes
 //     through limits.Read before a parser sees it.

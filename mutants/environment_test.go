@@ -77,13 +77,13 @@ func TestEnvironmentFailureNotCached(t *testing.T) {
 	for _, c := range []struct {
 		name, mode, only, pattern, action, want string
 	}{
-		{"no-space-build", ModeSchemata, "add-subtracts", `*" test -c "*"-overlay="*`, noSpaceBuild, "no space left on device"},
-		{"killed-build", ModeOverlay, "add-subtracts", `*" test -c "*"-overlay="*`, "kill -KILL $$", "signal"},
-		{"no-toolchain", ModeOverlay, "add-subtracts", `*" test -c "*"-overlay="*`,
+		{"no-space-build", campaign.ModeSchemata, "add-subtracts", `*" test -c "*"-overlay="*`, noSpaceBuild, "no space left on device"},
+		{"killed-build", campaign.ModeOverlay, "add-subtracts", `*" test -c "*"-overlay="*`, "kill -KILL $$", "signal"},
+		{"no-toolchain", campaign.ModeOverlay, "add-subtracts", `*" test -c "*"-overlay="*`,
 			"echo 'go: downloading go1.99.0 (linux/amd64)' >&2\necho 'go: download go1.99.0 for linux/amd64: toolchain not available' >&2\nexit 1",
 			"toolchain not available"},
 		// label-changes survives the table, so it is vetted.
-		{"no-space-vet", ModeOverlay, "label-changes", `*" vet -overlay="*`,
+		{"no-space-vet", campaign.ModeOverlay, "label-changes", `*" vet -overlay="*`,
 			"echo 'go: open /tmp/go-build9/vet.cfg: no space left on device' >&2\nexit 1", "no space left on device"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -320,7 +322,7 @@ func TestNoOpPatch(t *testing.T) {
 	// Independent of the other campaigns (own copies, temp dirs and
 	// processes): run beside them on the second core.
 	t.Parallel()
-	cfg := fixtureConfig(t, ModeSchemata)
+	cfg := fixtureConfig(t, campaign.ModeSchemata)
 	dir := t.TempDir()
 	for _, n := range []string{"add-subtracts.yaml"} {
 		b, _ := os.ReadFile(filepath.Join(cfg.Root, "catalog", n))

@@ -27,11 +27,6 @@ import (
 // reported beside the table's (Result.Generator); it does not decide the
 // gate, which stays the table's.
 
-// DefaultGenWorlds is `waitsim mutate`'s default --generator: worlds per
-// mutant. With the generator's fixed seed, 200 worlds kill every catalog
-// mutant (40 left late-not-inherited and lost-read-not-charged alive).
-const DefaultGenWorlds = 200
-
 // genState is the runner's generator campaign: on when Config.GenWorlds > 0
 // and its baseline passed.
 type genState struct {
@@ -47,15 +42,6 @@ type genState struct {
 	// or by waitGen when it never started; start runs one or the other.
 	done  chan struct{}
 	start sync.Once
-}
-
-// genOptions is the generator's part of Config.options: shards that differ
-// in it are of different campaigns.
-func (c *Config) genOptions() string {
-	if c.GenWorlds <= 0 {
-		return ""
-	}
-	return fmt.Sprintf(" generator=%s:%d", c.GenRun, c.GenWorlds)
 }
 
 // genParams are a generator run's params: how many worlds it draws.

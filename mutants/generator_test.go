@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"bytes"
 	"context"
 	"strings"
@@ -21,7 +23,7 @@ func TestGeneratorCampaign(t *testing.T) {
 	// Independent of the other campaigns (own copies, temp dirs and
 	// processes): run beside them on the second core.
 	t.Parallel()
-	cfg := fixtureConfig(t, ModeSchemata)
+	cfg := fixtureConfig(t, campaign.ModeSchemata)
 	cfg.Only = mustRegexp(t, "^(add-subtracts|label-changes|does-not-compile)$")
 	cfg.GenWorlds, cfg.GenRun = 3, "^TestGen$"
 	res, err := Run(context.Background(), cfg)

@@ -42,12 +42,6 @@ import (
 //     (overlay), whose binary is their own.
 // TestHotSameVerdicts runs both runners on the same campaign.
 
-// Runners (Config.Runner).
-const (
-	RunnerHot  = "hot"
-	RunnerCold = "cold"
-)
-
 // worker is one of runAll's workers: its directory and its hot process.
 type worker struct {
 	id  int

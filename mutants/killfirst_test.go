@@ -67,7 +67,7 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 	// processes): run beside them on the second core.
 	t.Parallel()
 	cache := filepath.Join(t.TempDir(), "cache.json")
-	cfg := fixtureConfig(t, ModeSchemata)
+	cfg := fixtureConfig(t, campaign.ModeSchemata)
 	cfg.CacheFile = cache
 	first, err := Run(context.Background(), cfg)
 	if err != nil {

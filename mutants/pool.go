@@ -254,7 +254,7 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 		}
 		rest = append(rest, m)
 	}
-	if r.cfg.Mode != ModeSchemata || len(rest) == 0 {
+	if r.cfg.Mode != campaign.ModeSchemata || len(rest) == 0 {
 		return rest, nil
 	}
 	start := time.Now()
@@ -295,7 +295,7 @@ const errValuesInSchemata = "the schemata binary with changed declaration values
 // mutant's switch (by index into rest); or bin "" and a note saying why
 // every mutant is to be built on its own. err is the runner's own failure.
 func (r *runner) buildSchemata(ctx context.Context, tc *build.TypeChecker, rest []*mutant, values bool) (bin string, nums map[int]int, note string, err error) {
-	files, nums, tookValues, err := schemata(rest, func(p string) ([]byte, error) { return os.ReadFile(r.cfg.abs(p)) }, values)
+	files, nums, tookValues, err := schemata(rest, func(p string) ([]byte, error) { return os.ReadFile(r.cfg.Abs(p)) }, values)
 	if err != nil || len(nums) == 0 {
 		return "", nil, "", err
 	}
@@ -307,10 +307,10 @@ func (r *runner) buildSchemata(ctx context.Context, tc *build.TypeChecker, rest 
 			hotOK = false
 		}
 	}
-	if !hotOK && r.cfg.Runner == RunnerHot {
+	if !hotOK && r.cfg.Runner == campaign.RunnerHot {
 		r.note("hot runner off, every mutant ran in a process of its own: " + why)
 	}
-	hotOK = hotOK && r.cfg.Runner == RunnerHot
+	hotOK = hotOK && r.cfg.Runner == campaign.RunnerHot
 	dir := filepath.Join(r.tmp, "schemata")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, "", err
@@ -395,7 +395,7 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	if m.switchN == 0 {
 		env = nil
 		bin = filepath.Join(dir, "suite.test")
-		if r.cfg.Mode == ModeSchemata {
+		if r.cfg.Mode == campaign.ModeSchemata {
 			// The few mutants the schemata binary cannot hold are
 			// kept; --mode overlay builds every mutant, every time.
 			bin, _, _, err = r.gob().KeptBuild(ctx, "mutant", 8, m.files, ov, bin)
@@ -420,7 +420,7 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 		}
 	}
 	if hot {
-		m.res.Runner = RunnerHot
+		m.res.Runner = campaign.RunnerHot
 	} else {
 		if rep, err = r.runMutantSuite(ctx, dir, bin, m, env); err != nil {
 			return err

@@ -35,7 +35,7 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 		res.Notes = append(res.Notes, "--suggest needs the scenario suite ./scenarios/; nothing suggested")
 		return nil
 	}
-	dir := r.cfg.abs(r.cfg.SuggestDir)
+	dir := r.cfg.Abs(r.cfg.SuggestDir)
 	byID := map[string]int{}
 	for i, m := range res.Mutants {
 		byID[m.ID] = i

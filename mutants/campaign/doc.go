@@ -1,5 +1,5 @@
-// Package campaign is the ground a mutation campaign stands on: the tree it
-// holds (LockTree), the paths it may touch (CheckInPackage, Within), the
+// Package campaign is the ground a mutation campaign stands on: its
+// settings and their defaults (Config), the tree it holds (LockTree), the paths it may touch (CheckInPackage, Within), the
 // output files it checks before it starts (CheckOutputFile,
 // CheckOutputDir), the verdict cache it keeps between campaigns (Cache),
 // and what counts as the machine failing rather than a mutant (EnvError,
@@ -15,6 +15,8 @@
 //   - A path from a file (catalog, gremlins' output, an overlay) is joined
 //     to a directory only through Within, which refuses an escape.
 //   - The cache file goes through limits.Read before a parser sees it.
-//   - It starts no process and builds nothing; it imports no package of
-//     mutants/ but verdict.
+//   - A campaign's defaults live in one place (Config.Defaults),
+//     module-aware; the command's flags default to empty.
+//   - It starts no process and builds nothing; of mutants/ it imports
+//     verdict and mutation alone.
 package campaign
