@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/cli"
+
 	"github.com/waitsim/waitsim/mutants/campaign"
 
 	"bytes"
@@ -279,7 +281,7 @@ func indent(s string) string {
 func TestSummaryScores(t *testing.T) {
 	sum := func(r *verdict.Result) string {
 		var b bytes.Buffer
-		Summary(&b, r)
+		cli.Summary(&b, r)
 		return b.String()
 	}
 	san := verdict.MutantResult{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled}

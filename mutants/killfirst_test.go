@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/cli"
+
 	"github.com/waitsim/waitsim/mutants/campaign"
 
 	"context"
@@ -118,7 +120,7 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 func TestSummaryGremlinsRatio(t *testing.T) {
 	res := &verdict.Result{WallMs: 4000, Mutants: make([]verdict.MutantResult, 40), Gremlins: &verdict.GremlinsRun{WallMs: 60000, Tested: 30, PerMutantMs: 2000}}
 	var b strings.Builder
-	Summary(&b, res)
+	cli.Summary(&b, res)
 	if want := "per mutant: waitsim 100 ms (wall over 40 mutants), gremlins 2000 ms: waitsim 20.0× faster"; !strings.Contains(b.String(), want) {
 		t.Fatalf("summary lacks %q:\n%s", want, b.String())
 	}

@@ -109,7 +109,7 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 				err = nil
 			}
 		} else {
-			err = writeAtomic(file, b, ".suggest-*")
+			err = campaign.WriteAtomic(file, b, ".suggest-*")
 		}
 		if err != nil {
 			return err
@@ -153,28 +153,4 @@ func (r *runner) suggestRunner() suggest.Runner {
 		}
 		return nil
 	}
-}
-
-// writeAtomic writes b to path through a temporary file in its directory,
-// named by pattern (os.CreateTemp), renamed over path once complete.
-func writeAtomic(path string, b []byte, pattern string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), pattern)
-	if err != nil {
-		return err
-	}
-	err = f.Chmod(0o644)
-	if err == nil {
-		_, err = f.Write(b)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/cli"
+
 	"github.com/waitsim/waitsim/mutants/testrun"
 
 	"bytes"
@@ -351,7 +353,7 @@ func TestGateExactScore(t *testing.T) {
 				t.Errorf("%s: score %s printed as its threshold %s: %s", c.name, sc, th, r.Gate)
 			}
 			var b bytes.Buffer
-			Summary(&b, r)
+			cli.Summary(&b, r)
 			if strings.Contains(b.String(), "operator 100.0%") {
 				t.Errorf("%s: the summary rounds a failing score up to 100.0%%:\n%s", c.name, b.String())
 			}
@@ -369,7 +371,7 @@ func TestSummaryTimes(t *testing.T) {
 	}}
 	verdict.Evaluate(r)
 	var b bytes.Buffer
-	Summary(&b, r)
+	cli.Summary(&b, r)
 	out := b.String()
 	if strings.Contains(out, "median 0 ms") || !strings.Contains(out, "median n/a") {
 		t.Errorf("a fully cached run:\n%s", out)

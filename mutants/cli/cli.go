@@ -1,4 +1,4 @@
-package mutants
+package cli
 
 import (
 	"github.com/waitsim/waitsim/mutants/campaign"
@@ -27,13 +27,17 @@ import (
 	"github.com/waitsim/waitsim/workspace"
 )
 
+// RunFunc runs one campaign (mutants.Run): the command's way to the
+// runner, which imports this package, never the other way.
+type RunFunc func(context.Context, campaign.Config) (*verdict.Result, error)
+
 // Main is `waitsim mutate`: it runs the gate (or, with the sub-command
 // "merge", joins shard results), writes the result JSON, prints a summary to
 // stdout and progress to stderr, and returns the exit code (see the Exit
 // constants). SIGINT and SIGTERM stop the run: children are killed, the
 // temporary directory removed, nothing is written, and the exit code is
 // 130 or 143. args excludes "mutate".
-func Main(args []string, stdout, stderr io.Writer) int {
+func Main(args []string, stdout, stderr io.Writer, run RunFunc) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
@@ -51,7 +55,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		case <-done:
 		}
 	}()
-	code := Command(ctx, args, stdout, stderr)
+	code := Command(ctx, args, stdout, stderr, run)
 	select {
 	case got = <-sigSeen:
 	default:
@@ -69,13 +73,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // Command is Main without the signal handling: ctx's cancellation is the
 // interrupt.
-func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer, run RunFunc) int {
 	if len(args) > 0 && args[0] == "merge" {
 		return mergeCommand(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("waitsim mutate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var cfg Config
+	var cfg campaign.Config
 	var shard, only, out, cache, progressMode string
 	var noCache bool
 	fs.StringVar(&cfg.Root, "root", "", "module root (default: the directory of the nearest go.mod)")
@@ -205,7 +209,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return verdict.ExitUsage
 	}
 	defer lock.Release()
-	res, err := Run(ctx, cfg)
+	res, err := run(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return verdict.ExitInterrupted
@@ -225,7 +229,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // checkOutputs checks that the campaign of cfg can write its result out
 // (relative to cfg.Root), its cache and, with --suggest, its suggested
 // cases (campaign.CheckOutputFile, campaign.CheckOutputDir).
-func checkOutputs(cfg *Config, out string) error {
+func checkOutputs(cfg *campaign.Config, out string) error {
 	if err := campaign.CheckOutputFile("--out", outPath(cfg.Root, out)); err != nil {
 		return err
 	}
@@ -342,7 +346,7 @@ func WriteResult(path string, res *verdict.Result) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(b, '\n'), ".mutation-*.json")
+	return campaign.WriteAtomic(path, append(b, '\n'), ".mutation-*.json")
 }
 
 // Summary prints the campaign for a human: every mutant that was not killed,
