@@ -1,6 +1,12 @@
 // Package mutants is the mutation gate behind `make mutate`: a semantic
 // catalog of named mutants (contract §5) plus gremlins' operator mutants, each run
 // against the scenario table through `go test -overlay`, never by editing the tree.
+// It is the campaign's runner: baseline, collecting and filtering mutants,
+// the workers, what runs hot and what cold, kill first, the generator
+// campaign, suggestions. What it builds and keeps is build's, what it
+// stands on (Config, the lock, the cache, environment errors) campaign's,
+// running a test binary testrun's, the command cli's; Main and Run are the
+// doors.
 //
 // Rules:
 //   - The tree is never written: mutated files go through -overlay or a
@@ -18,7 +24,8 @@
 //     (mutation/equivmark.go).
 //   - One campaign per tree at a time (campaign.LockTree); no process it starts
 //     outlives it (workspace.GroupCommand).
-//   - The hot runner (hot.go) gives the cold runner's verdicts: a hot
+//   - Its sub-packages never import it: cli gets Run as a function.
+//   - The hot runner (hot.go, testrun/hot.go) gives the cold runner's verdicts: a hot
 //     process serves a mutant only when nothing it held before the request
 //     can differ from a fresh process's; whatever it cannot serve whole (a
 //     death, a machine error in its output) is judged by a run of its own.

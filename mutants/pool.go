@@ -290,7 +290,7 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 const errValuesInSchemata = "the schemata binary with changed declaration values did not build or pass; it was built again with function bodies alone (those mutants were built on their own)"
 
 // buildSchemata builds the schemata binary of the mutants rest (values:
-// with changed declaration values too, see schemata.go) and checks that it
+// with changed declaration values too, see build/schemata.go) and checks that it
 // passes with no mutant switched on. It returns the binary and each
 // mutant's switch (by index into rest); or bin "" and a note saying why
 // every mutant is to be built on its own. err is the runner's own failure.

@@ -79,7 +79,7 @@ type mutant struct {
 	catPath string
 	switchN int // its switch in the schemata binary; 0: built on its own
 	// valueSwitch: its switch changes a declaration's value, chosen at
-	// init (schemata.go): it never runs in a hot process (hot.go).
+	// init (build/schemata.go): it never runs in a hot process (hot.go).
 	valueSwitch bool
 	// genBin and genEnv run the generator on it once its table ran
 	// (genBin "": no generator run).

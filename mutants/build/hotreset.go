@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// HotReset completes the schemata overlay files for a hot runner (hot.go):
+// HotReset completes the schemata overlay files for a hot runner (mutants/hot.go):
 // the body of the switch file's waitsimReset, which puts every variable of
 // the target package back to its value at init — the variables without an
 // initializer to their zero value, then every initializer run again in the
