@@ -1,15 +1,12 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/cli"
-
 	"github.com/waitsim/waitsim/mutants/campaign"
 
 	"context"
 	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -112,17 +109,6 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 	}
 	if m := c["label-changes"]; !m.Cached || m.Status != verdict.StatusSurvived {
 		t.Errorf("label-changes with --all-killers after a kill-first run: cached %t, %q; want the cached survivor", m.Cached, m.Status)
-	}
-}
-
-// TestSummaryGremlinsRatio: with --measure-gremlins the summary gives the
-// per-mutant ratio of the same run: campaign wall over mutants, each side.
-func TestSummaryGremlinsRatio(t *testing.T) {
-	res := &verdict.Result{WallMs: 4000, Mutants: make([]verdict.MutantResult, 40), Gremlins: &verdict.GremlinsRun{WallMs: 60000, Tested: 30, PerMutantMs: 2000}}
-	var b strings.Builder
-	cli.Summary(&b, res)
-	if want := "per mutant: waitsim 100 ms (wall over 40 mutants), gremlins 2000 ms: waitsim 20.0× faster"; !strings.Contains(b.String(), want) {
-		t.Fatalf("summary lacks %q:\n%s", want, b.String())
 	}
 }
 
