@@ -3,7 +3,7 @@
 // against the scenario table through `go test -overlay`, never by editing the tree.
 // It is the campaign's runner: baseline, collecting and filtering mutants,
 // the workers, what runs hot and what cold, kill first, the generator
-// campaign, suggestions. What it builds and keeps is build's, what it
+// campaign, suggestions. What it builds and keeps is testbin's, what it
 // stands on (Config, the lock, the cache, environment errors) campaign's,
 // running a test binary testrun's, the command cli's; Main and Run are the
 // doors.

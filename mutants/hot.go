@@ -20,7 +20,7 @@ import (
 // sends it mutant after mutant over a pipe (package hot: results.HotRequest
 // and results.HotReply, JSON values, never text to parse). The process
 // turns the mutant's switch on — which also puts the mutated package's
-// variables back to their values at init (build.HotReset) — runs the kill suite
+// variables back to their values at init (testbin.HotReset) — runs the kill suite
 // through its doors (waitsim.Run for the table, the pack's generator) as a
 // run of its own would, and answers with the tests that failed, under the
 // names that run would give them.

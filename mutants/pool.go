@@ -3,7 +3,7 @@ package mutants
 import (
 	"github.com/waitsim/waitsim/mutants/testrun"
 
-	"github.com/waitsim/waitsim/mutants/build"
+	"github.com/waitsim/waitsim/mutants/testbin"
 
 	"github.com/waitsim/waitsim/mutants/campaign"
 
@@ -290,18 +290,18 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 const errValuesInSchemata = "the schemata binary with changed declaration values did not build or pass; it was built again with function bodies alone (those mutants were built on their own)"
 
 // buildSchemata builds the schemata binary of the mutants rest (values:
-// with changed declaration values too, see build/schemata.go) and checks that it
+// with changed declaration values too, see testbin/schemata.go) and checks that it
 // passes with no mutant switched on. It returns the binary and each
 // mutant's switch (by index into rest); or bin "" and a note saying why
 // every mutant is to be built on its own. err is the runner's own failure.
-func (r *runner) buildSchemata(ctx context.Context, tc *build.TypeChecker, rest []*mutant, values bool) (bin string, nums map[int]int, note string, err error) {
+func (r *runner) buildSchemata(ctx context.Context, tc *testbin.TypeChecker, rest []*mutant, values bool) (bin string, nums map[int]int, note string, err error) {
 	files, nums, tookValues, err := schemata(rest, func(p string) ([]byte, error) { return os.ReadFile(r.cfg.Abs(p)) }, values)
 	if err != nil || len(nums) == 0 {
 		return "", nil, "", err
 	}
 	// The reset is written whichever the runner: both runners run the
 	// same bytes.
-	hotOK, why := build.HotReset(tc, r.cfg.Root, files)
+	hotOK, why := testbin.HotReset(tc, r.cfg.Root, files)
 	if hotOK {
 		if why = r.hotSuite(); why != "" {
 			hotOK = false
@@ -337,7 +337,7 @@ func (r *runner) buildSchemata(ctx context.Context, tc *build.TypeChecker, rest 
 	}
 	// A kept binary that passed its run with no mutant switched on
 	// passes it again (the same bytes, the same inputs).
-	if _, err := os.Stat(build.CheckedMark(keptAt)); !kept || err != nil {
+	if _, err := os.Stat(testbin.CheckedMark(keptAt)); !kept || err != nil {
 		rep, err := r.runSuite(ctx, bin, r.timeout)
 		if err != nil {
 			return "", nil, "", err
@@ -349,7 +349,7 @@ func (r *runner) buildSchemata(ctx context.Context, tc *build.TypeChecker, rest 
 			return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
 		}
 		if keptAt != "" {
-			_ = os.WriteFile(build.CheckedMark(keptAt), nil, 0o644)
+			_ = os.WriteFile(testbin.CheckedMark(keptAt), nil, 0o644)
 		}
 	}
 	r.hotOK = hotOK
@@ -391,7 +391,7 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	if err != nil {
 		return err
 	}
-	bin, env := r.schemaBin, []string{fmt.Sprintf("%s=%d", build.SchemaEnv, m.switchN)}
+	bin, env := r.schemaBin, []string{fmt.Sprintf("%s=%d", testbin.SchemaEnv, m.switchN)}
 	if m.switchN == 0 {
 		env = nil
 		bin = filepath.Join(dir, "suite.test")
@@ -476,7 +476,7 @@ func classify(res *verdict.MutantResult, rep testrun.Report, timeout time.Durati
 }
 
 // schemata assembles the overlay of a schemata binary for the mutants of
-// muts not yet judged that fit (build.Schemata), and marks the fitting
+// muts not yet judged that fit (testbin.Schemata), and marks the fitting
 // ones whose switch changes a declaration's value (mutant.valueSwitch).
 func schemata(muts []*mutant, orig func(string) ([]byte, error), allowValues bool) (files map[string][]byte, nums map[int]int, values bool, err error) {
 	overlays := make([]map[string][]byte, len(muts))
@@ -485,7 +485,7 @@ func schemata(muts []*mutant, orig func(string) ([]byte, error), allowValues boo
 			overlays[i] = m.files
 		}
 	}
-	files, nums, valued, values, err := build.Schemata(overlays, orig, allowValues)
+	files, nums, valued, values, err := testbin.Schemata(overlays, orig, allowValues)
 	if err != nil {
 		return nil, nil, false, err
 	}

@@ -5,7 +5,7 @@ import (
 
 	"os/exec"
 
-	"github.com/waitsim/waitsim/mutants/build"
+	"github.com/waitsim/waitsim/mutants/testbin"
 
 	"github.com/waitsim/waitsim/mutants/campaign"
 
@@ -45,9 +45,9 @@ type runner struct {
 	test2json string
 	suite     verdict.Suite
 	timeout   time.Duration
-	inputs    map[string]string  // root-relative path → sha256 of the suite's inputs
-	inputDirs []string           // the package directories they were found in
-	tc        *build.TypeChecker // the target's type checker (phase 1)
+	inputs    map[string]string    // root-relative path → sha256 of the suite's inputs
+	inputDirs []string             // the package directories they were found in
+	tc        *testbin.TypeChecker // the target's type checker (phase 1)
 	tcErr     error
 	salt      string // go version, platform, suite: part of every cache key
 	cache     *campaign.Cache
@@ -79,7 +79,7 @@ type mutant struct {
 	catPath string
 	switchN int // its switch in the schemata binary; 0: built on its own
 	// valueSwitch: its switch changes a declaration's value, chosen at
-	// init (build/schemata.go): it never runs in a hot process (hot.go).
+	// init (testbin/schemata.go): it never runs in a hot process (hot.go).
 	valueSwitch bool
 	// genBin and genEnv run the generator on it once its table ran
 	// (genBin "": no generator run).
@@ -279,7 +279,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if err := r.hashInputs(ctx); err != nil {
 		return nil, err
 	}
-	if changed := build.ChangedInputs(before, r.inputs); len(changed) > 0 {
+	if changed := testbin.ChangedInputs(before, r.inputs); len(changed) > 0 {
 		return nil, fmt.Errorf("the suite's inputs changed during the run (%s): its verdicts may mix two versions of the code; run again", strings.Join(verdict.First(changed, 5), ", "))
 	}
 	res.WallMs = time.Since(start).Milliseconds()
@@ -395,7 +395,7 @@ func (r *runner) baseline(ctx context.Context) (testrun.Report, error) {
 	}
 	// The suite binaries' cache may prune it while this campaign still
 	// starts processes from it (suggest, the generator's baseline).
-	r.baseBin = build.Private(bin.Path, filepath.Join(r.tmp, "kept"))
+	r.baseBin = testbin.Private(bin.Path, filepath.Join(r.tmp, "kept"))
 	// The generator's baseline runs on the same binary, beside this run.
 	r.startGenBaseline(ctx)
 	index := filepath.Join(dir, "results.json")
@@ -704,7 +704,7 @@ func (r *runner) hashInputs(ctx context.Context) error {
 		}
 	}
 	r.inputDirs = dirs
-	in, err := build.HashDirs(r.cfg.Root, dirs)
+	in, err := testbin.HashDirs(r.cfg.Root, dirs)
 	if err != nil {
 		return err
 	}
@@ -713,14 +713,14 @@ func (r *runner) hashInputs(ctx context.Context) error {
 }
 
 // gob is how the runner runs the go command and keeps its builds
-// (build.Go), made from the runner's state as it is now.
-func (r *runner) gob() *build.Go {
-	return &build.Go{
+// (testbin.Go), made from the runner's state as it is now.
+func (r *runner) gob() *testbin.Go {
+	return &testbin.Go{
 		Root:      r.cfg.Root,
 		Env:       r.env,
 		Pkg:       r.suite.Pkg,
 		Tmp:       r.tmp,
-		KeptDir:   build.KeptDir(r.cfg.BinDir),
+		KeptDir:   testbin.KeptDir(r.cfg.BinDir),
 		Salt:      r.salt,
 		InputDirs: r.inputDirs,
 		Clean:     r.cleanOutput,
@@ -733,7 +733,7 @@ func (r *runner) command(ctx context.Context, dir, name string, args ...string) 
 	return r.gob().Command(ctx, dir, name, args...)
 }
 
-// mutantKey is a mutant's cache key (build.MutantKey).
+// mutantKey is a mutant's cache key (testbin.MutantKey).
 func (r *runner) mutantKey(files map[string][]byte) string {
-	return build.MutantKey(r.salt, r.inputs, files)
+	return testbin.MutantKey(r.salt, r.inputs, files)
 }

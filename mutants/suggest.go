@@ -3,7 +3,7 @@ package mutants
 import (
 	"github.com/waitsim/waitsim/mutants/testrun"
 
-	"github.com/waitsim/waitsim/mutants/build"
+	"github.com/waitsim/waitsim/mutants/testbin"
 
 	"github.com/waitsim/waitsim/mutants/campaign"
 
@@ -122,7 +122,7 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 // its own build through its overlay.
 func (r *runner) suggestBuild(ctx context.Context, m *mutant, n int) (suggest.Build, error) {
 	if m.switchN != 0 && r.schemaBin != "" {
-		return suggest.Build{Bin: r.schemaBin, Env: []string{fmt.Sprintf("%s=%d", build.SchemaEnv, m.switchN)}}, nil
+		return suggest.Build{Bin: r.schemaBin, Env: []string{fmt.Sprintf("%s=%d", testbin.SchemaEnv, m.switchN)}}, nil
 	}
 	dir := filepath.Join(r.tmp, "suggest", fmt.Sprintf("build%d", n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -78,7 +78,7 @@ type Config struct {
 // Build modes. In ModeOverlay every mutant's test binary is built on its
 // own through `go test -c -overlay`. In ModeSchemata (the default) the
 // mutants whose changes lie inside function bodies share one test binary,
-// each behind a switch (see mutants/build/schemata.go), and only the others are built on
+// each behind a switch (see mutants/testbin/schemata.go), and only the others are built on
 // their own; verdicts are the same, the cost far lower.
 const (
 	ModeSchemata = "schemata"

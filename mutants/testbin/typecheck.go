@@ -1,4 +1,4 @@
-package build
+package testbin
 
 import (
 	"github.com/waitsim/waitsim/mutants/campaign"

@@ -1,4 +1,4 @@
-// Package build makes and keeps what a mutation campaign runs: the suite's
+// Package testbin makes and keeps what a mutation campaign runs: the suite's
 // test binary built through an overlay (Go.Build, Go.Vet), the schemata
 // binary that holds many mutants behind one switch (Schemata, HotReset),
 // the in-process type check that judges a mutant not viable without a
@@ -17,4 +17,4 @@
 //   - It runs no test binary and judges no mutant; it knows nothing of the
 //     runner (its state comes in a Go); it imports campaign, mutation and
 //     verdict of mutants/, never the root package.
-package build
+package testbin
