@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/cli"
+
 	"github.com/waitsim/waitsim/mutants/testrun"
 
 	"github.com/waitsim/waitsim/mutants/testbin"
@@ -27,13 +29,13 @@ import (
 // (gremlins lists some token swaps under two types) run once and share the
 // verdict; cached verdicts are reused without building anything.
 func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
-	prog := newProgress(r.cfg.Progress, r.cfg.TTY, len(muts))
-	defer prog.finish()
+	prog := cli.NewProgress(r.cfg.Progress, r.cfg.TTY, len(muts))
+	defer prog.Finish()
 	groups := map[string][]*mutant{}
 	var queue, cached []*mutant
 	for _, m := range muts {
 		if m.res.Status != "" { // decided at collection (no-longer-applies, not materializable)
-			prog.done(m.res)
+			prog.Done(m.res)
 			continue
 		}
 		if g, ok := groups[m.key]; ok {
@@ -58,10 +60,10 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 			o.res.Generator, o.res.GeneratorDetail = m.res.Generator, m.res.GeneratorDetail
 			o.res.Detail = "the same mutated source as " + m.res.ID
 			r.equivalence(o)
-			prog.done(o.res)
+			prog.Done(o.res)
 		}
 		r.equivalence(m)
-		prog.done(m.res)
+		prog.Done(m.res)
 	}
 	queue, err := r.prepare(ctx, queue, finish)
 	if err != nil {

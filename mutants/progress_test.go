@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/cli"
+
 	"github.com/waitsim/waitsim/mutants/testrun"
 
 	"bytes"
@@ -58,9 +60,9 @@ func TestKilledOutsideAnyTest(t *testing.T) {
 	byTests := verdict.MutantResult{ID: "no-cap", Status: verdict.StatusKilled, KilledBy: []string{"TestTable/a", "TestTable/b", "TestTable/c", "TestTable/d"}}
 	survived := verdict.MutantResult{ID: "s", Status: verdict.StatusSurvived, Detail: "panic: not a kill"}
 	var b bytes.Buffer
-	p := newProgress(&b, false, 7)
+	p := cli.NewProgress(&b, false, 7)
 	for _, r := range []verdict.MutantResult{atInit, result("in-test", inTest), result("bare", bare), exited, same, byTests, survived} {
-		p.done(r)
+		p.Done(r)
 	}
 	want := []string{
 		"[1/7] killed                  gremlins:waittool/tool.go:12:3:INVERT_NEGATIVES (0.0s build + run) by a panic outside any test: assignment to entry in nil map",

@@ -1,8 +1,9 @@
 // Package cli is `waitsim mutate` as a command: its flags and their checks
 // (every place a campaign writes is checked before it starts), the tree's
 // lock held for the campaign, the interrupt (SIGINT, SIGTERM), the
-// sub-command merge that joins shard results, the result file written
-// (WriteResult) and the summary printed (Summary), and the exit code.
+// sub-command merge that joins shard results, the progress lines while a
+// campaign runs (Progress), the result file written (WriteResult) and the
+// summary printed (Summary), and the exit code.
 //
 // Rules:
 //   - It runs a campaign through the RunFunc it is given (mutants.Run); it

@@ -59,3 +59,29 @@ func TestSummaryGremlinsRatio(t *testing.T) {
 		t.Fatalf("summary lacks %q:\n%s", want, b.String())
 	}
 }
+
+// TestSummaryTimes (issue 11 item 15): a run whose every verdict came from
+// the cache prints no "median 0 ms"; times are labelled as build + run,
+// apart from the timeout, which is the test run's alone.
+func TestSummaryTimes(t *testing.T) {
+	r := &verdict.Result{Threshold: 100, TimeoutMs: 5000, Mutants: []verdict.MutantResult{
+		{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled, Cached: true, DurationMs: 900},
+		{ID: "c", Source: verdict.SourceCatalog, Status: verdict.StatusKilled, Cached: true, DurationMs: 7000},
+	}}
+	verdict.Evaluate(r)
+	var b bytes.Buffer
+	Summary(&b, r)
+	out := b.String()
+	if strings.Contains(out, "median 0 ms") || !strings.Contains(out, "median n/a") {
+		t.Errorf("a fully cached run:\n%s", out)
+	}
+	if !strings.Contains(out, "mutant timeout 5000 ms (of the test run alone; a mutant's time adds its build)") {
+		t.Errorf("the timeout is not labelled:\n%s", out)
+	}
+	var p bytes.Buffer
+	pr := NewProgress(&p, false, 1)
+	pr.Done(verdict.MutantResult{ID: "x", Status: verdict.StatusKilled, DurationMs: 7000})
+	if !strings.Contains(p.String(), "7.0s build + run") {
+		t.Errorf("a mutant's time is not labelled: %q", p.String())
+	}
+}
