@@ -230,7 +230,7 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 	}
 	tc, err := r.tc, r.tcErr
 	if tc == nil && err == nil {
-		tc, err = r.gob().NewTypeChecker(ctx, r.cfg.Target)
+		tc, err = r.testbin().NewTypeChecker(ctx, r.cfg.Target)
 	}
 	if err != nil {
 		return nil, err
@@ -317,11 +317,11 @@ func (r *runner) buildSchemata(ctx context.Context, tc *testbin.TypeChecker, res
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, "", err
 	}
-	ov, err := r.gob().OverlayFile(dir, files)
+	ov, err := r.testbin().OverlayFile(dir, files)
 	if err != nil {
 		return "", nil, "", err
 	}
-	bin, keptAt, kept, err := r.gob().KeptBuild(ctx, "schemata", 3, files, ov, filepath.Join(dir, "suite.test"))
+	bin, keptAt, kept, err := r.testbin().KeptBuild(ctx, "schemata", 3, files, ov, filepath.Join(dir, "suite.test"))
 	var ee *campaign.EnvError
 	if errors.As(err, &ee) {
 		ee.Step = fmt.Sprintf("building the schemata binary shared by %d mutants (go test -c)", len(nums))
@@ -389,7 +389,7 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	ov, err := r.gob().OverlayFile(dir, m.files)
+	ov, err := r.testbin().OverlayFile(dir, m.files)
 	if err != nil {
 		return err
 	}
@@ -400,9 +400,9 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 		if r.cfg.Mode == campaign.ModeSchemata {
 			// The few mutants the schemata binary cannot hold are
 			// kept; --mode overlay builds every mutant, every time.
-			bin, _, _, err = r.gob().KeptBuild(ctx, "mutant", 8, m.files, ov, bin)
+			bin, _, _, err = r.testbin().KeptBuild(ctx, "mutant", 8, m.files, ov, bin)
 		} else {
-			err = r.gob().Build(ctx, ov, bin)
+			err = r.testbin().Build(ctx, ov, bin)
 		}
 		var nv *campaign.NotViable
 		if errors.As(err, &nv) {
@@ -430,7 +430,7 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	}
 	classify(&m.res, rep, r.timeout)
 	if m.res.Status != verdict.StatusKilled && !r.cfg.NoVet {
-		err := r.gob().Vet(ctx, ov, m.files)
+		err := r.testbin().Vet(ctx, ov, m.files)
 		var nv *campaign.NotViable
 		if errors.As(err, &nv) {
 			m.res.Status = verdict.StatusNotViable

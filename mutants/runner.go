@@ -183,14 +183,14 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 		// The target's export data, for the type checks and the reset
 		// (prepare), beside the rest.
 		defer wg.Done()
-		r.tc, r.tcErr = r.gob().NewTypeChecker(ctx, r.cfg.Target)
+		r.tc, r.tcErr = r.testbin().NewTypeChecker(ctx, r.cfg.Target)
 	}()
 	go func() {
 		defer wg.Done()
 		if !cfg.NoOperators {
 			var b []byte
 			var reused bool
-			b, reused, enumErr = r.gob().Enumerate(ctx, r.cfg.Target, func(ctx context.Context) ([]byte, error) { b, _, _, err := r.runGremlins(ctx, true); return b, err })
+			b, reused, enumErr = r.testbin().Enumerate(ctx, r.cfg.Target, func(ctx context.Context) ([]byte, error) { b, _, _, err := r.runGremlins(ctx, true); return b, err })
 			if reused {
 				r.note("gremlins' enumeration reused: nothing it depends on changed (every file of the module, the go command's settings, gremlins' version)")
 			}
@@ -712,9 +712,9 @@ func (r *runner) hashInputs(ctx context.Context) error {
 	return nil
 }
 
-// gob is how the runner runs the go command and keeps its builds
+// testbin is how the runner runs the go command and keeps its builds
 // (testbin.Go), made from the runner's state as it is now.
-func (r *runner) gob() *testbin.Go {
+func (r *runner) testbin() *testbin.Go {
 	return &testbin.Go{
 		Root:      r.cfg.Root,
 		Env:       r.env,
@@ -730,7 +730,7 @@ func (r *runner) gob() *testbin.Go {
 // command prepares a child process: in dir, with the runner's environment,
 // in its own process group that is killed as a whole when ctx ends.
 func (r *runner) command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
-	return r.gob().Command(ctx, dir, name, args...)
+	return r.testbin().Command(ctx, dir, name, args...)
 }
 
 // mutantKey is a mutant's cache key (testbin.MutantKey).

@@ -128,12 +128,12 @@ func (r *runner) suggestBuild(ctx context.Context, m *mutant, n int) (suggest.Bu
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return suggest.Build{}, err
 	}
-	ov, err := r.gob().OverlayFile(dir, m.files)
+	ov, err := r.testbin().OverlayFile(dir, m.files)
 	if err != nil {
 		return suggest.Build{}, err
 	}
 	bin := filepath.Join(dir, "suite.test")
-	return suggest.Build{Bin: bin}, r.gob().Build(ctx, ov, bin)
+	return suggest.Build{Bin: bin}, r.testbin().Build(ctx, ov, bin)
 }
 
 // suggestRunner runs a suite binary for package suggest, in the suite's
