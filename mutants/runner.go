@@ -95,7 +95,7 @@ type mutant struct {
 // Result carries the gate's verdict and exit code (see Evaluate); the error
 // is for failures of the runner itself (ctx's error on interrupt).
 // An error of the machine's that no step judged (the runner's own files on
-// a full disk) is an *campaign.EnvError too (campaign.AsEnvError).
+// a full disk) is a *campaign.EnvError too (campaign.AsEnvError).
 func Run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	res, err := run(ctx, cfg)
 	return res, campaign.AsEnvError(err)
