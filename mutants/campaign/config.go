@@ -152,10 +152,10 @@ func (c *Config) Defaults() ([]string, error) {
 		c.Workers = runtime.NumCPU()
 	}
 	if c.TimeoutFactor <= 0 {
-		c.TimeoutFactor = 10
+		c.TimeoutFactor = DefaultTimeoutFactor
 	}
 	if c.TimeoutFloor <= 0 {
-		c.TimeoutFloor = 5 * time.Second
+		c.TimeoutFloor = DefaultTimeoutFloor
 	}
 	if c.Mode == "" {
 		c.Mode = ModeSchemata
@@ -164,7 +164,7 @@ func (c *Config) Defaults() ([]string, error) {
 		c.Runner = RunnerHot
 	}
 	if c.GenRun == "" {
-		c.GenRun = "^TestGenerated$"
+		c.GenRun = DefaultGenRun
 	}
 	if c.SuggestDir == "" {
 		c.SuggestDir = workspace.SuggestDir
@@ -233,6 +233,16 @@ const (
 	RunnerHot  = "hot"
 	RunnerCold = "cold"
 )
+
+// A mutant's test-run timeout by default: max(DefaultTimeoutFloor,
+// DefaultTimeoutFactor × the baseline run's wall time).
+const (
+	DefaultTimeoutFactor = 10
+	DefaultTimeoutFloor  = 5 * time.Second
+)
+
+// DefaultGenRun is the generator's -test.run pattern by default.
+const DefaultGenRun = "^TestGenerated$"
 
 // DefaultGenWorlds is `waitsim mutate`'s default --generator: worlds per
 // mutant. With the generator's fixed seed, 200 worlds kill every catalog

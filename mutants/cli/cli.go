@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/mutants/mutation"
@@ -96,8 +95,8 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, run R
 	fs.StringVar(&cache, "cache", workspace.MutationCache, "incremental cache file")
 	fs.BoolVar(&noCache, "no-cache", false, "run every mutant, ignoring and not updating the cache")
 	fs.StringVar(&out, "out", workspace.MutationResults, "the result JSON")
-	fs.Float64Var(&cfg.TimeoutFactor, "timeout-factor", 10, "a mutant's test run times out after this many baseline runs (> 0)…")
-	fs.DurationVar(&cfg.TimeoutFloor, "timeout-floor", 5*time.Second, "…but never sooner than this (> 0; build time is not counted)")
+	fs.Float64Var(&cfg.TimeoutFactor, "timeout-factor", campaign.DefaultTimeoutFactor, "a mutant's test run times out after this many baseline runs (> 0)…")
+	fs.DurationVar(&cfg.TimeoutFloor, "timeout-floor", campaign.DefaultTimeoutFloor, "…but never sooner than this (> 0; build time is not counted)")
 	fs.BoolVar(&cfg.NoOperators, "no-operators", false, "skip gremlins' operator mutants")
 	fs.BoolVar(&cfg.NoCatalog, "no-catalog", false, "skip the semantic catalog")
 	fs.BoolVar(&cfg.NoVet, "no-vet", false, "skip the go vet viability check")
@@ -107,7 +106,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, run R
 	fs.StringVar(&cfg.Runner, "runner", campaign.RunnerHot, "hot (a long-lived test process per worker runs mutant after mutant) or cold (a process per mutant); the same verdicts")
 	fs.StringVar(&cfg.Mode, "mode", campaign.ModeSchemata, "schemata (mutants inside function bodies share one test binary) or overlay (one test binary per mutant)")
 	fs.IntVar(&cfg.GenWorlds, "generator", campaign.DefaultGenWorlds, "the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (default 0 unless the suite is ./scenarios/ and the target ./waittool/)")
-	fs.StringVar(&cfg.GenRun, "generator-run", "^TestGenerated$", "the generator's -test.run pattern")
+	fs.StringVar(&cfg.GenRun, "generator-run", campaign.DefaultGenRun, "the generator's -test.run pattern")
 	fs.BoolVar(&cfg.Suggest, "suggest", false, "for every survivor, search generated worlds for a case that kills it and write it to --suggest-dir/<case>.yaml")
 	fs.StringVar(&cfg.SuggestDir, "suggest-dir", "", "where --suggest writes its cases (relative to the module root; default "+workspace.SuggestDir+")")
 	fs.StringVar(&progressMode, "progress", "auto", "auto, tty (one line with done/total and ETA), plain (a line per mutant) or off")
