@@ -20,7 +20,7 @@ import (
 type Handler func(t *testing.T, req results.HotRequest) results.HotReply
 
 // SwitchFlagPrefix starts the name of the flag that a schemata binary's
-// switch file registers for each mutated package (mutants/schemata.go):
+// switch file registers for each mutated package (mutants/testbin/schemata.go):
 // setting it to a switch number turns that mutant on and resets the
 // package's variables; its Get lists the switches reached before the first
 // request.

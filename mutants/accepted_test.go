@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/cli"
+
 	"bytes"
 	"errors"
 	"os"
@@ -166,7 +168,7 @@ func TestRatchetGate(t *testing.T) {
 		t.Errorf("stale %q, want %q", r.Ratchet.Stale, want)
 	}
 	var b bytes.Buffer
-	Summary(&b, r)
+	cli.Summary(&b, r)
 	for _, want := range []string{
 		"    accepted (waitsim/accepted.yaml:1): r\n",
 		"ratchet: 0 new survivor(s), 3 accepted survivor(s) of 7 entries in waitsim/accepted.yaml\n",
@@ -199,7 +201,7 @@ func TestRatchetGate(t *testing.T) {
 	// A new survivor is told where to go.
 	r = ratchetResult(nil, wholeCampaign)
 	b.Reset()
-	Summary(&b, r)
+	cli.Summary(&b, r)
 	if !strings.Contains(b.String(), "    new: not in waitsim/accepted.yaml (add a case that kills it, or accept it there with a reason)\n") {
 		t.Errorf("the summary does not say a survivor is new:\n%s", b.String())
 	}

@@ -1,6 +1,12 @@
 // Package mutants is the mutation gate behind `make mutate`: a semantic
 // catalog of named mutants (contract §5) plus gremlins' operator mutants, each run
 // against the scenario table through `go test -overlay`, never by editing the tree.
+// It is the campaign's runner: baseline, collecting and filtering mutants,
+// the workers, what runs hot and what cold, kill first, the generator
+// campaign, suggestions. What it builds and keeps is testbin's, what it
+// stands on (Config, the lock, the cache, environment errors) campaign's,
+// running a test binary testrun's, the command cli's; Main and Run are the
+// doors.
 //
 // Rules:
 //   - The tree is never written: mutated files go through -overlay or a
@@ -8,7 +14,7 @@
 //   - A verdict is cached only when it is a property of the mutant (killed,
 //     survived, not viable); a failure of the environment is an error, never
 //     a verdict.
-//   - Its defaults live in one place (Config.defaults), module-aware.
+//   - Its defaults live in one place (campaign.Config.Defaults), module-aware.
 //   - Every YAML or JSON file it reads (catalog entries, the equivalents
 //     file, the gremlins config, shards, the cache, gremlins' output) goes
 //     through limits.Read before a parser sees it.
@@ -16,9 +22,10 @@
 //     with a reason (the ratchet, verdict/accepted.go); an operator mutant
 //     marked //waitsim:equivalent in the source is not run
 //     (mutation/equivmark.go).
-//   - One campaign per tree at a time (LockTree); no process it starts
+//   - One campaign per tree at a time (campaign.LockTree); no process it starts
 //     outlives it (workspace.GroupCommand).
-//   - The hot runner (hot.go) gives the cold runner's verdicts: a hot
+//   - Its sub-packages never import it: cli gets Run as a function.
+//   - The hot runner (hot.go, testrun/hot.go) gives the cold runner's verdicts: a hot
 //     process serves a mutant only when nothing it held before the request
 //     can differ from a fresh process's; whatever it cannot serve whole (a
 //     death, a machine error in its output) is judged by a run of its own.

@@ -122,43 +122,6 @@ func TestPathEscapeRefused(t *testing.T) {
 	}
 }
 
-// TestCheckLocalPath: the paths a file may name.
-func TestCheckLocalPath(t *testing.T) {
-	for _, p := range []string{"waittool/tool.go", "a.go", "a/b/c.go"} {
-		if err := workspace.CheckLocalPath(p); err != nil {
-			t.Errorf("%q refused: %v", p, err)
-		}
-	}
-	for _, p := range []string{"", "/etc/passwd", "../x.go", "a/../../x.go", "a/./b.go", "a//b.go", "a\\b.go", "a/", "..", "."} {
-		if err := workspace.CheckLocalPath(p); err == nil {
-			t.Errorf("%q accepted", p)
-		}
-	}
-	if err := checkInPackage("waittool/tool.go", "./waittool/"); err != nil {
-		t.Error(err)
-	}
-	if err := checkInPackage("sim/clock.go", "./waittool/"); err == nil {
-		t.Error("a file of another package accepted")
-	}
-	if err := checkInPackage("packs/waitagents/bridge/bridge.go", "./packs/waitagents/"); err == nil {
-		t.Error("a file of a subpackage accepted")
-	}
-	for _, c := range []struct {
-		p, pkg string
-		want   bool
-	}{
-		{"packs/waitagents/bridge/bridge.go", "./packs/waitagents/", true},
-		{"packs/waitagents/model.go", "./packs/waitagents/", false},
-		{"sim/clock.go", "./waittool/", false},
-		{"waittoolx/a.go", "./waittool/", false},
-		{"../waittool/x/a.go", "./waittool/", false},
-	} {
-		if got := inSubpackage(c.p, c.pkg); got != c.want {
-			t.Errorf("inSubpackage(%q, %q) = %v, want %v", c.p, c.pkg, got, c.want)
-		}
-	}
-}
-
 // procsUnder lists the processes whose executable lies under dir.
 func procsUnder(dir string) []string {
 	ents, _ := os.ReadDir("/proc")

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -55,7 +57,7 @@ func TestClassification(t *testing.T) {
 		"source-moved":     verdict.StatusNoApply,
 		"greeting-changes": verdict.StatusKilled,
 	}
-	for _, mode := range []string{ModeSchemata, ModeOverlay} {
+	for _, mode := range []string{campaign.ModeSchemata, campaign.ModeOverlay} {
 		t.Run(mode, func(t *testing.T) {
 			res, err := Run(context.Background(), fixtureConfig(t, mode))
 			if err != nil {
@@ -88,7 +90,7 @@ func TestClassification(t *testing.T) {
 			if kb := got["greeting-changes"].KilledBy; !slices.Equal(kb, []string{"TestGreet"}) {
 				t.Errorf("greeting-changes killed by %q, want [TestGreet]", kb)
 			}
-			if mode == ModeSchemata && res.SchemataMs == 0 {
+			if mode == campaign.ModeSchemata && res.SchemataMs == 0 {
 				t.Error("schemata mode built no schemata binary")
 			}
 			if slices.Contains(res.Notes, errValuesInSchemata) {
@@ -106,7 +108,7 @@ func TestBaselineFails(t *testing.T) {
 	// Independent of the other campaigns (own copies, temp dirs and
 	// processes): run beside them on the second core.
 	t.Parallel()
-	cfg := fixtureConfig(t, ModeSchemata)
+	cfg := fixtureConfig(t, campaign.ModeSchemata)
 	cfg.SuiteRun = "^TestNone$"
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -126,7 +128,7 @@ func TestIncrementalCache(t *testing.T) {
 	// Independent of the other campaigns (own copies, temp dirs and
 	// processes): run beside them on the second core.
 	t.Parallel()
-	cfg := fixtureConfig(t, ModeSchemata)
+	cfg := fixtureConfig(t, campaign.ModeSchemata)
 	cfg.CacheFile = filepath.Join(t.TempDir(), "cache.json")
 	cfg.Only = mustRegexp(t, "add-subtracts|label-changes|does-not-compile")
 	first, err := Run(context.Background(), cfg)
@@ -171,7 +173,7 @@ func TestSchemataValueFallback(t *testing.T) {
 	if err := os.WriteFile(src, append(b, "\n// greetBuf needs Greeting to be a constant.\nvar greetBuf [len(Greeting)]byte\n\nvar _ = greetBuf\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fixtureConfig(t, ModeSchemata)
+	cfg := fixtureConfig(t, campaign.ModeSchemata)
 	cfg.Root = root
 	cfg.Only = mustRegexp(t, "^(add-subtracts|greeting-changes)$")
 	res, err := Run(context.Background(), cfg)

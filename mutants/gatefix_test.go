@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -270,47 +272,6 @@ func indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
 }
 
-// TestSummaryScores: P2-a, P2-b, P2-c, P3. "n/a" when nothing was scored;
-// a catalog mutant that no longer applies counts against the catalog
-// score; --diff with nothing changed passes; not-viable reasons and a
-// failed baseline print cleanly.
-func TestSummaryScores(t *testing.T) {
-	sum := func(r *verdict.Result) string {
-		var b bytes.Buffer
-		Summary(&b, r)
-		return b.String()
-	}
-	san := verdict.MutantResult{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled}
-	r := &verdict.Result{Threshold: 100, DiffRef: "main", Mutants: []verdict.MutantResult{san}}
-	verdict.Evaluate(r)
-	if s := sum(r); r.ExitCode != verdict.ExitPass || !strings.Contains(s, "no mutants on lines changed since main") || !strings.Contains(s, "catalog n/a, operator n/a") {
-		t.Errorf("--diff, nothing changed: exit %d\n%s", r.ExitCode, s)
-	}
-	r = &verdict.Result{Threshold: 100, Mutants: []verdict.MutantResult{san}}
-	if verdict.Evaluate(r); r.ExitCode != verdict.ExitNothingTested {
-		t.Errorf("nothing without --diff: exit %d, want 4", r.ExitCode)
-	}
-	r = &verdict.Result{Threshold: 100, Mutants: []verdict.MutantResult{san,
-		{ID: "a", Source: verdict.SourceCatalog, Status: verdict.StatusKilled},
-		{ID: "b", Source: verdict.SourceCatalog, Status: verdict.StatusNoApply, Detail: "catalog mutant b no longer applies"},
-		{ID: "g", Source: verdict.SourceGremlins, Status: verdict.StatusNotViable, Detail: "does not type-check:\nx.go:3:1: undefined: y\n"}}}
-	verdict.Evaluate(r)
-	s := sum(r)
-	if r.CatalogScore == 100 || strings.Contains(s, "catalog 100") || !strings.Contains(s, "operator n/a") {
-		t.Errorf("no-apply next to a 100%% catalog score:\n%s", s)
-	}
-	if !strings.Contains(s, "does not type-check: x.go:3:1: undefined: y") {
-		t.Errorf("not viable without its reason:\n%s", s)
-	}
-	r = &verdict.Result{Gate: "baseline failed: the unmutated suite fails (TestTable/a)", ExitCode: verdict.ExitUntrusted,
-		Baseline: &verdict.BaselineFailure{Failed: []string{"TestTable/a"}, Repro: "go test ./scenarios/ -run '^TestTable$'", Output: "tool:4 progress 2250 (cost 500 ms)"}}
-	verdict.Evaluate(r)
-	s = sum(r)
-	if r.ExitCode != verdict.ExitUntrusted || strings.Contains(s, "note:") || strings.Contains(s, "mutants: \n") || !strings.Contains(s, "failing cases: TestTable/a") || !strings.Contains(s, "repro: go test ./scenarios/") {
-		t.Errorf("baseline failure summary (exit %d):\n%s", r.ExitCode, s)
-	}
-}
-
 // TestNoOpPatch: P2-d. A catalog patch that changes nothing is an error
 // naming the mutant, not a survivor.
 func TestNoOpPatch(t *testing.T) {
@@ -320,7 +281,7 @@ func TestNoOpPatch(t *testing.T) {
 	// Independent of the other campaigns (own copies, temp dirs and
 	// processes): run beside them on the second core.
 	t.Parallel()
-	cfg := fixtureConfig(t, ModeSchemata)
+	cfg := fixtureConfig(t, campaign.ModeSchemata)
 	dir := t.TempDir()
 	for _, n := range []string{"add-subtracts.yaml"} {
 		b, _ := os.ReadFile(filepath.Join(cfg.Root, "catalog", n))

@@ -1,6 +1,10 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -23,11 +27,6 @@ import (
 // reported beside the table's (Result.Generator); it does not decide the
 // gate, which stays the table's.
 
-// DefaultGenWorlds is `waitsim mutate`'s default --generator: worlds per
-// mutant. With the generator's fixed seed, 200 worlds kill every catalog
-// mutant (40 left late-not-inherited and lost-read-not-charged alive).
-const DefaultGenWorlds = 200
-
 // genState is the runner's generator campaign: on when Config.GenWorlds > 0
 // and its baseline passed.
 type genState struct {
@@ -37,21 +36,12 @@ type genState struct {
 	note     string
 	ran      bool // the campaign was asked for (GenWorlds > 0)
 	// err is the baseline run's failure when the machine is to blame
-	// (ErrEnvironment): it stops the whole campaign.
+	// (campaign.ErrEnvironment): it stops the whole campaign.
 	err error
 	// done is closed when the baseline run is over (startGenBaseline),
 	// or by waitGen when it never started; start runs one or the other.
 	done  chan struct{}
 	start sync.Once
-}
-
-// genOptions is the generator's part of Config.options: shards that differ
-// in it are of different campaigns.
-func (c *Config) genOptions() string {
-	if c.GenWorlds <= 0 {
-		return ""
-	}
-	return fmt.Sprintf(" generator=%s:%d", c.GenRun, c.GenWorlds)
 }
 
 // genParams are a generator run's params: how many worlds it draws.
@@ -66,7 +56,7 @@ func (r *runner) genBaseline(ctx context.Context) {
 	r.gen.ran = true
 	bin := r.baseBin
 	rep, err := r.runWith(ctx, bin, r.cfg.GenRun, 0, nil, r.genParams())
-	if errors.Is(err, ErrEnvironment) {
+	if errors.Is(err, campaign.ErrEnvironment) {
 		r.gen.err = err // the campaign stops: runAll returns it
 		return
 	}
@@ -75,16 +65,16 @@ func (r *runner) genBaseline(ctx context.Context) {
 		return
 	}
 	switch {
-	case rep.exit != 0:
-		r.gen.note = fmt.Sprintf("the generator (%s, %d worlds) fails on the unmutated code: %s", r.cfg.GenRun, r.cfg.GenWorlds, verdict.FirstLine(strings.TrimSpace(rep.output+" "+strings.Join(rep.failed, ", "))))
+	case rep.Exit != 0:
+		r.gen.note = fmt.Sprintf("the generator (%s, %d worlds) fails on the unmutated code: %s", r.cfg.GenRun, r.cfg.GenWorlds, verdict.FirstLine(strings.TrimSpace(rep.Output+" "+strings.Join(rep.Failed, ", "))))
 		return
-	case rep.passed == 0:
+	case rep.Passed == 0:
 		r.gen.note = fmt.Sprintf("the suite %s has no test matching %s", r.suite.Pkg, r.cfg.GenRun)
 		return
 	}
 	r.gen.on = true
-	r.gen.baseline = rep.wall
-	r.gen.timeout = max(r.cfg.TimeoutFloor, time.Duration(float64(rep.wall)*r.cfg.TimeoutFactor))
+	r.gen.baseline = rep.Wall
+	r.gen.timeout = max(r.cfg.TimeoutFloor, time.Duration(float64(rep.Wall)*r.cfg.TimeoutFactor))
 }
 
 // startGenBaseline runs genBaseline in the background, as soon as the
@@ -133,7 +123,7 @@ func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []strin
 		m.res.GeneratorMs = time.Since(start).Milliseconds()
 		m.res.DurationMs += m.res.GeneratorMs
 	}()
-	var rep runReport
+	var rep testrun.Report
 	hot := false
 	var err error
 	if r.hotUsable(m) {
@@ -151,7 +141,7 @@ func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []strin
 	m.res.Generator, m.res.GeneratorDetail = v.Status, ""
 	switch v.Status {
 	case verdict.StatusKilled:
-		m.res.GeneratorDetail = genReason(rep.output)
+		m.res.GeneratorDetail = genReason(rep.Output)
 		if m.res.GeneratorDetail == "" {
 			m.res.GeneratorDetail = verdict.FirstLine(v.Detail)
 		}

@@ -1,6 +1,10 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/cli"
+
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"bytes"
 	"context"
 	"strings"
@@ -21,7 +25,7 @@ func TestGeneratorCampaign(t *testing.T) {
 	// Independent of the other campaigns (own copies, temp dirs and
 	// processes): run beside them on the second core.
 	t.Parallel()
-	cfg := fixtureConfig(t, ModeSchemata)
+	cfg := fixtureConfig(t, campaign.ModeSchemata)
 	cfg.Only = mustRegexp(t, "^(add-subtracts|label-changes|does-not-compile)$")
 	cfg.GenWorlds, cfg.GenRun = 3, "^TestGen$"
 	res, err := Run(context.Background(), cfg)
@@ -50,7 +54,7 @@ func TestGeneratorCampaign(t *testing.T) {
 		t.Errorf("options %q do not record the generator campaign", res.Options)
 	}
 	var out bytes.Buffer
-	Summary(&out, res)
+	cli.Summary(&out, res)
 	if !strings.Contains(out.String(), "generator alone (^TestGen$, 3 worlds a mutant): catalog 1 of 2 killed (50.0%)") ||
 		!strings.Contains(out.String(), "not killed by it: add-subtracts (survived)") {
 		t.Errorf("summary lacks the generator's rate:\n%s", out.String())

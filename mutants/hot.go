@@ -2,17 +2,12 @@ package mutants
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/workspace"
@@ -25,7 +20,7 @@ import (
 // sends it mutant after mutant over a pipe (package hot: results.HotRequest
 // and results.HotReply, JSON values, never text to parse). The process
 // turns the mutant's switch on — which also puts the mutated package's
-// variables back to their values at init (hotReset) — runs the kill suite
+// variables back to their values at init (testbin.HotReset) — runs the kill suite
 // through its doors (waitsim.Run for the table, the pack's generator) as a
 // run of its own would, and answers with the tests that failed, under the
 // names that run would give them.
@@ -38,7 +33,7 @@ import (
 //     the mutant is judged by a cold run, never from a half-served request
 //     (a panic, an exit, a world that deadlocks its bubble);
 //   - a failure whose output names an error of the machine is judged by a
-//     cold run too, which turns a persistent one into an EnvError;
+//     cold run too, which turns a persistent one into a campaign.EnvError;
 //   - mutants that could change what the process holds before its first
 //     request run cold: those whose switch changes a value chosen at init
 //     (valueSwitch), and those whose functions ran before the first
@@ -47,34 +42,14 @@ import (
 //     (overlay), whose binary is their own.
 // TestHotSameVerdicts runs both runners on the same campaign.
 
-// Runners (Config.Runner).
-const (
-	RunnerHot  = "hot"
-	RunnerCold = "cold"
-)
-
 // worker is one of runAll's workers: its directory and its hot process.
 type worker struct {
 	id  int
 	dir string
-	hp  *hotProc
+	hp  *testrun.HotProc
 	// failures counts hot processes that did not come up: after two, the
 	// worker runs cold.
 	failures int
-}
-
-// hotProc is a hot process of the schemata binary.
-type hotProc struct {
-	cancel  context.CancelFunc
-	enc     *json.Encoder
-	reqW    *os.File
-	replies chan results.HotReply // closed when the reply pipe ends
-	exited  chan struct{}         // closed when the process has exited
-	kinds   map[string]bool
-	reached map[int]bool
-	out     *tailBuffer // the end of its stdout and stderr
-	seq     int
-	pf      string // its params file
 }
 
 // hotSuite says why the kill suite cannot run in a hot process, or "":
@@ -113,175 +88,45 @@ func (r *runner) hotPattern() string {
 	return r.suite.Run
 }
 
-// startHot starts a hot process for worker wk and waits for its ready
-// reply.
-func (r *runner) startHot(ctx context.Context, wk *worker) (*hotProc, error) {
-	reqR, reqW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	repR, repW, err := os.Pipe()
-	if err != nil {
-		reqR.Close()
-		reqW.Close()
-		return nil, err
-	}
-	hp := &hotProc{reqW: reqW, enc: json.NewEncoder(reqW), replies: make(chan results.HotReply, 1), exited: make(chan struct{}),
-		out: &tailBuffer{n: 16 << 10}, pf: filepath.Join(r.tmp, fmt.Sprintf("hot-params-%d-%d.json", wk.id, r.paramsN.Add(1)))}
-	// The pipes are the child's fds 3 and 4 (ExtraFiles).
-	if err := results.WriteParams(hp.pf, results.Params{KillSuite: true, GenWorlds: r.cfg.GenWorlds, Hot: &results.HotPipes{In: 3, Out: 4}}); err != nil {
-		reqR.Close()
-		reqW.Close()
-		repR.Close()
-		repW.Close()
-		return nil, err
-	}
-	pctx, cancel := context.WithCancel(ctx)
-	hp.cancel = cancel
-	args := []string{"-test.run", r.hotPattern(), "-test.v=true", "-test.parallel=8", "-test.paniconexit0"}
-	cmd := r.command(pctx, r.suite.Dir, r.schemaBin, args...)
-	cmd.Env = append(append([]string{}, cmd.Env...), results.ParamsEnv+"="+hp.pf, hotEnv+"=1")
-	cmd.ExtraFiles = []*os.File{reqR, repW}
-	cmd.Stdout, cmd.Stderr = hp.out, hp.out
-	if err := cmd.Start(); err != nil {
-		cancel()
-		reqR.Close()
-		reqW.Close()
-		repR.Close()
-		repW.Close()
-		return nil, err
-	}
-	reqR.Close()
-	repW.Close()
-	go func() {
-		defer close(hp.replies)
-		defer repR.Close()
-		dec := json.NewDecoder(repR)
-		for {
-			var rep results.HotReply
-			if dec.Decode(&rep) != nil {
-				return
-			}
-			select {
-			case hp.replies <- rep:
-			case <-pctx.Done(): // killed: nobody waits for it
-				return
-			}
-		}
-	}()
-	go func() {
-		_ = cmd.Wait()
-		close(hp.exited)
-	}()
-	timer := time.NewTimer(max(r.timeout, 30*time.Second))
-	defer timer.Stop()
-	select {
-	case rep, ok := <-hp.replies:
-		if !ok || rep.Seq != 0 {
-			hp.kill()
-			return nil, fmt.Errorf("the hot process ended before it was ready: %s", verdict.FirstLine(tail(hp.out.String(), 600)))
-		}
-		hp.kinds, hp.reached = map[string]bool{}, map[int]bool{}
-		for _, k := range rep.Kinds {
-			hp.kinds[k] = true
-		}
-		for _, n := range rep.Reached {
-			hp.reached[n] = true
-		}
-		return hp, nil
-	case <-timer.C:
-		hp.kill()
-		return nil, errors.New("the hot process was not ready in time")
-	case <-ctx.Done():
-		hp.kill()
-		return nil, ctx.Err()
-	}
+// startHot starts a hot process of the schemata binary for worker wk and
+// waits for its ready reply.
+func (r *runner) startHot(ctx context.Context, wk *worker) (*testrun.HotProc, error) {
+	return r.testrun().StartHot(ctx, r.schemaBin, r.hotPattern(), wk.id, r.cfg.GenWorlds, max(r.timeout, 30*time.Second))
 }
-
-// kill ends the process (its whole group) and waits for it.
-func (hp *hotProc) kill() {
-	hp.cancel()
-	hp.reqW.Close()
-	<-hp.exited
-	os.Remove(hp.pf)
-}
-
-// close asks the process to end, and kills it if it does not at once.
-func (hp *hotProc) close() {
-	_ = hp.enc.Encode(results.HotRequest{Kind: results.HotExit})
-	hp.reqW.Close()
-	select {
-	case <-hp.exited:
-	case <-time.After(2 * time.Second):
-	}
-	hp.kill()
-}
-
-// hotOutcome is how a hot request ended.
-type hotOutcome int
-
-const (
-	hotServed   hotOutcome = iota // a reply
-	hotTimedOut                   // no reply within the timeout: the process was ended
-	hotLost                       // the process died or could not serve it: judge the mutant cold
-)
 
 // hotRun sends req to wk's hot process (started first if need be) and
 // waits up to timeout for the reply. A process that is not usable for
-// req's kind, or any failure to start one, is hotLost.
-func (r *runner) hotRun(ctx context.Context, wk *worker, req results.HotRequest, timeout time.Duration) (results.HotReply, time.Duration, hotOutcome, error) {
+// req's kind, or any failure to start one, is testrun.HotLost.
+func (r *runner) hotRun(ctx context.Context, wk *worker, req results.HotRequest, timeout time.Duration) (results.HotReply, time.Duration, testrun.HotOutcome, error) {
 	if wk.hp == nil {
 		if wk.failures >= 2 {
-			return results.HotReply{}, 0, hotLost, nil
+			return results.HotReply{}, 0, testrun.HotLost, nil
 		}
 		hp, err := r.startHot(ctx, wk)
 		if err != nil {
 			if ctx.Err() != nil {
-				return results.HotReply{}, 0, hotLost, ctx.Err()
+				return results.HotReply{}, 0, testrun.HotLost, ctx.Err()
 			}
 			wk.failures++
 			r.note(fmt.Sprintf("worker %d: a hot process did not start (%v); its mutants ran cold", wk.id, err))
-			return results.HotReply{}, 0, hotLost, nil
+			return results.HotReply{}, 0, testrun.HotLost, nil
 		}
 		wk.hp = hp
 	}
-	hp := wk.hp
-	if !hp.kinds[req.Kind] || hp.reached[req.Mutant] {
-		return results.HotReply{}, 0, hotLost, nil
+	if !wk.hp.Serves(req.Kind, req.Mutant) {
+		return results.HotReply{}, 0, testrun.HotLost, nil
 	}
-	hp.seq++
-	req.Seq = hp.seq
-	start := time.Now()
-	if err := hp.enc.Encode(req); err != nil {
+	rep, wall, outcome, dead, err := wk.hp.Send(ctx, req, timeout)
+	if dead {
 		wk.drop()
-		return results.HotReply{}, 0, hotLost, nil
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case rep, ok := <-hp.replies:
-		wall := time.Since(start)
-		if !ok || rep.Seq != req.Seq {
-			wk.drop()
-			return results.HotReply{}, wall, hotLost, nil
-		}
-		if rep.Error != "" {
-			return rep, wall, hotLost, nil
-		}
-		return rep, wall, hotServed, nil
-	case <-timer.C:
-		wk.drop()
-		return results.HotReply{}, time.Since(start), hotTimedOut, nil
-	case <-ctx.Done():
-		wk.drop()
-		return results.HotReply{}, time.Since(start), hotLost, ctx.Err()
-	}
+	return rep, wall, outcome, err
 }
 
 // drop kills the worker's hot process; the next hot request starts another.
 func (wk *worker) drop() {
 	if wk.hp != nil {
-		wk.hp.kill()
+		wk.hp.Kill()
 		wk.hp = nil
 	}
 }
@@ -289,40 +134,14 @@ func (wk *worker) drop() {
 // stop ends the worker's hot process at the end of the campaign.
 func (wk *worker) stop() {
 	if wk.hp != nil {
-		wk.hp.close()
+		wk.hp.Close()
 		wk.hp = nil
 	}
 }
 
-// hotReport turns a hot reply into the report of a run of its own: the
-// failed tests in order, the first one's output, exit 1 when any failed.
-// machine is true when an output names an error of the machine: the
-// caller then judges the mutant by a cold run.
-func hotReport(rep results.HotReply, wall time.Duration, outcome hotOutcome) (rr runReport, machine bool) {
-	rr.wall = wall
-	rr.passed = rep.Passed
-	if outcome == hotTimedOut {
-		rr.timedOut = true
-		rr.exit = -1
-		return rr, false
-	}
-	for _, f := range rep.Failed {
-		rr.failed = append(rr.failed, f.Test)
-		if runMachineCause(1, f.Output) != "" {
-			machine = true
-		}
-	}
-	if len(rep.Failed) > 0 {
-		rr.exit = 1
-		rr.output = tail(rep.Failed[0].Output, 1500)
-		rr.panic = panicLine(rep.Failed[0].Output)
-	}
-	return rr, machine
-}
-
 // hotTable runs mutant m's kill suite in wk's hot process. ok is false
 // when the mutant is to be judged cold.
-func (r *runner) hotTable(ctx context.Context, wk *worker, m *mutant) (runReport, bool, error) {
+func (r *runner) hotTable(ctx context.Context, wk *worker, m *mutant) (testrun.Report, bool, error) {
 	req := results.HotRequest{Kind: results.HotTable, Mutant: m.switchN, StopAtFirst: !r.cfg.AllKillers}
 	if !r.cfg.AllKillers {
 		for _, n := range r.caseOrder(m) {
@@ -332,12 +151,12 @@ func (r *runner) hotTable(ctx context.Context, wk *worker, m *mutant) (runReport
 		}
 	}
 	rep, wall, outcome, err := r.hotRun(ctx, wk, req, r.timeout)
-	if err != nil || outcome == hotLost {
-		return runReport{}, false, err
+	if err != nil || outcome == testrun.HotLost {
+		return testrun.Report{}, false, err
 	}
-	rr, machine := hotReport(rep, wall, outcome)
+	rr, machine := testrun.HotReport(rep, wall, outcome)
 	if machine {
-		return runReport{}, false, nil
+		return testrun.Report{}, false, nil
 	}
 	r.hotRuns.Add(1)
 	return rr, true, nil
@@ -345,15 +164,15 @@ func (r *runner) hotTable(ctx context.Context, wk *worker, m *mutant) (runReport
 
 // hotGen runs the generator on mutant m in wk's hot process; ok as
 // hotTable's.
-func (r *runner) hotGen(ctx context.Context, wk *worker, m *mutant) (runReport, bool, error) {
+func (r *runner) hotGen(ctx context.Context, wk *worker, m *mutant) (testrun.Report, bool, error) {
 	req := results.HotRequest{Kind: results.HotGenerator, Mutant: m.switchN, GenWorlds: r.cfg.GenWorlds}
 	rep, wall, outcome, err := r.hotRun(ctx, wk, req, r.gen.timeout)
-	if err != nil || outcome == hotLost {
-		return runReport{}, false, err
+	if err != nil || outcome == testrun.HotLost {
+		return testrun.Report{}, false, err
 	}
-	rr, machine := hotReport(rep, wall, outcome)
+	rr, machine := testrun.HotReport(rep, wall, outcome)
 	if machine {
-		return runReport{}, false, nil
+		return testrun.Report{}, false, nil
 	}
 	return rr, true, nil
 }
@@ -369,32 +188,3 @@ func (r *runner) note(s string) {
 	}
 	r.notes = append(r.notes, s)
 }
-
-// tailBuffer keeps the last n bytes written to it. Safe for concurrent
-// use.
-type tailBuffer struct {
-	mu sync.Mutex
-	n  int
-	b  []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > 2*t.n {
-		t.b = append(t.b[:0:0], t.b[len(t.b)-t.n:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.b) > t.n {
-		return string(t.b[len(t.b)-t.n:])
-	}
-	return string(t.b)
-}
-
-var _ io.Writer = (*tailBuffer)(nil)

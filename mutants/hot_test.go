@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"path/filepath"
 	"testing"
@@ -45,7 +47,7 @@ func TestHotSameVerdicts(t *testing.T) {
 		"e-description":      {verdict.StatusKilled, ""},
 	}
 	runs := map[string]map[string]verdict.MutantResult{}
-	for _, runner := range []string{RunnerHot, RunnerCold} {
+	for _, runner := range []string{campaign.RunnerHot, campaign.RunnerCold} {
 		c := cfg
 		c.Runner = runner
 		res, err := Run(context.Background(), c)
@@ -64,7 +66,7 @@ func TestHotSameVerdicts(t *testing.T) {
 		}
 		t.Logf("%s runner: %.1fs, notes %q", runner, float64(res.WallMs)/1000, res.Notes)
 	}
-	hot, cold := runs[RunnerHot], runs[RunnerCold]
+	hot, cold := runs[campaign.RunnerHot], runs[campaign.RunnerCold]
 	for id, h := range hot {
 		c := cold[id]
 		if h.Status != c.Status || h.Generator != c.Generator || (h.Status == verdict.StatusKilled) != (len(h.KilledBy) > 0 || h.ID == "sanity") {
@@ -75,7 +77,7 @@ func TestHotSameVerdicts(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"a-schema-bound", "b-unobservable", "d-spins"} {
-		if hot[id].Runner != RunnerHot {
+		if hot[id].Runner != campaign.RunnerHot {
 			t.Errorf("%s: judged by a run of its own under the hot runner, want a hot process's verdict", id)
 		}
 	}

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
 	"bufio"
 	"crypto/sha256"
 	"encoding/json"
@@ -146,7 +148,7 @@ func TestInterrupt(t *testing.T) {
 				_ = cmd.Process.Kill()
 				t.Fatalf("the run did not stop after %v; output so far:\n%s", c.sig, strings.Join(seen, "\n"))
 			}
-			if code := exitCode(err); code != c.code {
+			if code := testrun.ExitCode(err); code != c.code {
 				t.Fatalf("exit %d after %v, want %d; output:\n%s", code, c.sig, c.code, strings.Join(seen, "\n"))
 			}
 			sameSnapshot(t, before, snapshot(t, root))

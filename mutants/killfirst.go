@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
 	"context"
 	"sort"
 	"strings"
@@ -114,7 +116,7 @@ func (r *runner) caseOrder(m *mutant) []string {
 // runMutantSuite runs mutant m's test binary bin for its verdict: with
 // kill first, through -test.failfast and a case-order file written to the
 // worker directory dir; with AllKillers, the whole suite.
-func (r *runner) runMutantSuite(ctx context.Context, dir, bin string, m *mutant, env []string) (runReport, error) {
+func (r *runner) runMutantSuite(ctx context.Context, dir, bin string, m *mutant, env []string) (testrun.Report, error) {
 	if r.cfg.AllKillers {
 		return r.runSuite(ctx, bin, r.timeout, env...)
 	}

@@ -1,11 +1,12 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -32,12 +33,12 @@ func TestCostOrder(t *testing.T) {
 // then the cost order.
 func TestCaseOrderLastKiller(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cache.json")
-	c := LoadCache(path)
+	c := campaign.LoadCache(path)
 	c.PutRun("k1", verdict.MutantResult{ID: "m", Status: verdict.StatusKilled, KilledBy: []string{"TestTable/slow"}}, false)
 	if err := c.Save(); err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{cache: LoadCache(path), costOrder: []string{"TestTable/fast", "TestTable/slow"}}
+	r := &runner{cache: campaign.LoadCache(path), costOrder: []string{"TestTable/fast", "TestTable/slow"}}
 	if got := r.caseOrder(&mutant{res: verdict.MutantResult{ID: "m"}}); !slices.Equal(got, []string{"TestTable/slow", "TestTable/fast", "TestTable/slow"}) {
 		t.Errorf("order of m = %q, want its last killer first", got)
 	}
@@ -65,7 +66,7 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 	// processes): run beside them on the second core.
 	t.Parallel()
 	cache := filepath.Join(t.TempDir(), "cache.json")
-	cfg := fixtureConfig(t, ModeSchemata)
+	cfg := fixtureConfig(t, campaign.ModeSchemata)
 	cfg.CacheFile = cache
 	first, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -108,17 +109,6 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 	}
 	if m := c["label-changes"]; !m.Cached || m.Status != verdict.StatusSurvived {
 		t.Errorf("label-changes with --all-killers after a kill-first run: cached %t, %q; want the cached survivor", m.Cached, m.Status)
-	}
-}
-
-// TestSummaryGremlinsRatio: with --measure-gremlins the summary gives the
-// per-mutant ratio of the same run: campaign wall over mutants, each side.
-func TestSummaryGremlinsRatio(t *testing.T) {
-	res := &verdict.Result{WallMs: 4000, Mutants: make([]verdict.MutantResult, 40), Gremlins: &verdict.GremlinsRun{WallMs: 60000, Tested: 30, PerMutantMs: 2000}}
-	var b strings.Builder
-	Summary(&b, res)
-	if want := "per mutant: waitsim 100 ms (wall over 40 mutants), gremlins 2000 ms: waitsim 20.0× faster"; !strings.Contains(b.String(), want) {
-		t.Fatalf("summary lacks %q:\n%s", want, b.String())
 	}
 }
 

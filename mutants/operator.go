@@ -1,6 +1,10 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"fmt"
 	"os"
@@ -52,14 +56,14 @@ func (r *runner) runGremlins(ctx context.Context, dry bool) ([]byte, time.Durati
 		if ctx.Err() != nil {
 			return nil, wall, 0, ctx.Err()
 		}
-		code = exitCode(err)
+		code = testrun.ExitCode(err)
 		if dry || code != 10 && code != 11 {
-			return nil, wall, code, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, tail(string(b), 2000))
+			return nil, wall, code, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, campaign.Tail(string(b), 2000))
 		}
 	}
 	j, err := limits.Read(out, limits.Results)
 	if err != nil {
-		return nil, wall, code, fmt.Errorf("gremlins wrote no output: %v\n%s", mutation.LimitsError(out, err), tail(string(b), 2000))
+		return nil, wall, code, fmt.Errorf("gremlins wrote no output: %v\n%s", mutation.LimitsError(out, err), campaign.Tail(string(b), 2000))
 	}
 	return j.Src, wall, code, nil
 }

@@ -1,6 +1,14 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/cli"
+
+	"github.com/waitsim/waitsim/mutants/testrun"
+
+	"github.com/waitsim/waitsim/mutants/testbin"
+
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"errors"
 	"fmt"
@@ -21,13 +29,13 @@ import (
 // (gremlins lists some token swaps under two types) run once and share the
 // verdict; cached verdicts are reused without building anything.
 func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
-	prog := newProgress(r.cfg.Progress, r.cfg.TTY, len(muts))
-	defer prog.finish()
+	prog := cli.NewProgress(r.cfg.Progress, r.cfg.TTY, len(muts))
+	defer prog.Finish()
 	groups := map[string][]*mutant{}
 	var queue, cached []*mutant
 	for _, m := range muts {
 		if m.res.Status != "" { // decided at collection (no-longer-applies, not materializable)
-			prog.done(m.res)
+			prog.Done(m.res)
 			continue
 		}
 		if g, ok := groups[m.key]; ok {
@@ -52,10 +60,10 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 			o.res.Generator, o.res.GeneratorDetail = m.res.Generator, m.res.GeneratorDetail
 			o.res.Detail = "the same mutated source as " + m.res.ID
 			r.equivalence(o)
-			prog.done(o.res)
+			prog.Done(o.res)
 		}
 		r.equivalence(m)
-		prog.done(m.res)
+		prog.Done(m.res)
 	}
 	queue, err := r.prepare(ctx, queue, finish)
 	if err != nil {
@@ -96,7 +104,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 			wk := &worker{id: w, dir: filepath.Join(r.tmp, fmt.Sprintf("w%d", w))}
 			defer wk.stop()
 			for m := range jobs {
-				err := withMutant(r.runOne(ctx, wk, m), m.res.ID)
+				err := campaign.WithMutant(r.runOne(ctx, wk, m), m.res.ID)
 				mu.Lock()
 				if err != nil {
 					failed(m, err)
@@ -116,7 +124,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 				}
 				mu.Unlock()
 				if m.genBin != "" {
-					err = withMutant(gen(wk, m), m.res.ID)
+					err = campaign.WithMutant(gen(wk, m), m.res.ID)
 				}
 				mu.Lock()
 				if err != nil {
@@ -140,7 +148,7 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 				m := pending[0]
 				pending = pending[1:]
 				mu.Unlock()
-				err := withMutant(gen(wk, m), m.res.ID)
+				err := campaign.WithMutant(gen(wk, m), m.res.ID)
 				mu.Lock()
 				if err != nil {
 					failed(m, err)
@@ -222,19 +230,19 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 	}
 	tc, err := r.tc, r.tcErr
 	if tc == nil && err == nil {
-		tc, err = r.newTypeChecker(ctx)
+		tc, err = r.testbin().NewTypeChecker(ctx, r.cfg.Target)
 	}
 	if err != nil {
 		return nil, err
 	}
 	var rest []*mutant
 	for _, m := range queue {
-		if tc.covers(m.files) {
+		if tc.Covers(m.files) {
 			start := time.Now()
-			if err := tc.check(r.cfg.Root, m.files); err != nil {
-				var ee *EnvError
+			if err := tc.Check(r.cfg.Root, m.files); err != nil {
+				var ee *campaign.EnvError
 				if errors.As(err, &ee) {
-					return nil, withMutant(err, m.res.ID)
+					return nil, campaign.WithMutant(err, m.res.ID)
 				}
 				m.res.Status = verdict.StatusNotViable
 				m.res.Detail = "does not type-check:\n" + err.Error()
@@ -248,7 +256,7 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 		}
 		rest = append(rest, m)
 	}
-	if r.cfg.Mode != ModeSchemata || len(rest) == 0 {
+	if r.cfg.Mode != campaign.ModeSchemata || len(rest) == 0 {
 		return rest, nil
 	}
 	start := time.Now()
@@ -284,66 +292,66 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 const errValuesInSchemata = "the schemata binary with changed declaration values did not build or pass; it was built again with function bodies alone (those mutants were built on their own)"
 
 // buildSchemata builds the schemata binary of the mutants rest (values:
-// with changed declaration values too, see schemata.go) and checks that it
+// with changed declaration values too, see testbin/schemata.go) and checks that it
 // passes with no mutant switched on. It returns the binary and each
 // mutant's switch (by index into rest); or bin "" and a note saying why
 // every mutant is to be built on its own. err is the runner's own failure.
-func (r *runner) buildSchemata(ctx context.Context, tc *typeChecker, rest []*mutant, values bool) (bin string, nums map[int]int, note string, err error) {
-	files, nums, tookValues, err := schemata(rest, func(p string) ([]byte, error) { return os.ReadFile(r.cfg.abs(p)) }, values)
+func (r *runner) buildSchemata(ctx context.Context, tc *testbin.TypeChecker, rest []*mutant, values bool) (bin string, nums map[int]int, note string, err error) {
+	files, nums, tookValues, err := schemata(rest, func(p string) ([]byte, error) { return os.ReadFile(r.cfg.Abs(p)) }, values)
 	if err != nil || len(nums) == 0 {
 		return "", nil, "", err
 	}
 	// The reset is written whichever the runner: both runners run the
 	// same bytes.
-	hotOK, why := hotReset(tc, r.cfg.Root, files)
+	hotOK, why := testbin.HotReset(tc, r.cfg.Root, files)
 	if hotOK {
 		if why = r.hotSuite(); why != "" {
 			hotOK = false
 		}
 	}
-	if !hotOK && r.cfg.Runner == RunnerHot {
+	if !hotOK && r.cfg.Runner == campaign.RunnerHot {
 		r.note("hot runner off, every mutant ran in a process of its own: " + why)
 	}
-	hotOK = hotOK && r.cfg.Runner == RunnerHot
+	hotOK = hotOK && r.cfg.Runner == campaign.RunnerHot
 	dir := filepath.Join(r.tmp, "schemata")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, "", err
 	}
-	ov, err := r.overlayFile(dir, files)
+	ov, err := r.testbin().OverlayFile(dir, files)
 	if err != nil {
 		return "", nil, "", err
 	}
-	bin, keptAt, kept, err := r.keptBuild(ctx, "schemata", 3, files, ov, filepath.Join(dir, "suite.test"))
-	var ee *EnvError
+	bin, keptAt, kept, err := r.testbin().KeptBuild(ctx, "schemata", 3, files, ov, filepath.Join(dir, "suite.test"))
+	var ee *campaign.EnvError
 	if errors.As(err, &ee) {
 		ee.Step = fmt.Sprintf("building the schemata binary shared by %d mutants (go test -c)", len(nums))
 		return "", nil, "", err
 	}
-	var nv *notViable
+	var nv *campaign.NotViable
 	if errors.As(err, &nv) {
 		if tookValues {
 			return "", nil, errValuesInSchemata, nil
 		}
-		return "", nil, "the schemata binary did not build; every mutant was built on its own: " + verdict.FirstLine(r.srcRe.ReplaceAllString(nv.out, "")), nil
+		return "", nil, "the schemata binary did not build; every mutant was built on its own: " + verdict.FirstLine(r.srcRe.ReplaceAllString(nv.Out, "")), nil
 	}
 	if err != nil {
 		return "", nil, "", err
 	}
 	// A kept binary that passed its run with no mutant switched on
 	// passes it again (the same bytes, the same inputs).
-	if _, err := os.Stat(checkedMark(keptAt)); !kept || err != nil {
+	if _, err := os.Stat(testbin.CheckedMark(keptAt)); !kept || err != nil {
 		rep, err := r.runSuite(ctx, bin, r.timeout)
 		if err != nil {
 			return "", nil, "", err
 		}
-		if rep.exit != 0 || rep.timedOut {
+		if rep.Exit != 0 || rep.TimedOut {
 			if tookValues {
 				return "", nil, errValuesInSchemata, nil
 			}
 			return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
 		}
 		if keptAt != "" {
-			_ = os.WriteFile(checkedMark(keptAt), nil, 0o644)
+			_ = os.WriteFile(testbin.CheckedMark(keptAt), nil, 0o644)
 		}
 	}
 	r.hotOK = hotOK
@@ -381,22 +389,22 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	ov, err := r.overlayFile(dir, m.files)
+	ov, err := r.testbin().OverlayFile(dir, m.files)
 	if err != nil {
 		return err
 	}
-	bin, env := r.schemaBin, []string{fmt.Sprintf("%s=%d", schemaEnv, m.switchN)}
+	bin, env := r.schemaBin, []string{fmt.Sprintf("%s=%d", testbin.SchemaEnv, m.switchN)}
 	if m.switchN == 0 {
 		env = nil
 		bin = filepath.Join(dir, "suite.test")
-		if r.cfg.Mode == ModeSchemata {
+		if r.cfg.Mode == campaign.ModeSchemata {
 			// The few mutants the schemata binary cannot hold are
 			// kept; --mode overlay builds every mutant, every time.
-			bin, _, _, err = r.keptBuild(ctx, "mutant", 8, m.files, ov, bin)
+			bin, _, _, err = r.testbin().KeptBuild(ctx, "mutant", 8, m.files, ov, bin)
 		} else {
-			err = r.build(ctx, ov, bin)
+			err = r.testbin().Build(ctx, ov, bin)
 		}
-		var nv *notViable
+		var nv *campaign.NotViable
 		if errors.As(err, &nv) {
 			m.res.Status = verdict.StatusNotViable
 			m.res.Detail = r.srcRe.ReplaceAllString(nv.Error(), "")
@@ -406,7 +414,7 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 			return err
 		}
 	}
-	var rep runReport
+	var rep testrun.Report
 	hot := false
 	if r.hotUsable(m) {
 		if rep, hot, err = r.hotTable(ctx, wk, m); err != nil {
@@ -414,7 +422,7 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 		}
 	}
 	if hot {
-		m.res.Runner = RunnerHot
+		m.res.Runner = campaign.RunnerHot
 	} else {
 		if rep, err = r.runMutantSuite(ctx, dir, bin, m, env); err != nil {
 			return err
@@ -422,8 +430,8 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	}
 	classify(&m.res, rep, r.timeout)
 	if m.res.Status != verdict.StatusKilled && !r.cfg.NoVet {
-		err := r.vet(ctx, ov, m.files)
-		var nv *notViable
+		err := r.testbin().Vet(ctx, ov, m.files)
+		var nv *campaign.NotViable
 		if errors.As(err, &nv) {
 			m.res.Status = verdict.StatusNotViable
 			m.res.KilledBy = nil
@@ -442,29 +450,49 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 // (the runner's timeout, or the binary's own -test.timeout panic), survived
 // (exit 0), or killed (any failure: exit 1 for failed tests, 2 for a panic),
 // with the leaf tests that failed as killedBy.
-func classify(res *verdict.MutantResult, rep runReport, timeout time.Duration) {
+func classify(res *verdict.MutantResult, rep testrun.Report, timeout time.Duration) {
 	switch {
-	case rep.timedOut:
+	case rep.TimedOut:
 		res.Status = verdict.StatusTimedOut
 		res.Detail = fmt.Sprintf("the suite ran past its timeout of %v", timeout)
 		res.KilledBy = nil
-	case rep.exit == 0:
+	case rep.Exit == 0:
 		res.Status = verdict.StatusSurvived
 	default:
 		res.Status = verdict.StatusKilled
-		res.KilledBy = rep.failed
-		if len(rep.failed) == 0 {
-			res.Detail = fmt.Sprintf("the test binary exited %d outside any test", rep.exit)
-		} else if rep.exit == 2 {
+		res.KilledBy = rep.Failed
+		if len(rep.Failed) == 0 {
+			res.Detail = fmt.Sprintf("the test binary exited %d outside any test", rep.Exit)
+		} else if rep.Exit == 2 {
 			res.Detail = "the suite panicked"
 		}
 		// The line that says what happened first: the stack's tail
 		// alone does not (issue 11 item 13).
-		if rep.panic != "" {
-			res.Detail = strings.TrimSpace(res.Detail + "\n" + rep.panic)
+		if rep.Panic != "" {
+			res.Detail = strings.TrimSpace(res.Detail + "\n" + rep.Panic)
 		}
-		if out := tail(rep.output, 600); out != "" && (rep.panic == "" || !strings.Contains(out, rep.panic)) {
+		if out := campaign.Tail(rep.Output, 600); out != "" && (rep.Panic == "" || !strings.Contains(out, rep.Panic)) {
 			res.Detail = strings.TrimSpace(res.Detail + "\n" + out)
 		}
 	}
+}
+
+// schemata assembles the overlay of a schemata binary for the mutants of
+// muts not yet judged that fit (testbin.Schemata), and marks the fitting
+// ones whose switch changes a declaration's value (mutant.valueSwitch).
+func schemata(muts []*mutant, orig func(string) ([]byte, error), allowValues bool) (files map[string][]byte, nums map[int]int, values bool, err error) {
+	overlays := make([]map[string][]byte, len(muts))
+	for i, m := range muts {
+		if m.files != nil && m.res.Status == "" {
+			overlays[i] = m.files
+		}
+	}
+	files, nums, valued, values, err := testbin.Schemata(overlays, orig, allowValues)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	for i := range nums {
+		muts[i].valueSwitch = valued[i]
+	}
+	return files, nums, values, nil
 }

@@ -1,6 +1,10 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/cli"
+
+	"github.com/waitsim/waitsim/mutants/testrun"
+
 	"bytes"
 	"strings"
 	"testing"
@@ -44,8 +48,8 @@ func TestKilledOutsideAnyTest(t *testing.T) {
 		`{"Action":"output",` + pkg + `,"Test":"TestC","Output":"panic: boom\n"}`,
 	}, "\n")
 	result := func(id, events string) verdict.MutantResult {
-		rep := parseEvents(strings.NewReader(events))
-		rep.exit = 2
+		rep := testrun.ParseEvents(strings.NewReader(events))
+		rep.Exit = 2
 		m := verdict.MutantResult{ID: id}
 		classify(&m, rep, 0)
 		return m
@@ -56,9 +60,9 @@ func TestKilledOutsideAnyTest(t *testing.T) {
 	byTests := verdict.MutantResult{ID: "no-cap", Status: verdict.StatusKilled, KilledBy: []string{"TestTable/a", "TestTable/b", "TestTable/c", "TestTable/d"}}
 	survived := verdict.MutantResult{ID: "s", Status: verdict.StatusSurvived, Detail: "panic: not a kill"}
 	var b bytes.Buffer
-	p := newProgress(&b, false, 7)
+	p := cli.NewProgress(&b, false, 7)
 	for _, r := range []verdict.MutantResult{atInit, result("in-test", inTest), result("bare", bare), exited, same, byTests, survived} {
-		p.done(r)
+		p.Done(r)
 	}
 	want := []string{
 		"[1/7] killed                  gremlins:waittool/tool.go:12:3:INVERT_NEGATIVES (0.0s build + run) by a panic outside any test: assignment to entry in nil map",

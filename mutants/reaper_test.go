@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
 	"bytes"
 	"fmt"
 	"os"
@@ -88,7 +90,7 @@ func TestKillLeavesNoGrandchild(t *testing.T) {
 				t.Fatal(err)
 			}
 			err := child.Wait()
-			if code := exitCode(err); code != c.code {
+			if code := testrun.ExitCode(err); code != c.code {
 				t.Errorf("the campaign exited %d after %v, want %d", code, c.sig, c.code)
 			}
 			for len(processesWithEnv(marker)) > 0 && time.Since(start) < 10*time.Second {

@@ -1,21 +1,24 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
+	"os/exec"
+
+	"github.com/waitsim/waitsim/mutants/testbin"
+
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -30,215 +33,8 @@ import (
 	"github.com/waitsim/waitsim/suitebin"
 )
 
-// Config is one mutation campaign. Paths are relative to Root unless
-// absolute; package patterns are "./dir/" relative to Root.
-type Config struct {
-	Root     string // module root (the directory of go.mod); required
-	SuitePkg string // the kill suite's package, default "./scenarios/"
-	SuiteRun string // its -test.run pattern, default "^TestTable$"
-	// Target is the package under mutation: the one gremlins enumerates
-	// operator mutants in. Default "./waittool/".
-	Target      string
-	CatalogDir  string        // default "mutants/catalog"
-	Equivalents string        // default "mutants/equivalent.yaml"
-	Accepted    string        // the accepted survivors (the ratchet), default "mutants/accepted.yaml"
-	GremlinsCfg string        // default ".gremlins.yaml": the operator-score threshold
-	Workers     int           // parallel mutants, default runtime.NumCPU()
-	Shard       verdict.Shard // the zero Shard is the whole campaign
-	DiffRef     string        // when set, only mutants on lines changed since this git ref
-	CacheFile   string        // incremental cache; "" disables it
-	// TimeoutFactor and TimeoutFloor set a mutant's test-run timeout:
-	// max(TimeoutFloor, TimeoutFactor × the baseline run's wall time). Build
-	// time is never counted. Defaults 10 and 5 s.
-	TimeoutFactor float64
-	TimeoutFloor  time.Duration
-	NoCatalog     bool           // skip the semantic catalog
-	NoOperators   bool           // skip gremlins' operator mutants
-	NoVet         bool           // skip the go vet viability check
-	Only          *regexp.Regexp // when set, only mutants whose id matches
-	// MeasureGremlins also runs gremlins' own campaign on Target after the
-	// gate's, for the per-mutant comparison in Result.Gremlins.
-	MeasureGremlins bool
-	// Progress receives progress lines (nil: none); TTY makes it one line
-	// rewritten in place with done/total and ETA.
-	Progress io.Writer
-	TTY      bool
-	// Mode is ModeSchemata (default) or ModeOverlay.
-	Mode string
-	// GenWorlds > 0 runs the generator campaign (generator.go): each
-	// mutant's test binary runs GenRun too, drawing GenWorlds worlds, and
-	// the generator's kill rate is reported beside the table's. 0: none.
-	GenWorlds int
-	GenRun    string // the generator's -test.run pattern, default "^TestGenerated$"
-	// Suggest writes, for every survivor, a scenario file that kills it
-	// (suggest.go) under SuggestDir (default "out/suggested").
-	Suggest    bool
-	SuggestDir string
-	// AllKillers runs every case of the suite for each mutant and lists
-	// every failing one in KilledBy; by default a mutant's run stops at its
-	// first failing case (kill first, see killfirst.go). Verdicts are the
-	// same either way.
-	AllKillers bool
-	// BinDir keeps the unmutated suite's test binary between campaigns
-	// (suitebin.Options.Dir; "" is the user cache directory's).
-	BinDir string
-	// Runner is RunnerHot (the default: a long-lived process per worker
-	// runs mutant after mutant, hot.go) or RunnerCold (a process per
-	// mutant). The verdicts are the same.
-	Runner string
-}
-
-// Build modes. In ModeOverlay every mutant's test binary is built on its
-// own through `go test -c -overlay`. In ModeSchemata (the default) the
-// mutants whose changes lie inside function bodies share one test binary,
-// each behind a switch (see schemata.go), and only the others are built on
-// their own; verdicts are the same, the cost far lower.
-const (
-	ModeSchemata = "schemata"
-	ModeOverlay  = "overlay"
-)
-
-// defaults fills what cfg leaves empty: the one place of the campaign's
-// defaults (the command's flags default to empty). In waitsim's own module
-// they are its layout (workspace.Own*); in a module of one's own the kill
-// suite is the test that calls waitsim.Run (workspace.FindSuite), the target
-// its package, and the catalog, the equivalents and the accepted survivors
-// live under waitsim/, each optional. It returns notes on what it chose and a usage error when a
-// module of one's own leaves the suite or the target to guess.
-func (c *Config) defaults() ([]string, error) {
-	var notes []string
-	own := workspace.IsOwn(c.Root)
-	if c.SuitePkg == "" {
-		if own {
-			c.SuitePkg = workspace.OwnSuitePkg
-			if c.SuiteRun == "" {
-				c.SuiteRun = workspace.OwnSuiteRun
-			}
-		} else {
-			st, err := workspace.FindSuite(c.Root, "", "")
-			if err != nil {
-				return nil, fmt.Errorf("%w: the kill suite: %v (or name it: --pkg, --run)", verdict.ErrUsage, err)
-			}
-			c.SuitePkg = st.Pkg
-			if c.SuiteRun == "" {
-				c.SuiteRun = st.RunPattern()
-			}
-		}
-	}
-	if c.Target == "" {
-		switch {
-		case own:
-			c.Target = workspace.OwnTarget
-		case hasCode(c.abs(c.SuitePkg)):
-			c.Target = c.SuitePkg
-			notes = append(notes, fmt.Sprintf("target: %s, the kill suite's own package (--target names another)", c.Target))
-		default:
-			return nil, fmt.Errorf("%w: name the package to mutate: --target ./yourtool/ (the kill suite %s holds no code of its own)", verdict.ErrUsage, c.SuitePkg)
-		}
-	}
-	if c.CatalogDir == "" {
-		c.CatalogDir = workspace.OwnCatalog
-		if !own {
-			c.CatalogDir = workspace.UserCatalog
-			if mutation.CheckDir(c.abs(c.CatalogDir)) != nil && !c.NoCatalog {
-				c.NoCatalog = true
-				notes = append(notes, fmt.Sprintf("no semantic catalog (%s/ holds one, each mutant a file)", workspace.UserCatalog))
-			}
-		}
-	}
-	if c.Equivalents == "" {
-		c.Equivalents = workspace.OwnEquivalents
-		if !own {
-			c.Equivalents = workspace.UserEquivalents
-		}
-	}
-	if c.Accepted == "" {
-		c.Accepted = workspace.OwnAccepted
-		if !own {
-			c.Accepted = workspace.UserAccepted
-		}
-	}
-	if c.GremlinsCfg == "" {
-		c.GremlinsCfg = workspace.GremlinsConfig
-	}
-	if c.Workers <= 0 {
-		c.Workers = runtime.NumCPU()
-	}
-	if c.TimeoutFactor <= 0 {
-		c.TimeoutFactor = 10
-	}
-	if c.TimeoutFloor <= 0 {
-		c.TimeoutFloor = 5 * time.Second
-	}
-	if c.Mode == "" {
-		c.Mode = ModeSchemata
-	}
-	if c.Runner == "" {
-		c.Runner = RunnerHot
-	}
-	if c.GenRun == "" {
-		c.GenRun = "^TestGenerated$"
-	}
-	if c.SuggestDir == "" {
-		c.SuggestDir = workspace.SuggestDir
-	}
-	return notes, nil
-}
-
-// hasCode reports whether dir holds a Go file, not a test, that declares
-// something (a package clause and a doc comment alone are no code to
-// mutate).
-func hasCode(dir string) bool {
-	m, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-	for _, f := range m {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		if pf, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.SkipObjectResolution); err == nil && len(pf.Decls) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// validate rejects settings that cannot mean anything (ErrUsage): a
-// negative Workers (0 is the core count), a TimeoutFactor or TimeoutFloor
-// below zero (0 is the default).
-func (c *Config) validate() error {
-	switch {
-	case c.Root == "":
-		return fmt.Errorf("%w: no module root", verdict.ErrUsage)
-	case c.Workers < 0:
-		return fmt.Errorf("%w: --workers %d: want ≥ 1, or 0 for the number of cores", verdict.ErrUsage, c.Workers)
-	case c.TimeoutFactor < 0 || math.IsNaN(c.TimeoutFactor) || math.IsInf(c.TimeoutFactor, 0):
-		return fmt.Errorf("%w: --timeout-factor %v: want a number > 0", verdict.ErrUsage, c.TimeoutFactor)
-	case c.TimeoutFloor < 0:
-		return fmt.Errorf("%w: --timeout-floor %v: want a duration > 0", verdict.ErrUsage, c.TimeoutFloor)
-	}
-	return nil
-}
-
-// options is Result.Options: the settings that decide the mutant set or
-// the verdicts, canonically (Workers, Mode and progress do not).
-func (c *Config) options() string {
-	only := ""
-	if c.Only != nil {
-		only = c.Only.String()
-	}
-	s := fmt.Sprintf("target=%s catalog=%s equivalents=%s config=%s no-catalog=%t no-operators=%t no-vet=%t only=%q diff=%q timeout-factor=%g timeout-floor=%s%s",
-		c.Target, filepath.ToSlash(c.CatalogDir), filepath.ToSlash(c.Equivalents), filepath.ToSlash(c.GremlinsCfg), c.NoCatalog, c.NoOperators, c.NoVet, only, c.DiffRef, c.TimeoutFactor, c.TimeoutFloor, c.genOptions())
-	if c.AllKillers {
-		s += " all-killers=true" // the same verdicts, but fuller killedBy lists
-	}
-	return s
-}
-
-func (c *Config) abs(p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(c.Root, filepath.FromSlash(p))
-}
+// Config is one mutation campaign (campaign.Config).
+type Config = campaign.Config
 
 // runner is one campaign in progress.
 type runner struct {
@@ -249,12 +45,12 @@ type runner struct {
 	test2json string
 	suite     verdict.Suite
 	timeout   time.Duration
-	inputs    map[string]string // root-relative path → sha256 of the suite's inputs
-	inputDirs []string          // the package directories they were found in
-	tc        *typeChecker      // the target's type checker (phase 1)
+	inputs    map[string]string    // root-relative path → sha256 of the suite's inputs
+	inputDirs []string             // the package directories they were found in
+	tc        *testbin.TypeChecker // the target's type checker (phase 1)
 	tcErr     error
 	salt      string // go version, platform, suite: part of every cache key
-	cache     *Cache
+	cache     *campaign.Cache
 	catalog   []mutation.CatalogEntry // the checked catalog (nil with NoCatalog)
 	srcRe     *regexp.Regexp
 	schemaBin string                     // the schemata test binary, when built
@@ -283,7 +79,7 @@ type mutant struct {
 	catPath string
 	switchN int // its switch in the schemata binary; 0: built on its own
 	// valueSwitch: its switch changes a declaration's value, chosen at
-	// init (schemata.go): it never runs in a hot process (hot.go).
+	// init (testbin/schemata.go): it never runs in a hot process (hot.go).
 	valueSwitch bool
 	// genBin and genEnv run the generator on it once its table ran
 	// (genBin "": no generator run).
@@ -299,22 +95,22 @@ type mutant struct {
 // Result carries the gate's verdict and exit code (see Evaluate); the error
 // is for failures of the runner itself (ctx's error on interrupt).
 // An error of the machine's that no step judged (the runner's own files on
-// a full disk) is an *EnvError too (asEnvError).
+// a full disk) is a *campaign.EnvError too (campaign.AsEnvError).
 func Run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	res, err := run(ctx, cfg)
-	return res, asEnvError(err)
+	return res, campaign.AsEnvError(err)
 }
 
 // run is Run.
 func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	defaultNotes, err := cfg.defaults()
+	defaultNotes, err := cfg.Defaults()
 	if err != nil {
 		return nil, err
 	}
-	th, err := mutation.LoadThresholds(cfg.abs(cfg.GremlinsCfg))
+	th, err := mutation.LoadThresholds(cfg.Abs(cfg.GremlinsCfg))
 	if err != nil && !workspace.IsOwn(cfg.Root) && cfg.GremlinsCfg == workspace.GremlinsConfig && errors.Is(err, os.ErrNotExist) {
 		th, err = mutation.Thresholds{OperatorScore: 100}, nil
 		defaultNotes = append(defaultNotes, "no "+workspace.GremlinsConfig+": the operator-score threshold is 100% (unleash.threshold.efficacy sets another)")
@@ -330,7 +126,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	// path in it that leaves the target package is a usage error.
 	var catalog []mutation.CatalogEntry
 	if !cfg.NoCatalog {
-		if err := mutation.CheckDir(cfg.abs(cfg.CatalogDir)); err != nil {
+		if err := mutation.CheckDir(cfg.Abs(cfg.CatalogDir)); err != nil {
 			return nil, fmt.Errorf("%w: catalog: %v", verdict.ErrUsage, err)
 		}
 		if catalog, err = mutation.LoadCatalog(cfg.Root, cfg.CatalogDir); err != nil {
@@ -342,7 +138,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 		}
 		var bad mutation.CatalogError
 		for _, e := range catalog {
-			if err := checkInPackage(e.File, cfg.Target); err != nil {
+			if err := campaign.CheckInPackage(e.File, cfg.Target); err != nil {
 				bad.Add(fmt.Sprintf("%s: file: %v", e.Where, err))
 			}
 		}
@@ -365,7 +161,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	}
 	commit, tree, _ := workspace.TreeState(ctx, cfg.Root)
 	res := &verdict.Result{Version: verdict.ResultVersion, Suite: r.suite, Shard: cfg.Shard.String(), Commit: commit, Tree: tree,
-		Options: cfg.options(), DiffRef: cfg.DiffRef, Ratchet: ratchet}
+		Options: cfg.Options(), DiffRef: cfg.DiffRef, Ratchet: ratchet}
 	if r.suite.Note != "" {
 		res.Notes = append(res.Notes, r.suite.Note)
 	}
@@ -376,7 +172,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	// of the suite's inputs.
 	var wg sync.WaitGroup
 	var baseErr, enumErr, inErr error
-	var base runReport
+	var base testrun.Report
 	var sites []mutation.OperatorSite
 	wg.Add(4)
 	go func() {
@@ -387,14 +183,14 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 		// The target's export data, for the type checks and the reset
 		// (prepare), beside the rest.
 		defer wg.Done()
-		r.tc, r.tcErr = r.newTypeChecker(ctx)
+		r.tc, r.tcErr = r.testbin().NewTypeChecker(ctx, r.cfg.Target)
 	}()
 	go func() {
 		defer wg.Done()
 		if !cfg.NoOperators {
 			var b []byte
 			var reused bool
-			b, reused, enumErr = r.enumerate(ctx)
+			b, reused, enumErr = r.testbin().Enumerate(ctx, r.cfg.Target, func(ctx context.Context) ([]byte, error) { b, _, _, err := r.runGremlins(ctx, true); return b, err })
 			if reused {
 				r.note("gremlins' enumeration reused: nothing it depends on changed (every file of the module, the go command's settings, gremlins' version)")
 			}
@@ -411,12 +207,12 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	res.BaselineMs = base.wall.Milliseconds()
+	res.BaselineMs = base.Wall.Milliseconds()
 	if baseErr != nil {
-		var nv *notViable
+		var nv *campaign.NotViable
 		if errors.As(baseErr, &nv) {
-			res.Gate = "baseline failed: the unmutated suite " + nv.what
-			res.Baseline = &verdict.BaselineFailure{Repro: r.repro(), Output: nv.out}
+			res.Gate = "baseline failed: the unmutated suite " + nv.What
+			res.Baseline = &verdict.BaselineFailure{Repro: r.repro(), Output: nv.Out}
 			res.ExitCode = verdict.ExitUntrusted
 			res.WallMs = time.Since(start).Milliseconds()
 			return res, nil
@@ -425,7 +221,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	}
 	if msg := baselineProblem(base); msg != "" {
 		res.Gate = "baseline failed: " + msg
-		res.Baseline = &verdict.BaselineFailure{Failed: base.failed, Repro: r.repro(), Output: base.output}
+		res.Baseline = &verdict.BaselineFailure{Failed: base.Failed, Repro: r.repro(), Output: base.Output}
 		res.ExitCode = verdict.ExitUntrusted
 		res.WallMs = time.Since(start).Milliseconds()
 		return res, nil
@@ -436,8 +232,8 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if inErr != nil {
 		return nil, inErr
 	}
-	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.wall)*cfg.TimeoutFactor))
-	r.costOrder = costOrder(base.costs)
+	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.Wall)*cfg.TimeoutFactor))
+	r.costOrder = costOrder(base.Costs)
 	res.TimeoutMs = r.timeout.Milliseconds()
 
 	// Phase 2: the mutants.
@@ -448,7 +244,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	res.Campaign = r.campaign
 	res.Notes = append(res.Notes, notes...)
 	if cfg.CacheFile != "" {
-		r.cache = LoadCache(cfg.abs(cfg.CacheFile))
+		r.cache = campaign.LoadCache(cfg.Abs(cfg.CacheFile))
 		for _, k := range r.cache.Killers {
 			r.kills.add(k)
 		}
@@ -483,7 +279,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if err := r.hashInputs(ctx); err != nil {
 		return nil, err
 	}
-	if changed := changedInputs(before, r.inputs); len(changed) > 0 {
+	if changed := testbin.ChangedInputs(before, r.inputs); len(changed) > 0 {
 		return nil, fmt.Errorf("the suite's inputs changed during the run (%s): its verdicts may mix two versions of the code; run again", strings.Join(verdict.First(changed, 5), ", "))
 	}
 	res.WallMs = time.Since(start).Milliseconds()
@@ -518,7 +314,7 @@ func (r *runner) setup(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return toolFailure("go env", err)
+		return campaign.ToolFailure("go env", err)
 	}
 	env := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	for len(env) < 4 {
@@ -530,7 +326,7 @@ func (r *runner) setup(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return toolFailure("go tool -n test2json", err)
+		return campaign.ToolFailure("go tool -n test2json", err)
 	}
 	r.test2json = strings.TrimSpace(string(out))
 	s, err := ResolveSuite(r.cfg.Root, r.cfg.SuitePkg, r.cfg.SuiteRun)
@@ -577,29 +373,29 @@ func hasTests(dir string) bool {
 
 // baseline runs the unmutated suite, whose test binary is built once and
 // reused while the module's sources are unchanged (suitebin; Config.BinDir).
-func (r *runner) baseline(ctx context.Context) (runReport, error) {
+func (r *runner) baseline(ctx context.Context) (testrun.Report, error) {
 	dir := filepath.Join(r.tmp, "baseline")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return runReport{}, err
+		return testrun.Report{}, err
 	}
 	bin, err := suitebin.Binary(ctx, suitebin.Options{Root: r.cfg.Root, Pkg: r.suite.Pkg, Dir: r.cfg.BinDir, Scratch: dir,
 		Env: r.env, Command: workspace.GroupCommand})
 	var be *suitebin.BuildError
 	if errors.As(err, &be) {
 		if ctx.Err() != nil {
-			return runReport{}, ctx.Err()
+			return testrun.Report{}, ctx.Err()
 		}
-		return runReport{}, buildFailure("building the unmutated suite (the baseline)", "does not compile", nil, r.cleanOutput(be.Output))
+		return testrun.Report{}, campaign.BuildFailure("building the unmutated suite (the baseline)", "does not compile", nil, r.cleanOutput(be.Output))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return runReport{}, ctx.Err()
+			return testrun.Report{}, ctx.Err()
 		}
-		return runReport{}, err
+		return testrun.Report{}, err
 	}
 	// The suite binaries' cache may prune it while this campaign still
 	// starts processes from it (suggest, the generator's baseline).
-	r.baseBin = private(bin.Path, filepath.Join(r.tmp, "kept"))
+	r.baseBin = testbin.Private(bin.Path, filepath.Join(r.tmp, "kept"))
 	// The generator's baseline runs on the same binary, beside this run.
 	r.startGenBaseline(ctx)
 	index := filepath.Join(dir, "results.json")
@@ -611,13 +407,13 @@ func (r *runner) baseline(ctx context.Context) (runReport, error) {
 }
 
 // baselineProblem says why a baseline run cannot serve, or "".
-func baselineProblem(b runReport) string {
+func baselineProblem(b testrun.Report) string {
 	switch {
-	case b.exit != 0 && len(b.failed) > 0:
-		return fmt.Sprintf("the unmutated suite fails (%s); fix the suite or the code before mutating", strings.Join(verdict.First(b.failed, 5), ", "))
-	case b.exit != 0:
-		return fmt.Sprintf("the unmutated suite's test binary exited %d", b.exit)
-	case b.passed == 0:
+	case b.Exit != 0 && len(b.Failed) > 0:
+		return fmt.Sprintf("the unmutated suite fails (%s); fix the suite or the code before mutating", strings.Join(verdict.First(b.Failed, 5), ", "))
+	case b.Exit != 0:
+		return fmt.Sprintf("the unmutated suite's test binary exited %d", b.Exit)
+	case b.Passed == 0:
 		return "the suite ran no test (check -run)"
 	}
 	return ""
@@ -644,7 +440,7 @@ func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]
 		if b, ok := read[rel]; ok {
 			return b, nil
 		}
-		b, err := os.ReadFile(r.cfg.abs(rel))
+		b, err := os.ReadFile(r.cfg.Abs(rel))
 		if err == nil {
 			read[rel] = b
 		}
@@ -686,7 +482,7 @@ func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]
 		}
 	}
 	if !r.cfg.NoOperators {
-		eq, err := mutation.LoadEquivalents(r.cfg.abs(r.cfg.Equivalents))
+		eq, err := mutation.LoadEquivalents(r.cfg.Abs(r.cfg.Equivalents))
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", verdict.ErrUsage, err)
 		}
@@ -695,10 +491,10 @@ func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]
 			return nil, nil, err
 		}
 		for _, s := range sites {
-			if inSubpackage(s.File, r.cfg.Target) {
+			if campaign.InSubpackage(s.File, r.cfg.Target) {
 				continue // another package's, under the target's directory
 			}
-			if err := checkInPackage(s.File, r.cfg.Target); err != nil {
+			if err := campaign.CheckInPackage(s.File, r.cfg.Target); err != nil {
 				return nil, nil, fmt.Errorf("gremlins' output: mutant %s: field file: %v", s.ID(), err)
 			}
 			id := s.ID()
@@ -749,7 +545,7 @@ func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]
 	muts = append([]*mutant{san}, muts...)
 	for _, m := range muts {
 		if m.files != nil {
-			m.key = r.key(m.files)
+			m.key = r.mutantKey(m.files)
 		}
 	}
 	sort.Strings(notes)
@@ -823,7 +619,7 @@ func (r *runner) filter(ctx context.Context, muts []*mutant) ([]*mutant, error) 
 // passes vet, and every test that reaches the package fails, so it must be
 // killed: the proof that the overlay reaches the suite (issue 5).
 func (r *runner) sanity() (*mutant, error) {
-	dir := r.cfg.abs(strings.TrimPrefix(r.cfg.Target, "./"))
+	dir := r.cfg.Abs(strings.TrimPrefix(r.cfg.Target, "./"))
 	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, err
@@ -884,33 +680,6 @@ func panicEverywhere(name string, src []byte) ([]byte, error) {
 	return append(out, src[prev:]...), nil
 }
 
-// key is a mutant's cache key: the salt, the hash of every input of the
-// suite except the overlaid files, and the overlaid files' mutated bytes.
-func (r *runner) key(files map[string][]byte) string {
-	h := sha256.New()
-	h.Write([]byte(r.salt))
-	paths := make([]string, 0, len(r.inputs))
-	for p := range r.inputs {
-		if _, over := files[p]; !over {
-			paths = append(paths, p)
-		}
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		fmt.Fprintf(h, "\x00in %s %s", p, r.inputs[p])
-	}
-	over := make([]string, 0, len(files))
-	for p := range files {
-		over = append(over, p)
-	}
-	sort.Strings(over)
-	for _, p := range over {
-		s := sha256.Sum256(files[p])
-		fmt.Fprintf(h, "\x00mut %s %x", p, s)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
 // hashInputs hashes every file the suite's verdict can depend on: go.mod,
 // go.sum, and every file under the directories of the module's own
 // packages that the suite's test binary imports (so data files such as the
@@ -922,7 +691,7 @@ func (r *runner) hashInputs(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return toolFailure("go list "+r.suite.Pkg, err)
+		return campaign.ToolFailure("go list "+r.suite.Pkg, err)
 	}
 	var dirs []string
 	seen := map[string]bool{}
@@ -933,7 +702,7 @@ func (r *runner) hashInputs(ctx context.Context) error {
 		}
 	}
 	r.inputDirs = dirs
-	in, err := r.hashDirs(dirs)
+	in, err := testbin.HashDirs(r.cfg.Root, dirs)
 	if err != nil {
 		return err
 	}
@@ -941,77 +710,28 @@ func (r *runner) hashInputs(ctx context.Context) error {
 	return nil
 }
 
-// hashDirs hashes go.mod, go.sum and every regular file under dirs (but
-// hidden directories and out/): the suite's inputs (hashInputs).
-func (r *runner) hashDirs(dirs []string) (map[string]string, error) {
-	inputs := map[string]string{}
-	add := func(p string) error {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		s := sha256.Sum256(b)
-		inputs[mutation.RelTo(r.cfg.Root, p)] = hex.EncodeToString(s[:])
-		return nil
+// testbin is how the runner runs the go command and keeps its builds
+// (testbin.Go), made from the runner's state as it is now.
+func (r *runner) testbin() *testbin.Go {
+	return &testbin.Go{
+		Root:      r.cfg.Root,
+		Env:       r.env,
+		Pkg:       r.suite.Pkg,
+		Tmp:       r.tmp,
+		KeptDir:   testbin.KeptDir(r.cfg.BinDir),
+		Salt:      r.salt,
+		InputDirs: r.inputDirs,
+		Clean:     r.cleanOutput,
 	}
-	for _, f := range []string{"go.mod", "go.sum"} {
-		if err := add(filepath.Join(r.cfg.Root, f)); err != nil && !os.IsNotExist(err) {
-			return nil, err
-		}
-	}
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == workspace.OutDir) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.Type().IsRegular() {
-				return add(p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return inputs, nil
 }
 
-// inputsKey hashes the salt (the go command's settings, the suite, the
-// options that change a verdict) and the suite's inputs: what a test
-// binary of the suite is built from, but an overlay.
-func inputsKey(salt string, inputs map[string]string) string {
-	h := sha256.New()
-	h.Write([]byte(salt))
-	paths := make([]string, 0, len(inputs))
-	for p := range inputs {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		fmt.Fprintf(h, "\x00%s %s", p, inputs[p])
-	}
-	return hex.EncodeToString(h.Sum(nil))
+// command prepares a child process: in dir, with the runner's environment,
+// in its own process group that is killed as a whole when ctx ends.
+func (r *runner) command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
+	return r.testbin().Command(ctx, dir, name, args...)
 }
 
-// changedInputs lists the paths whose hashes differ between two input sets.
-func changedInputs(a, b map[string]string) []string {
-	var out []string
-	for p, h := range a {
-		if b[p] != h {
-			out = append(out, p)
-		}
-	}
-	for p := range b {
-		if _, ok := a[p]; !ok {
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
-	return out
+// mutantKey is a mutant's cache key (testbin.MutantKey).
+func (r *runner) mutantKey(files map[string][]byte) string {
+	return testbin.MutantKey(r.salt, r.inputs, files)
 }

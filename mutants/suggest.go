@@ -1,6 +1,12 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/testrun"
+
+	"github.com/waitsim/waitsim/mutants/testbin"
+
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +35,7 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 		res.Notes = append(res.Notes, "--suggest needs the scenario suite ./scenarios/; nothing suggested")
 		return nil
 	}
-	dir := r.cfg.abs(r.cfg.SuggestDir)
+	dir := r.cfg.Abs(r.cfg.SuggestDir)
 	byID := map[string]int{}
 	for i, m := range res.Mutants {
 		byID[m.ID] = i
@@ -51,9 +57,9 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 			continue
 		}
 		mb, err := r.suggestBuild(ctx, m, n)
-		var nv *notViable
+		var nv *campaign.NotViable
 		if errors.As(err, &nv) {
-			res.Mutants[i].SuggestNote = "its build failed again: " + verdict.FirstLine(nv.out)
+			res.Mutants[i].SuggestNote = "its build failed again: " + verdict.FirstLine(nv.Out)
 			continue
 		}
 		if err != nil {
@@ -103,7 +109,7 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 				err = nil
 			}
 		} else {
-			err = writeAtomic(file, b, ".suggest-*")
+			err = campaign.WriteAtomic(file, b, ".suggest-*")
 		}
 		if err != nil {
 			return err
@@ -116,18 +122,18 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 // its own build through its overlay.
 func (r *runner) suggestBuild(ctx context.Context, m *mutant, n int) (suggest.Build, error) {
 	if m.switchN != 0 && r.schemaBin != "" {
-		return suggest.Build{Bin: r.schemaBin, Env: []string{fmt.Sprintf("%s=%d", schemaEnv, m.switchN)}}, nil
+		return suggest.Build{Bin: r.schemaBin, Env: []string{fmt.Sprintf("%s=%d", testbin.SchemaEnv, m.switchN)}}, nil
 	}
 	dir := filepath.Join(r.tmp, "suggest", fmt.Sprintf("build%d", n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return suggest.Build{}, err
 	}
-	ov, err := r.overlayFile(dir, m.files)
+	ov, err := r.testbin().OverlayFile(dir, m.files)
 	if err != nil {
 		return suggest.Build{}, err
 	}
 	bin := filepath.Join(dir, "suite.test")
-	return suggest.Build{Bin: bin}, r.build(ctx, ov, bin)
+	return suggest.Build{Bin: bin}, r.testbin().Build(ctx, ov, bin)
 }
 
 // suggestRunner runs a suite binary for package suggest, in the suite's
@@ -142,33 +148,9 @@ func (r *runner) suggestRunner() suggest.Runner {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s %v: %v", filepath.Base(b.Bin), args, ctx.Err())
 		}
-		if code := exitCode(err); code != 0 && code != 1 {
-			return fmt.Errorf("%s exited %d: %s", filepath.Base(b.Bin), code, tail(string(out), 600))
+		if code := testrun.ExitCode(err); code != 0 && code != 1 {
+			return fmt.Errorf("%s exited %d: %s", filepath.Base(b.Bin), code, campaign.Tail(string(out), 600))
 		}
 		return nil
 	}
-}
-
-// writeAtomic writes b to path through a temporary file in its directory,
-// named by pattern (os.CreateTemp), renamed over path once complete.
-func writeAtomic(path string, b []byte, pattern string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), pattern)
-	if err != nil {
-		return err
-	}
-	err = f.Chmod(0o644)
-	if err == nil {
-		_, err = f.Write(b)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

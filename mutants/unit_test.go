@@ -1,12 +1,14 @@
 package mutants
 
 import (
+	"github.com/waitsim/waitsim/mutants/cli"
+
+	"github.com/waitsim/waitsim/mutants/testrun"
+
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -139,139 +141,15 @@ func TestParseGremlinsOutput(t *testing.T) {
 	}
 }
 
-// TestFuncEdits: only changes confined to function bodies go to the
-// schemata binary.
-func TestFuncEdits(t *testing.T) {
-	body := strings.Replace(fixtureSrc, "return 3", "return 4", 1)
-	if e, ok := declEdits([]byte(fixtureSrc), []byte(body), false); !ok || len(e) != 1 || e[0].decl != 1 {
-		t.Fatalf("a body change: %v %v", e, ok)
-	}
-	for name, mut := range map[string]string{
-		"signature": strings.Replace(fixtureSrc, "func B() int", "func B() int64", 1),
-		"new decl":  fixtureSrc + "\nvar X = 1\n",
-		"recover":   strings.Replace(fixtureSrc, "return 3", "recover()\n\treturn 3", 1),
-		"package":   strings.Replace(fixtureSrc, "\n\nfunc A", "\n\nconst C = 1\n\nfunc A", 1),
-	} {
-		if _, ok := declEdits([]byte(fixtureSrc), []byte(mut), false); ok {
-			t.Errorf("%s: accepted for the schemata binary", name)
-		}
-	}
-}
-
-func TestSchemataFile(t *testing.T) {
-	src := "package p\n\nfunc (T) M(_ int, s ...string) (n int) {\n\treturn len(s)\n}\n\nfunc G[X any](x X) {\n\t_ = x\n}\n"
-	mut := strings.Replace(src, "return len(s)", "return len(s) + 1", 1)
-	mut = strings.Replace(mut, "_ = x", "_, _ = x, x", 1)
-	e, ok := declEdits([]byte(src), []byte(mut), false)
-	if !ok || len(e) != 2 {
-		t.Fatalf("edits %v %v", e, ok)
-	}
-	out, err := schemataFile([]byte(src), []schemaMutant{{n: 7, edits: e}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"func (_wsr T) M(_wsp0 int, s ...string) (n int) { if waitsimRecording { waitsimReach(7) }; switch waitsimMutant { case 7: return _wsr.M__wsm7(_wsp0, s...); };",
-		"func G[X any](x X) { if waitsimRecording { waitsimReach(7) }; switch waitsimMutant { case 7: G__wsm7[X](x); return; };",
-		"func (T) M__wsm7(_ int, s ...string) (n int) {\n\treturn len(s) + 1\n}",
-		"func G__wsm7[X any](x X) {\n\t_, _ = x, x\n}",
-	} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("no %q in\n%s", want, out)
-		}
-	}
-	orig, _, _ := strings.Cut(string(out), "\n\nfunc (T) M__wsm7")
-	if strings.Count(orig, "\n") != strings.Count(src, "\n") {
-		t.Errorf("the original functions moved to other lines:\n%s", out)
-	}
-}
-
-// TestSchemataValues: a mutant that changes only the value of a lone string
-// constant or of a variable whose type can be read goes into the schemata
-// binary, behind a switch chosen at init, with no line moved; an integer
-// constant, a grouped declaration, or a changed name or type does not.
-func TestSchemataValues(t *testing.T) {
-	src := "package p\n\n// D is shown.\nconst D = \"a\" +\n\t\"b\"\n\nvar B = []int{1, 2}\n\nvar T map[string]int = nil\n\nconst N = 3\n\nconst (\n\tG = \"g\"\n)\n\nvar L = len(D)\n"
-	for name, c := range map[string]struct {
-		old, new string
-		fits     bool
-		typ      string
-	}{
-		"string constant":    {"\t\"b\"", "\t\"c\"", true, "string"},
-		"composite literal":  {"[]int{1, 2}", "[]int{1}", true, "[]int"},
-		"written type":       {"map[string]int = nil", "map[string]int = map[string]int{}", true, "map[string]int"},
-		"integer constant":   {"N = 3", "N = 4", false, ""},
-		"grouped":            {"G = \"g\"", "G = \"h\"", false, ""},
-		"no readable type":   {"len(D)", "len(D) + 1", false, ""},
-		"constant not lits":  {"\t\"b\"", "\t\"b\" + D2", false, ""},
-		"type changes":       {"[]int{1, 2}", "[]int64{1, 2}", false, ""},
-		"name changes":       {"var B =", "var C =", false, ""},
-		"value to typed one": {"const D =", "const D string =", false, ""},
-	} {
-		mut := strings.Replace(src, c.old, c.new, 1)
-		if mut == src {
-			t.Fatalf("%s: %q not in the source", name, c.old)
-		}
-		e, ok := declEdits([]byte(src), []byte(mut), true)
-		if ok != c.fits || (ok && (len(e) != 1 || e[0].typ != c.typ)) {
-			t.Errorf("%s: edits %+v, fits %v; want fits %v with type %q", name, e, ok, c.fits, c.typ)
-		}
-		if _, ok := declEdits([]byte(src), []byte(mut), false); ok {
-			t.Errorf("%s: fits with function bodies alone", name)
-		}
-	}
-	mut := strings.Replace(src, "\t\"b\"", "\t\"c\"", 1)
-	e, _ := declEdits([]byte(src), []byte(mut), true)
-	mut2 := strings.Replace(src, "[]int{1, 2}", "[]int{1}", 1)
-	e2, _ := declEdits([]byte(src), []byte(mut2), true)
-	out, err := schemataFile([]byte(src), []schemaMutant{{n: 3, edits: e}, {n: 4, edits: e2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"var D = func() string { switch waitsimMutant { case 3: return D__wsm3(); }; return \"a\" +\n\t\"b\" }()\n",
-		"var B = func() []int { switch waitsimMutant { case 4: return B__wsm4(); }; return []int{1, 2} }()\n",
-		"func D__wsm3() string {\n\treturn \"a\" +\n\t\"c\"\n}",
-		"func B__wsm4() []int {\n\treturn []int{1}\n}",
-	} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("no %q in\n%s", want, out)
-		}
-	}
-	orig, _, _ := strings.Cut(string(out), "\n\nfunc D__wsm3")
-	if strings.Count(orig, "\n") != strings.Count(src, "\n") {
-		t.Errorf("the original declarations moved to other lines:\n%s", out)
-	}
-	if _, err := parser.ParseFile(token.NewFileSet(), "p.go", out, 0); err != nil {
-		t.Errorf("the schemata file does not parse: %v\n%s", err, out)
-	}
-}
-
-func TestParseEvents(t *testing.T) {
-	in := strings.Join([]string{
-		`{"Action":"run","Test":"TestTable"}`,
-		`{"Action":"output","Test":"TestTable/a","Output":"boom\n"}`,
-		`{"Action":"fail","Test":"TestTable/a"}`,
-		`{"Action":"pass","Test":"TestTable/b"}`,
-		`{"Action":"fail","Test":"TestTable"}`,
-		`not json`,
-		`{"Action":"fail"}`,
-	}, "\n")
-	rep := parseEvents(strings.NewReader(in))
-	if len(rep.failed) != 1 || rep.failed[0] != "TestTable/a" || rep.passed != 1 || !strings.Contains(rep.output, "boom") {
-		t.Fatalf("%+v", rep)
-	}
-}
-
 func TestClassify(t *testing.T) {
 	for _, c := range []struct {
-		rep  runReport
+		rep  testrun.Report
 		want string
 	}{
-		{runReport{exit: 0}, verdict.StatusSurvived},
-		{runReport{exit: 1, failed: []string{"T/a"}}, verdict.StatusKilled},
-		{runReport{exit: 2, failed: []string{"T/a"}}, verdict.StatusKilled},
-		{runReport{exit: 2, timedOut: true}, verdict.StatusTimedOut},
+		{testrun.Report{Exit: 0}, verdict.StatusSurvived},
+		{testrun.Report{Exit: 1, Failed: []string{"T/a"}}, verdict.StatusKilled},
+		{testrun.Report{Exit: 2, Failed: []string{"T/a"}}, verdict.StatusKilled},
+		{testrun.Report{Exit: 2, TimedOut: true}, verdict.StatusTimedOut},
 	} {
 		var m verdict.MutantResult
 		classify(&m, c.rep, 0)
@@ -293,15 +171,15 @@ func TestPanicLineKept(t *testing.T) {
 		fmt.Sprintf(`{"Action":"output","Test":"TestTable/a","Output":%q}`, stack),
 		`{"Action":"fail","Test":"TestTable/a"}`,
 	}, "\n")
-	rep := parseEvents(strings.NewReader(in))
-	rep.exit = 2
+	rep := testrun.ParseEvents(strings.NewReader(in))
+	rep.Exit = 2
 	var m verdict.MutantResult
 	classify(&m, rep, 0)
 	if m.Status != verdict.StatusKilled || !strings.Contains(m.Detail, what) {
 		t.Fatalf("%s, detail %q: the panic's message is lost", m.Status, m.Detail)
 	}
-	if panicLine("x\n"+what+"\ny") != what {
-		t.Error("panicLine")
+	if testrun.PanicLine("x\n"+what+"\ny") != what {
+		t.Error("PanicLine")
 	}
 }
 
@@ -318,21 +196,21 @@ func TestCacheKeyInvalidation(t *testing.T) {
 	}
 	in := map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "waittool/tool.go": "c"}
 	files := map[string][]byte{"waittool/tool.go": []byte("mutated")}
-	base := mk(cfg, in).key(files)
-	if again := mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "waittool/tool.go": "c"}).key(files); again != base {
+	base := mk(cfg, in).mutantKey(files)
+	if again := mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "waittool/tool.go": "c"}).mutantKey(files); again != base {
 		t.Fatal("the same inputs give another key: nothing could be reused")
 	}
-	if k := mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "waittool/tool.go": "other"}).key(files); k != base {
+	if k := mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "waittool/tool.go": "other"}).mutantKey(files); k != base {
 		t.Error("the overlaid file's original bytes changed the key (its mutated bytes stand for it)")
 	}
 	for name, k := range map[string]string{
-		"a scenario file changed": mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "B", "waittool/tool.go": "c"}).key(files),
-		"go.mod changed":          mk(cfg, map[string]string{"go.mod": "A", "scenarios/table/x.yaml": "b", "waittool/tool.go": "c"}).key(files),
-		"an input added":          mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "scenarios/table/y.yaml": "d", "waittool/tool.go": "c"}).key(files),
-		"the mutant changed":      mk(cfg, in).key(map[string][]byte{"waittool/tool.go": []byte("mutated differently")}),
-		"--timeout-floor":         mk(Config{TimeoutFactor: 10, TimeoutFloor: 150 * time.Millisecond}, in).key(files),
-		"--timeout-factor":        mk(Config{TimeoutFactor: 2, TimeoutFloor: 5 * time.Second}, in).key(files),
-		"--no-vet":                mk(Config{TimeoutFactor: 10, TimeoutFloor: 5 * time.Second, NoVet: true}, in).key(files),
+		"a scenario file changed": mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "B", "waittool/tool.go": "c"}).mutantKey(files),
+		"go.mod changed":          mk(cfg, map[string]string{"go.mod": "A", "scenarios/table/x.yaml": "b", "waittool/tool.go": "c"}).mutantKey(files),
+		"an input added":          mk(cfg, map[string]string{"go.mod": "a", "scenarios/table/x.yaml": "b", "scenarios/table/y.yaml": "d", "waittool/tool.go": "c"}).mutantKey(files),
+		"the mutant changed":      mk(cfg, in).mutantKey(map[string][]byte{"waittool/tool.go": []byte("mutated differently")}),
+		"--timeout-floor":         mk(Config{TimeoutFactor: 10, TimeoutFloor: 150 * time.Millisecond}, in).mutantKey(files),
+		"--timeout-factor":        mk(Config{TimeoutFactor: 2, TimeoutFloor: 5 * time.Second}, in).mutantKey(files),
+		"--no-vet":                mk(Config{TimeoutFactor: 10, TimeoutFloor: 5 * time.Second, NoVet: true}, in).mutantKey(files),
 	} {
 		if k == base {
 			t.Errorf("%s: same cache key, the old verdict would be reused", name)
@@ -475,37 +353,11 @@ func TestGateExactScore(t *testing.T) {
 				t.Errorf("%s: score %s printed as its threshold %s: %s", c.name, sc, th, r.Gate)
 			}
 			var b bytes.Buffer
-			Summary(&b, r)
+			cli.Summary(&b, r)
 			if strings.Contains(b.String(), "operator 100.0%") {
 				t.Errorf("%s: the summary rounds a failing score up to 100.0%%:\n%s", c.name, b.String())
 			}
 		}
-	}
-}
-
-// TestSummaryTimes (issue 11 item 15): a run whose every verdict came from
-// the cache prints no "median 0 ms"; times are labelled as build + run,
-// apart from the timeout, which is the test run's alone.
-func TestSummaryTimes(t *testing.T) {
-	r := &verdict.Result{Threshold: 100, TimeoutMs: 5000, Mutants: []verdict.MutantResult{
-		{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled, Cached: true, DurationMs: 900},
-		{ID: "c", Source: verdict.SourceCatalog, Status: verdict.StatusKilled, Cached: true, DurationMs: 7000},
-	}}
-	verdict.Evaluate(r)
-	var b bytes.Buffer
-	Summary(&b, r)
-	out := b.String()
-	if strings.Contains(out, "median 0 ms") || !strings.Contains(out, "median n/a") {
-		t.Errorf("a fully cached run:\n%s", out)
-	}
-	if !strings.Contains(out, "mutant timeout 5000 ms (of the test run alone; a mutant's time adds its build)") {
-		t.Errorf("the timeout is not labelled:\n%s", out)
-	}
-	var p bytes.Buffer
-	pr := newProgress(&p, false, 1)
-	pr.done(verdict.MutantResult{ID: "x", Status: verdict.StatusKilled, DurationMs: 7000})
-	if !strings.Contains(p.String(), "7.0s build + run") {
-		t.Errorf("a mutant's time is not labelled: %q", p.String())
 	}
 }
 

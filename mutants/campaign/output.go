@@ -1,4 +1,4 @@
-package mutants
+package campaign
 
 import (
 	"fmt"
@@ -59,4 +59,28 @@ func checkDirWritable(flag, path, dir string) error {
 		return fmt.Errorf("%s %s: cannot remove a file from %s: %v", flag, path, dir, err)
 	}
 	return nil
+}
+
+// WriteAtomic writes b to path through a temporary file in its directory,
+// named by pattern (os.CreateTemp), renamed over path once complete.
+func WriteAtomic(path string, b []byte, pattern string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), pattern)
+	if err != nil {
+		return err
+	}
+	err = f.Chmod(0o644)
+	if err == nil {
+		_, err = f.Write(b)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

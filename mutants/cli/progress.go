@@ -1,4 +1,4 @@
-package mutants
+package cli
 
 import (
 	"fmt"
@@ -10,10 +10,10 @@ import (
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
-// progress reports mutants as they finish: on a terminal one line rewritten
+// Progress reports mutants as they finish: on a terminal one line rewritten
 // in place ("[12/80] 15% ETA 1m05s  killed no-cap"), elsewhere (CI logs) one
 // plain line per mutant.
-type progress struct {
+type Progress struct {
 	mu    sync.Mutex
 	w     io.Writer
 	tty   bool
@@ -22,11 +22,14 @@ type progress struct {
 	start time.Time
 }
 
-func newProgress(w io.Writer, tty bool, total int) *progress {
-	return &progress{w: w, tty: tty, total: total, start: time.Now()}
+// NewProgress reports the total mutants of a campaign to w (nil: nowhere),
+// on a terminal when tty (campaign.Config.Progress, TTY).
+func NewProgress(w io.Writer, tty bool, total int) *Progress {
+	return &Progress{w: w, tty: tty, total: total, start: time.Now()}
 }
 
-func (p *progress) done(r verdict.MutantResult) {
+// Done reports mutant r finished.
+func (p *Progress) Done(r verdict.MutantResult) {
 	if p.w == nil {
 		return
 	}
@@ -69,7 +72,8 @@ func killedHow(r verdict.MutantResult) string {
 	return " — " + verdict.FirstLine(r.Detail)
 }
 
-func (p *progress) finish() {
+// Finish ends the report: the terminal's line is left complete.
+func (p *Progress) Finish() {
 	if p.w != nil && p.tty && p.n > 0 {
 		fmt.Fprintln(p.w)
 	}

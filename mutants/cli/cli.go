@@ -1,6 +1,8 @@
-package mutants
+package cli
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/mutants/mutation"
@@ -25,13 +26,17 @@ import (
 	"github.com/waitsim/waitsim/workspace"
 )
 
+// RunFunc runs one campaign (mutants.Run): the command's way to the
+// runner, which imports this package, never the other way.
+type RunFunc func(context.Context, campaign.Config) (*verdict.Result, error)
+
 // Main is `waitsim mutate`: it runs the gate (or, with the sub-command
 // "merge", joins shard results), writes the result JSON, prints a summary to
 // stdout and progress to stderr, and returns the exit code (see the Exit
 // constants). SIGINT and SIGTERM stop the run: children are killed, the
 // temporary directory removed, nothing is written, and the exit code is
 // 130 or 143. args excludes "mutate".
-func Main(args []string, stdout, stderr io.Writer) int {
+func Main(args []string, stdout, stderr io.Writer, run RunFunc) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
@@ -49,7 +54,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		case <-done:
 		}
 	}()
-	code := Command(ctx, args, stdout, stderr)
+	code := Command(ctx, args, stdout, stderr, run)
 	select {
 	case got = <-sigSeen:
 	default:
@@ -67,13 +72,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // Command is Main without the signal handling: ctx's cancellation is the
 // interrupt.
-func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer, run RunFunc) int {
 	if len(args) > 0 && args[0] == "merge" {
 		return mergeCommand(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("waitsim mutate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var cfg Config
+	var cfg campaign.Config
 	var shard, only, out, cache, progressMode string
 	var noCache bool
 	fs.StringVar(&cfg.Root, "root", "", "module root (default: the directory of the nearest go.mod)")
@@ -90,18 +95,18 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cache, "cache", workspace.MutationCache, "incremental cache file")
 	fs.BoolVar(&noCache, "no-cache", false, "run every mutant, ignoring and not updating the cache")
 	fs.StringVar(&out, "out", workspace.MutationResults, "the result JSON")
-	fs.Float64Var(&cfg.TimeoutFactor, "timeout-factor", 10, "a mutant's test run times out after this many baseline runs (> 0)…")
-	fs.DurationVar(&cfg.TimeoutFloor, "timeout-floor", 5*time.Second, "…but never sooner than this (> 0; build time is not counted)")
+	fs.Float64Var(&cfg.TimeoutFactor, "timeout-factor", campaign.DefaultTimeoutFactor, "a mutant's test run times out after this many baseline runs (> 0)…")
+	fs.DurationVar(&cfg.TimeoutFloor, "timeout-floor", campaign.DefaultTimeoutFloor, "…but never sooner than this (> 0; build time is not counted)")
 	fs.BoolVar(&cfg.NoOperators, "no-operators", false, "skip gremlins' operator mutants")
 	fs.BoolVar(&cfg.NoCatalog, "no-catalog", false, "skip the semantic catalog")
 	fs.BoolVar(&cfg.NoVet, "no-vet", false, "skip the go vet viability check")
 	fs.StringVar(&only, "only", "", "only mutants whose id matches this regexp")
 	fs.BoolVar(&cfg.AllKillers, "all-killers", false, "run every case for each mutant and list every killer (default: a mutant's run stops at its first failing case; the same verdicts)")
 	fs.BoolVar(&cfg.MeasureGremlins, "measure-gremlins", false, "also run gremlins' own campaign on the target and record its per-mutant time")
-	fs.StringVar(&cfg.Runner, "runner", RunnerHot, "hot (a long-lived test process per worker runs mutant after mutant) or cold (a process per mutant); the same verdicts")
-	fs.StringVar(&cfg.Mode, "mode", ModeSchemata, "schemata (mutants inside function bodies share one test binary) or overlay (one test binary per mutant)")
-	fs.IntVar(&cfg.GenWorlds, "generator", DefaultGenWorlds, "the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (default 0 unless the suite is ./scenarios/ and the target ./waittool/)")
-	fs.StringVar(&cfg.GenRun, "generator-run", "^TestGenerated$", "the generator's -test.run pattern")
+	fs.StringVar(&cfg.Runner, "runner", campaign.RunnerHot, "hot (a long-lived test process per worker runs mutant after mutant) or cold (a process per mutant); the same verdicts")
+	fs.StringVar(&cfg.Mode, "mode", campaign.ModeSchemata, "schemata (mutants inside function bodies share one test binary) or overlay (one test binary per mutant)")
+	fs.IntVar(&cfg.GenWorlds, "generator", campaign.DefaultGenWorlds, "the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (default 0 unless the suite is ./scenarios/ and the target ./waittool/)")
+	fs.StringVar(&cfg.GenRun, "generator-run", campaign.DefaultGenRun, "the generator's -test.run pattern")
 	fs.BoolVar(&cfg.Suggest, "suggest", false, "for every survivor, search generated worlds for a case that kills it and write it to --suggest-dir/<case>.yaml")
 	fs.StringVar(&cfg.SuggestDir, "suggest-dir", "", "where --suggest writes its cases (relative to the module root; default "+workspace.SuggestDir+")")
 	fs.StringVar(&progressMode, "progress", "auto", "auto, tty (one line with done/total and ETA), plain (a line per mutant) or off")
@@ -180,11 +185,11 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "waitsim mutate: --progress %q: want auto, tty, plain or off\n", progressMode)
 		return verdict.ExitUsage
 	}
-	if cfg.Runner != RunnerHot && cfg.Runner != RunnerCold {
+	if cfg.Runner != campaign.RunnerHot && cfg.Runner != campaign.RunnerCold {
 		fmt.Fprintf(stderr, "waitsim mutate: --runner %q: want hot or cold\n", cfg.Runner)
 		return verdict.ExitUsage
 	}
-	if cfg.Mode != ModeSchemata && cfg.Mode != ModeOverlay {
+	if cfg.Mode != campaign.ModeSchemata && cfg.Mode != campaign.ModeOverlay {
 		fmt.Fprintf(stderr, "waitsim mutate: --mode %q: want schemata or overlay\n", cfg.Mode)
 		return verdict.ExitUsage
 	}
@@ -194,16 +199,16 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return verdict.ExitUsage
 	}
 	// One campaign per tree at a time.
-	lock, err := LockTree(cfg.Root)
+	lock, err := campaign.LockTree(cfg.Root)
 	if err != nil {
 		fmt.Fprintf(stderr, "waitsim mutate: %v; nothing ran\n", err)
-		if errors.Is(err, ErrEnvironment) {
+		if errors.Is(err, campaign.ErrEnvironment) {
 			return verdict.ExitEnvironment
 		}
 		return verdict.ExitUsage
 	}
 	defer lock.Release()
-	res, err := Run(ctx, cfg)
+	res, err := run(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return verdict.ExitInterrupted
@@ -212,7 +217,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		switch {
 		case errors.Is(err, verdict.ErrUsage):
 			return verdict.ExitUsage
-		case errors.Is(err, ErrEnvironment):
+		case errors.Is(err, campaign.ErrEnvironment):
 			return verdict.ExitEnvironment
 		}
 		return verdict.ExitError
@@ -222,13 +227,13 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // checkOutputs checks that the campaign of cfg can write its result out
 // (relative to cfg.Root), its cache and, with --suggest, its suggested
-// cases (CheckOutputFile, CheckOutputDir).
-func checkOutputs(cfg *Config, out string) error {
-	if err := CheckOutputFile("--out", outPath(cfg.Root, out)); err != nil {
+// cases (campaign.CheckOutputFile, campaign.CheckOutputDir).
+func checkOutputs(cfg *campaign.Config, out string) error {
+	if err := campaign.CheckOutputFile("--out", outPath(cfg.Root, out)); err != nil {
 		return err
 	}
 	if cfg.CacheFile != "" {
-		if err := CheckOutputFile("--cache", cfg.abs(cfg.CacheFile)); err != nil {
+		if err := campaign.CheckOutputFile("--cache", cfg.Abs(cfg.CacheFile)); err != nil {
 			return err
 		}
 	}
@@ -237,7 +242,7 @@ func checkOutputs(cfg *Config, out string) error {
 		if dir == "" {
 			dir = workspace.SuggestDir
 		}
-		if err := CheckOutputDir("--suggest-dir", cfg.abs(dir)); err != nil {
+		if err := campaign.CheckOutputDir("--suggest-dir", cfg.Abs(dir)); err != nil {
 			return err
 		}
 	}
@@ -295,7 +300,7 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 		return verdict.ExitUsage
 	}
 	root, _ := os.Getwd()
-	if err := CheckOutputFile("-o", outPath(root, *out)); err != nil {
+	if err := campaign.CheckOutputFile("-o", outPath(root, *out)); err != nil {
 		fmt.Fprintf(stderr, "waitsim mutate merge: %v; nothing merged\n", err)
 		return verdict.ExitUsage
 	}
@@ -340,7 +345,7 @@ func WriteResult(path string, res *verdict.Result) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(b, '\n'), ".mutation-*.json")
+	return campaign.WriteAtomic(path, append(b, '\n'), ".mutation-*.json")
 }
 
 // Summary prints the campaign for a human: every mutant that was not killed,

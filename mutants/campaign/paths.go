@@ -1,4 +1,4 @@
-package mutants
+package campaign
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/waitsim/waitsim/workspace"
 )
 
-// checkInPackage is nil when p is a local path (CheckLocalPath) of a file
+// CheckInPackage is nil when p is a local path (CheckLocalPath) of a file
 // directly inside the package directory pkg ("./waittool/" or "waittool").
-func checkInPackage(p, pkg string) error {
+func CheckInPackage(p, pkg string) error {
 	if err := workspace.CheckLocalPath(p); err != nil {
 		return err
 	}
@@ -22,11 +22,11 @@ func checkInPackage(p, pkg string) error {
 	return nil
 }
 
-// inSubpackage reports whether p (a local path, CheckLocalPath) lies in a
+// InSubpackage reports whether p (a local path, CheckLocalPath) lies in a
 // directory below the package directory pkg: a package of its own (e.g.
 // packs/waitagents/bridge under ./packs/waitagents/), whose files gremlins,
 // walking the target's tree, enumerates too. They are not the target's.
-func inSubpackage(p, pkg string) bool {
+func InSubpackage(p, pkg string) bool {
 	if workspace.CheckLocalPath(p) != nil {
 		return false
 	}
@@ -35,9 +35,9 @@ func inSubpackage(p, pkg string) bool {
 	return d != dir && (dir == "." || strings.HasPrefix(d, dir+"/"))
 }
 
-// within joins rel (a local path, CheckLocalPath) to dir and checks that the
+// Within joins rel (a local path, CheckLocalPath) to dir and checks that the
 // result stays inside dir: the last guard before a file is written.
-func within(dir, rel string) (string, error) {
+func Within(dir, rel string) (string, error) {
 	if err := workspace.CheckLocalPath(rel); err != nil {
 		return "", err
 	}

@@ -1,6 +1,8 @@
-package mutants
+package testbin
 
 import (
+	"github.com/waitsim/waitsim/mutants/campaign"
+
 	"context"
 	"fmt"
 	"go/ast"
@@ -16,31 +18,31 @@ import (
 	"github.com/waitsim/waitsim/mutants/mutation"
 )
 
-// typeChecker type-checks mutated versions of the target package in
+// TypeChecker type-checks mutated versions of the target package in
 // process, with go/types and the export data of its imports (`go list
 // -export`): a mutant that does not type-check is not viable without a
 // build. Not safe for concurrent use.
-type typeChecker struct {
+type TypeChecker struct {
 	fset    *token.FileSet
 	imp     types.Importer
 	pkgPath string
 	files   []string // root-relative paths of the package's compiled non-test files
 }
 
-// newTypeChecker lists the target package and the export data of its
+// NewTypeChecker lists the target package and the export data of its
 // dependencies (building them if needed, into the build cache).
-func (r *runner) newTypeChecker(ctx context.Context) (*typeChecker, error) {
-	out, err := r.command(ctx, r.cfg.Root, "go", "list", "-export", "-deps",
-		"-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \"\\t\"}}", r.cfg.Target).Output()
+func (g *Go) NewTypeChecker(ctx context.Context, target string) (*TypeChecker, error) {
+	out, err := g.Command(ctx, g.Root, "go", "list", "-export", "-deps",
+		"-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \"\\t\"}}", target).Output()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, toolFailure("go list -export "+r.cfg.Target, err)
+		return nil, campaign.ToolFailure("go list -export "+target, err)
 	}
 	exports := map[string]string{}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	tc := &typeChecker{fset: token.NewFileSet()}
+	tc := &TypeChecker{fset: token.NewFileSet()}
 	for _, l := range lines {
 		f := strings.Split(l, "\t")
 		if len(f) < 3 {
@@ -53,7 +55,7 @@ func (r *runner) newTypeChecker(ctx context.Context) (*typeChecker, error) {
 	tc.pkgPath = last[0]
 	for _, name := range last[3:] {
 		if name != "" {
-			tc.files = append(tc.files, mutation.RelTo(r.cfg.Root, filepath.Join(last[2], name)))
+			tc.files = append(tc.files, mutation.RelTo(g.Root, filepath.Join(last[2], name)))
 		}
 	}
 	tc.imp = importer.ForCompiler(tc.fset, "gc", func(path string) (io.ReadCloser, error) {
@@ -66,9 +68,9 @@ func (r *runner) newTypeChecker(ctx context.Context) (*typeChecker, error) {
 	return tc, nil
 }
 
-// covers reports whether every file of files is a compiled file of the
+// Covers reports whether every file of files is a compiled file of the
 // target package, which is all check can judge.
-func (tc *typeChecker) covers(files map[string][]byte) bool {
+func (tc *TypeChecker) Covers(files map[string][]byte) bool {
 	for p := range files {
 		found := false
 		for _, f := range tc.files {
@@ -84,18 +86,18 @@ func (tc *typeChecker) covers(files map[string][]byte) bool {
 	return true
 }
 
-// check type-checks the target package with files (root-relative path →
+// Check type-checks the target package with files (root-relative path →
 // bytes) in place of the originals, reading the others from root. It
 // returns the first type errors, or nil; a file of root that cannot be read
-// is the machine's failure (*EnvError), not the mutant's.
-func (tc *typeChecker) check(root string, files map[string][]byte) error {
+// is the machine's failure (*campaign.EnvError), not the mutant's.
+func (tc *TypeChecker) Check(root string, files map[string][]byte) error {
 	var asts []*ast.File
 	for _, rel := range tc.files {
 		src, ok := files[rel]
 		if !ok {
 			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 			if err != nil {
-				return &EnvError{Step: "type-checking", Cause: err.Error()}
+				return &campaign.EnvError{Step: "type-checking", Cause: err.Error()}
 			}
 			src = b
 		}

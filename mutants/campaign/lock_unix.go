@@ -1,6 +1,6 @@
 //go:build unix
 
-package mutants
+package campaign
 
 import (
 	"errors"

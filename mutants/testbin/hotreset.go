@@ -1,4 +1,4 @@
-package mutants
+package testbin
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// hotReset completes the schemata overlay files for a hot runner (hot.go):
+// HotReset completes the schemata overlay files for a hot runner (mutants/hot.go):
 // the body of the switch file's waitsimReset, which puts every variable of
 // the target package back to its value at init — the variables without an
 // initializer to their zero value, then every initializer run again in the
@@ -24,12 +24,12 @@ import (
 // it. ok is false, with the reason, when the package cannot be reset so: it
 // has init functions (they cannot be run again), or it does not
 // type-check with the overlay.
-func hotReset(tc *typeChecker, root string, files map[string][]byte) (ok bool, why string) {
+func HotReset(tc *TypeChecker, root string, files map[string][]byte) (ok bool, why string) {
 	if tc == nil || len(tc.files) == 0 {
 		return false, "the target package was not type-checked"
 	}
 	dir := path.Dir(tc.files[0])
-	sw := path.Join(dir, switchFileName)
+	sw := path.Join(dir, SwitchFileName)
 	if _, ok := files[sw]; !ok {
 		return false, "the schemata overlay has no switch file in " + dir
 	}

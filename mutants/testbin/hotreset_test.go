@@ -1,4 +1,4 @@
-package mutants
+package testbin
 
 import (
 	"context"
@@ -95,41 +95,41 @@ func TestReset(t *testing.T) {
 	}
 }
 `)
-	r := &runner{cfg: Config{Root: root, Target: "./p/"}, env: append(os.Environ(), "GOFLAGS=", "GOWORK=off")}
+	g := &Go{Root: root, Env: append(os.Environ(), "GOFLAGS=", "GOWORK=off")}
 	ctx := context.Background()
-	tc, err := r.newTypeChecker(ctx)
+	tc, err := g.NewTypeChecker(ctx, "./p/")
 	if err != nil {
 		t.Fatal(err)
 	}
 	mut := []byte(strings.Replace(src, "return x * 2", "return x + 2", 1))
-	files, nums, _, err := schemata([]*mutant{{files: map[string][]byte{"p/p.go": mut}}}, func(p string) ([]byte, error) {
+	files, nums, _, _, err := Schemata([]map[string][]byte{{"p/p.go": mut}}, func(p string) ([]byte, error) {
 		return os.ReadFile(filepath.Join(root, p))
 	}, true)
 	if err != nil || nums[0] != 1 {
 		t.Fatalf("schemata: %v, %v", nums, err)
 	}
-	if ok, why := hotReset(tc, root, files); !ok {
-		t.Fatalf("hotReset refused: %s", why)
+	if ok, why := HotReset(tc, root, files); !ok {
+		t.Fatalf("HotReset refused: %s", why)
 	}
-	ov, err := (&runner{cfg: Config{Root: root}}).overlayFile(t.TempDir(), files)
+	ov, err := (&Go{Root: root}).OverlayFile(t.TempDir(), files)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("go", "test", "-count=1", "-overlay="+ov, "./p/")
-	cmd.Dir, cmd.Env = root, r.env
+	cmd.Dir, cmd.Env = root, g.Env
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go test with the reset: %v\n%s\n%s", err, out, files["p/"+switchFileName])
+		t.Fatalf("go test with the reset: %v\n%s\n%s", err, out, files["p/"+SwitchFileName])
 	}
 
 	write("p/init.go", "package p\n\nfunc init() { counter = 5 }\n")
-	files, _, _, _ = schemata([]*mutant{{files: map[string][]byte{"p/p.go": mut}}}, func(p string) ([]byte, error) {
+	files, _, _, _, _ = Schemata([]map[string][]byte{{"p/p.go": mut}}, func(p string) ([]byte, error) {
 		return os.ReadFile(filepath.Join(root, p))
 	}, true)
-	tc, err = r.newTypeChecker(ctx)
+	tc, err = g.NewTypeChecker(ctx, "./p/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, why := hotReset(tc, root, files); ok || !strings.Contains(why, "init function") {
+	if ok, why := HotReset(tc, root, files); ok || !strings.Contains(why, "init function") {
 		t.Fatalf("a package with an init function: ok %t (%s), want refused", ok, why)
 	}
 }

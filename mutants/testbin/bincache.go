@@ -1,4 +1,4 @@
-package mutants
+package testbin
 
 import (
 	"context"
@@ -28,12 +28,13 @@ import (
 // binCacheVersion changes whenever the meaning of a kept binary does.
 const binCacheVersion = "waitsim-mutant-bin-v1"
 
-// binCacheDir is the cache directory of kept binaries and enumerations
-// ("" : none): the directory mutants/ in the suite binaries' one, whose
-// own pruning (one package's binaries, by name) never meets them.
-func (r *runner) binCacheDir() string {
-	if r.cfg.BinDir != "" {
-		return filepath.Join(r.cfg.BinDir, "mutants")
+// KeptDir is the cache directory of kept binaries and enumerations
+// ("" : none) for the suite binaries' directory binDir (Config.BinDir; ""
+// : the user's cache directory): the directory mutants/ in it, whose own
+// pruning (one package's binaries, by name) never meets them.
+func KeptDir(binDir string) string {
+	if binDir != "" {
+		return filepath.Join(binDir, "mutants")
 	}
 	if d, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(d, "waitsim", "suitebin", "mutants")
@@ -41,18 +42,18 @@ func (r *runner) binCacheDir() string {
 	return ""
 }
 
-// moduleKey is the key of the suite's inputs (inputsKey), hashed again
+// ModuleKey is the key of the suite's inputs (InputsKey), hashed again
 // from their directories: an edit since the campaign's start, or during a
 // build, changes it.
-func (r *runner) moduleKey(ctx context.Context) (string, error) {
-	if r.inputDirs == nil {
+func (g *Go) ModuleKey(ctx context.Context) (string, error) {
+	if g.InputDirs == nil {
 		return "", errors.New("the suite's inputs are not known yet")
 	}
-	in, err := r.hashDirs(r.inputDirs)
+	in, err := HashDirs(g.Root, g.InputDirs)
 	if err != nil {
 		return "", err
 	}
-	return inputsKey(r.salt, in), nil
+	return InputsKey(g.Salt, in), nil
 }
 
 // overlayKey hashes the module's key, the build's kind and the overlay's
@@ -72,30 +73,30 @@ func overlayKey(modKey, kind string, files map[string][]byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// keptBuild builds the suite's test binary with the overlay ov of files
+// KeptBuild builds the suite's test binary with the overlay ov of files
 // into bin, or finds the one kept under the same key. It returns the
 // binary's path, where it is kept ("" : nowhere) and whether it was kept
 // from an earlier build. kind names
 // the build in the file name ("schemata", "mutant"); keep is how many of
 // that kind the directory keeps.
-func (r *runner) keptBuild(ctx context.Context, kind string, keep int, files map[string][]byte, ov, bin string) (string, string, bool, error) {
-	dir := r.binCacheDir()
-	modKey, err := r.moduleKey(ctx)
+func (g *Go) KeptBuild(ctx context.Context, kind string, keep int, files map[string][]byte, ov, bin string) (string, string, bool, error) {
+	dir := g.KeptDir
+	modKey, err := g.ModuleKey(ctx)
 	if dir == "" || err != nil || os.MkdirAll(dir, 0o755) != nil {
-		return bin, "", false, r.build(ctx, ov, bin)
+		return bin, "", false, g.Build(ctx, ov, bin)
 	}
 	key := overlayKey(modKey, kind, files)
-	name := strings.Trim(strings.ReplaceAll(filepath.ToSlash(filepath.Clean(r.suite.Pkg)), "/", "-"), ".-") + "-" + kind
+	name := strings.Trim(strings.ReplaceAll(filepath.ToSlash(filepath.Clean(g.Pkg)), "/", "-"), ".-") + "-" + kind
 	p := filepath.Join(dir, name+"-"+key[:32]+".test")
 	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
 		now := time.Now()
 		_ = os.Chtimes(p, now, now)
-		return private(p, filepath.Join(r.tmp, "kept")), p, true, nil
+		return Private(p, filepath.Join(g.Tmp, "kept")), p, true, nil
 	}
-	if err := r.build(ctx, ov, bin); err != nil {
+	if err := g.Build(ctx, ov, bin); err != nil {
 		return bin, "", false, err
 	}
-	if again, err := r.moduleKey(ctx); err != nil || again != modKey {
+	if again, err := g.ModuleKey(ctx); err != nil || again != modKey {
 		return bin, "", false, nil // the sources moved while it built: used once
 	}
 	if copyFile(bin, p) != nil {
@@ -105,12 +106,12 @@ func (r *runner) keptBuild(ctx context.Context, kind string, keep int, files map
 	return bin, p, false, nil
 }
 
-// private gives the campaign its own name for the kept binary p, in the
+// Private gives the campaign its own name for the kept binary p, in the
 // directory dir of its temporary directory: a hard link (or, across file
 // systems, a copy), which another campaign's pruning of the cache cannot
 // take away while this one still starts processes from it. p itself when
 // neither can be made.
-func private(p, dir string) string {
+func Private(p, dir string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return p
 	}
@@ -121,9 +122,9 @@ func private(p, dir string) string {
 	return p
 }
 
-// checkedMark is the file that says the kept schemata binary bin passed
+// CheckedMark is the file that says the kept schemata binary bin passed
 // its run with no mutant switched on.
-func checkedMark(bin string) string { return bin + ".checked" }
+func CheckedMark(bin string) string { return bin + ".checked" }
 
 // copyFile copies src to dst through a temporary file renamed into place.
 func copyFile(src, dst string) error {
@@ -172,6 +173,6 @@ func pruneKept(dir, name, just string, keep int) {
 			continue
 		}
 		os.Remove(fs[i].p)
-		os.Remove(checkedMark(fs[i].p))
+		os.Remove(CheckedMark(fs[i].p))
 	}
 }

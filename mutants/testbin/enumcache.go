@@ -1,4 +1,4 @@
-package mutants
+package testbin
 
 import (
 	"context"
@@ -29,23 +29,23 @@ const enumCacheVersion = "waitsim-gremlins-enum-v1"
 
 // enumKey is the key of the target's enumeration, or "" when the module's
 // files cannot all be read.
-func (r *runner) enumKey(ctx context.Context) string {
-	out, err := r.command(ctx, r.cfg.Root, "go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "GOEXPERIMENT", "GOWORK", "GOROOT").Output()
+func (g *Go) enumKey(ctx context.Context, target string) string {
+	out, err := g.Command(ctx, g.Root, "go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "GOEXPERIMENT", "GOWORK", "GOROOT").Output()
 	if err != nil {
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00env %s\x00args %q\x00target %s\x00", enumCacheVersion, out, workspace.GremlinsArgs(r.cfg.Root), r.cfg.Target)
+	fmt.Fprintf(h, "%s\x00env %s\x00args %q\x00target %s\x00", enumCacheVersion, out, workspace.GremlinsArgs(g.Root), target)
 	var files []string
-	err = filepath.WalkDir(r.cfg.Root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(g.Root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if p == r.cfg.Root {
+			if p == g.Root {
 				return nil
 			}
-			if d.Name() == ".git" || filepath.Dir(p) == r.cfg.Root && d.Name() == workspace.OutDir {
+			if d.Name() == ".git" || filepath.Dir(p) == g.Root && d.Name() == workspace.OutDir {
 				return filepath.SkipDir
 			}
 			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
@@ -68,19 +68,19 @@ func (r *runner) enumKey(ctx context.Context) string {
 			return ""
 		}
 		s := sha256.Sum256(b)
-		fmt.Fprintf(h, "%s\x00%x\x00", filepath.ToSlash(mutation.RelTo(r.cfg.Root, p)), s)
+		fmt.Fprintf(h, "%s\x00%x\x00", filepath.ToSlash(mutation.RelTo(g.Root, p)), s)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// enumerate is gremlins' dry run's JSON: kept from an earlier campaign
+// Enumerate is gremlins' dry run's JSON of target (run by dry): kept from an earlier campaign
 // under the same key, or run now (and kept when the key still holds after
 // it). reused says which.
-func (r *runner) enumerate(ctx context.Context) (b []byte, reused bool, err error) {
-	dir := r.binCacheDir()
+func (g *Go) Enumerate(ctx context.Context, target string, dry func(context.Context) ([]byte, error)) (b []byte, reused bool, err error) {
+	dir := g.KeptDir
 	key := ""
 	if dir != "" {
-		key = r.enumKey(ctx)
+		key = g.enumKey(ctx, target)
 	}
 	path := ""
 	if key != "" {
@@ -91,11 +91,11 @@ func (r *runner) enumerate(ctx context.Context) (b []byte, reused bool, err erro
 			return b, true, nil
 		}
 	}
-	b, _, _, err = r.runGremlins(ctx, true)
+	b, err = dry(ctx)
 	if err != nil || path == "" {
 		return b, false, err
 	}
-	if again := r.enumKey(ctx); again == key && os.MkdirAll(dir, 0o755) == nil {
+	if again := g.enumKey(ctx, target); again == key && os.MkdirAll(dir, 0o755) == nil {
 		if f, err := os.CreateTemp(dir, ".enum-*"); err == nil {
 			_, werr := f.Write(b)
 			cerr := f.Close()

@@ -1,4 +1,4 @@
-package mutants
+package campaign
 
 import (
 	"errors"
@@ -46,7 +46,7 @@ func (e *EnvError) Error() string {
 	}
 	b.WriteString(" failed because of its environment, not the code: " + e.Cause)
 	if out := strings.TrimSpace(e.Output); out != "" && !strings.Contains(e.Cause, out) {
-		b.WriteString("\n    " + strings.ReplaceAll(tail(out, 1200), "\n", "\n    "))
+		b.WriteString("\n    " + strings.ReplaceAll(Tail(out, 1200), "\n", "\n    "))
 	}
 	b.WriteString("\nnothing was cached or written; fix the environment (free space, the toolchain, the module's setup) and run again")
 	return b.String()
@@ -85,13 +85,13 @@ var toolErrors = []string{
 // not allowed" is the one build error about the code that names none.
 var diagnosticLine = regexp.MustCompile(`\.go:\d+(:\d+)?: |import cycle not allowed`)
 
-// machineCause is why a command that ended with err and printed out failed
+// MachineCause is why a command that ended with err and printed out failed
 // because of the machine, or "" when nothing says so: the command could not
 // be started (a missing go command), it was ended by a signal that was not
 // ours (a caller that killed it on purpose checks its context first), or a
 // line of its output that is not a diagnostic of the code holds an error of
 // the machine or of the toolchain.
-func machineCause(err error, out string) string {
+func MachineCause(err error, out string) string {
 	if err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
@@ -114,14 +114,14 @@ func machineCause(err error, out string) string {
 	return ""
 }
 
-// buildFailure is what a failed build or vet of a mutant (step, e.g.
-// "building the test binary") means: *notViable (what: "does not
+// BuildFailure is what a failed build or vet of a mutant (step, e.g.
+// "building the test binary") means: *NotViable (what: "does not
 // compile", "fails vet") when its output holds the diagnostics of the code
 // and nothing of the machine; else an *EnvError. A build that failed
 // without a single diagnostic failed for a reason outside the code. err is
 // the command's (nil when only the output is known).
-func buildFailure(step, what string, err error, out string) error {
-	cause := machineCause(err, out)
+func BuildFailure(step, what string, err error, out string) error {
+	cause := MachineCause(err, out)
 	if cause == "" && !diagnosticLine.MatchString(out) {
 		cause = "it failed without a diagnostic of the code"
 		if l := verdict.FirstLine(strings.TrimSpace(out)); l != "" {
@@ -133,15 +133,15 @@ func buildFailure(step, what string, err error, out string) error {
 	if cause != "" {
 		return &EnvError{Step: step, Cause: cause, Output: out}
 	}
-	return &notViable{what: what, out: out}
+	return &NotViable{What: what, Out: out}
 }
 
-// runMachineCause is why a run of a test binary that exited code with
+// RunMachineCause is why a run of a test binary that exited code with
 // output out failed because of the machine, or "": an error of the machine
 // in its output (a test or the binary that could not write, open or
 // allocate). Unlike a build's, every line counts: a test's own log line
 // names its file and line too.
-func runMachineCause(code int, out string) string {
+func RunMachineCause(code int, out string) string {
 	if code == 0 {
 		return ""
 	}
@@ -155,19 +155,19 @@ func runMachineCause(code int, out string) string {
 	return ""
 }
 
-// toolFailure wraps the failure of a go command the campaign needs (go env,
+// ToolFailure wraps the failure of a go command the campaign needs (go env,
 // go list): an *EnvError when the machine is to blame, else err with what.
-func toolFailure(what string, err error) error {
+func ToolFailure(what string, err error) error {
 	var out string
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		out = string(ee.Stderr)
 	}
-	if cause := machineCause(err, out); cause != "" {
+	if cause := MachineCause(err, out); cause != "" {
 		return &EnvError{Step: what, Cause: cause, Output: out}
 	}
 	if out != "" {
-		return fmt.Errorf("%s: %v: %s", what, err, strings.TrimSpace(tail(out, 1500)))
+		return fmt.Errorf("%s: %v: %s", what, err, strings.TrimSpace(Tail(out, 1500)))
 	}
 	return fmt.Errorf("%s: %v", what, err)
 }
@@ -185,11 +185,11 @@ func shortLine(l string) string {
 // failed (see machineErrors).
 var machineErrnos = []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS, syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.EIO}
 
-// asEnvError is err, or an *EnvError when err is an OS error of the
+// AsEnvError is err, or an *EnvError when err is an OS error of the
 // machine's (machineErrnos) that no step judged yet: the runner's own
 // files (an overlay, a params file, the case order) that could not be
 // written on a full disk.
-func asEnvError(err error) error {
+func AsEnvError(err error) error {
 	var errno syscall.Errno
 	if err == nil || errors.Is(err, ErrEnvironment) || !errors.As(err, &errno) || !slices.Contains(machineErrnos, errno) {
 		return err
@@ -197,11 +197,29 @@ func asEnvError(err error) error {
 	return &EnvError{Step: "the runner's own file work", Cause: err.Error()}
 }
 
-// withMutant names mutant id in err when it is an *EnvError that names none.
-func withMutant(err error, id string) error {
+// WithMutant names mutant id in err when it is an *EnvError that names none.
+func WithMutant(err error, id string) error {
 	var ee *EnvError
 	if errors.As(err, &ee) && ee.Mutant == "" {
 		ee.Mutant = id
 	}
 	return err
+}
+
+// NotViable is a mutant that does not compile or fails vet: a verdict,
+// not a failure of the machine.
+type NotViable struct {
+	What string // the step and what it showed: "does not compile", "fails vet"
+	Out  string // the compiler's or vet's output
+}
+
+func (e *NotViable) Error() string { return e.What + ":\n" + e.Out }
+
+// Tail keeps the last n bytes of s.
+func Tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
 }

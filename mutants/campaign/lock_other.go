@@ -1,6 +1,6 @@
 //go:build !unix
 
-package mutants
+package campaign
 
 // lockHandle is nothing where there is no flock(2).
 type lockHandle = struct{}

@@ -1,0 +1,20 @@
+// Package testbin makes and keeps what a mutation campaign runs: the suite's
+// test binary built through an overlay (Go.Build, Go.Vet), the schemata
+// binary that holds many mutants behind one switch (Schemata, HotReset),
+// the in-process type check that judges a mutant not viable without a
+// build (TypeChecker), the hashes of the suite's inputs (HashDirs,
+// InputsKey, MutantKey), and what is kept across campaigns: binaries
+// (Go.KeptBuild) and gremlins' enumeration (Go.Enumerate).
+//
+// Rules:
+//   - The tree is never written: a mutated file goes through -overlay, its
+//     copy in the campaign's private temporary directory (Go.OverlayFile).
+//   - What is kept across campaigns is keyed by the content of everything
+//     it was made from, and never a verdict; a build whose inputs changed
+//     while it ran is used once and not kept.
+//   - A build or vet that failed because of the machine is a
+//     *campaign.EnvError, never a not-viable verdict.
+//   - It runs no test binary and judges no mutant; it knows nothing of the
+//     runner (its state comes in a Go); it imports campaign, mutation and
+//     verdict of mutants/, never the root package.
+package testbin
