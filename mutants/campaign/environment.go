@@ -140,20 +140,29 @@ func BuildFailure(step, what string, err error, out string) error {
 // output out failed because of the machine, or "": an error of the machine
 // in its output (a test or the binary that could not write, open or
 // allocate). Unlike a build's, every line counts: a test's own log line
-// names its file and line too.
+// names its file and line too. An OS error ends its line ("write /tmp/x:
+// no space left on device"); what a failing case prints of its scenario —
+// a want or got, a reply, a bridge error — is quoted, so quoted text is
+// left out and the error must end what is left (a scenario whose bridge
+// error read "…: no space left on device" turned a kill into an
+// environment error that stopped the campaign, on every run).
 func RunMachineCause(code int, out string) string {
 	if code == 0 {
 		return ""
 	}
 	for _, l := range strings.Split(out, "\n") {
+		rest := strings.TrimSpace(quoted.ReplaceAllString(l, `""`))
 		for _, s := range machineErrors {
-			if strings.Contains(l, s) {
+			if strings.HasSuffix(rest, s) {
 				return shortLine(l)
 			}
 		}
 	}
 	return ""
 }
+
+// quoted matches a double-quoted string as Go's %q and JSON write it.
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
 // ToolFailure wraps the failure of a go command the campaign needs (go env,
 // go list): an *EnvError when the machine is to blame, else err with what.

@@ -45,6 +45,20 @@ func TestBuildFailureBlames(t *testing.T) {
 	if RunMachineCause(1, `    table_test.go:40: call A#1: bridgeError: want "ok", got "disk full"`) != "" {
 		t.Error("an ordinary failure blamed on the machine")
 	}
+	// A scenario's text in a failing case's lines is no error of the
+	// machine: quoted (a want, a got, a reply), or not ending the line.
+	for _, l := range []string{
+		`    table_test.go:40: call A#1: bridgeError: want "write /var/lib/agents/state: no space left on device", got "write /var/lib/agents/state: no space left on device!"`,
+		`        12000 ms caller:A   call 1: reply {"bridgeError":"write /x: no space left on device","done":true}`,
+		`        expectation: x: no space left on device#1: resolved at 5 ms, want 4 ms`,
+	} {
+		if c := RunMachineCause(1, l); c != "" {
+			t.Errorf("a case's own text blamed on the machine: %q", l)
+		}
+	}
+	if RunMachineCause(1, "fatal error: runtime: cannot allocate memory\n") == "" {
+		t.Error("a binary that could not allocate: not blamed on the machine")
+	}
 	if RunMachineCause(0, "x: no space left on device") != "" {
 		t.Error("a run that passed blamed on the machine")
 	}
