@@ -15,7 +15,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/suitebin"
@@ -174,22 +173,16 @@ func startChild(t *testing.T, args []string, env ...string) (*exec.Cmd, <-chan s
 	return cmd, lines
 }
 
-// waitLine waits for a line with prefix (up to d); false when the stream
-// ended or d passed first.
-func waitLine(lines <-chan string, prefix string, d time.Duration) (seen []string, ok bool) {
-	timeout := time.After(d)
-	for {
-		select {
-		case l, open := <-lines:
-			if !open {
-				return seen, false
-			}
-			seen = append(seen, l)
-			if strings.HasPrefix(l, prefix) {
-				return seen, true
-			}
-		case <-timeout:
-			return seen, false
+// waitLine waits for a line with prefix; false when the stream ended first
+// (the child exited). No wall-clock bound of its own: a campaign on a loaded
+// machine may take minutes to reach its mutants (a 90 s bound failed at
+// load 20), and a child that hangs is ended by go test's -timeout.
+func waitLine(lines <-chan string, prefix string) (seen []string, ok bool) {
+	for l := range lines {
+		seen = append(seen, l)
+		if strings.HasPrefix(l, prefix) {
+			return seen, true
 		}
 	}
+	return seen, false
 }

@@ -91,7 +91,7 @@ func (r *runner) hotPattern() string {
 // startHot starts a hot process of the schemata binary for worker wk and
 // waits for its ready reply.
 func (r *runner) startHot(ctx context.Context, wk *worker) (*testrun.HotProc, error) {
-	return r.testrun().StartHot(ctx, r.schemaBin, r.hotPattern(), wk.id, r.cfg.GenWorlds, max(r.timeout, 30*time.Second))
+	return r.testrun().StartHot(ctx, r.schemaBin, r.hotPattern(), wk.id, r.cfg.GenWorlds, r.timeout, max(r.timeout, 30*time.Second))
 }
 
 // hotRun sends req to wk's hot process (started first if need be) and

@@ -28,7 +28,7 @@ func TestOneCampaignPerTree(t *testing.T) {
 	// sanity mutant is done.
 	first, lines := startChild(t, fixtureArgs(root, "--only", "sum-loops", "--timeout-floor", "60s", "--mode", "overlay",
 		"--workers", "1", "--progress", "plain", "--no-cache", "--out", filepath.Join(dir, "first.json")))
-	if seen, ok := waitLine(lines, "[1/", 90*time.Second); !ok {
+	if seen, ok := waitLine(lines, "[1/"); !ok {
 		t.Fatalf("the first campaign did not get to its mutants:\n%s", strings.Join(seen, "\n"))
 	}
 	second := fixtureArgs(root, "--only", "add-subtracts", "--workers", "1", "--no-cache", "--out", filepath.Join(dir, "second.json"))

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/waitsim/waitsim/mutants/campaign"
+	"github.com/waitsim/waitsim/sim"
 	"github.com/waitsim/waitsim/workspace"
 
 	"bufio"
@@ -57,6 +58,16 @@ func (tr *Runner) command(ctx context.Context, dir, name string, args ...string)
 	return cmd
 }
 
+// WatchdogMs is the sim's wall-clock watchdog (results.Params.WatchdogMs)
+// for a run the runner ends after timeout: twice the timeout and the sim's
+// default beyond it, so that a mutant that spins at one virtual instant is
+// always ended by the runner's timeout (timed out, in a hot process too)
+// and never, on a loaded machine whose timeout grew past the watchdog, by
+// the watchdog instead (its process ended, the mutant judged again cold).
+func WatchdogMs(timeout time.Duration) int64 {
+	return (2*timeout + sim.DefaultWallTimeout).Milliseconds()
+}
+
 // Run runs bin with the -test.run pattern run and flags added, handing
 // it params (results.Params, through a params file named by
 // results.ParamsEnv; KillSuite always set: the scenario generator then stops
@@ -66,6 +77,9 @@ func (tr *Runner) command(ctx context.Context, dir, name string, args ...string)
 // *campaign.EnvError, never a report to judge.
 func (tr *Runner) Run(ctx context.Context, bin, run string, timeout time.Duration, flags []string, params results.Params, env ...string) (Report, error) {
 	params.KillSuite = true
+	if timeout > 0 && params.WatchdogMs == 0 {
+		params.WatchdogMs = WatchdogMs(timeout)
+	}
 	pf := filepath.Join(tr.Tmp, fmt.Sprintf("params-%d.json", tr.ParamsN.Add(1)))
 	if err := results.WriteParams(pf, params); err != nil {
 		return Report{}, err

@@ -40,8 +40,9 @@ type HotProc struct {
 
 // StartHot starts a hot process of the schemata binary bin for worker id,
 // running the tests of the -test.run pattern, and waits up to ready for its
-// ready reply. genWorlds is handed to the generator (results.Params).
-func (tr *Runner) StartHot(ctx context.Context, bin, pattern string, id, genWorlds int, ready time.Duration) (*HotProc, error) {
+// ready reply. genWorlds is handed to the generator (results.Params), and
+// the watchdog of its worlds is beyond timeout, a request's (WatchdogMs).
+func (tr *Runner) StartHot(ctx context.Context, bin, pattern string, id, genWorlds int, timeout, ready time.Duration) (*HotProc, error) {
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -55,7 +56,7 @@ func (tr *Runner) StartHot(ctx context.Context, bin, pattern string, id, genWorl
 	hp := &HotProc{reqW: reqW, enc: json.NewEncoder(reqW), replies: make(chan results.HotReply, 1), exited: make(chan struct{}),
 		out: &tailBuffer{n: 16 << 10}, pf: filepath.Join(tr.Tmp, fmt.Sprintf("hot-params-%d-%d.json", id, tr.ParamsN.Add(1)))}
 	// The pipes are the child's fds 3 and 4 (ExtraFiles).
-	if err := results.WriteParams(hp.pf, results.Params{KillSuite: true, GenWorlds: genWorlds, Hot: &results.HotPipes{In: 3, Out: 4}}); err != nil {
+	if err := results.WriteParams(hp.pf, results.Params{KillSuite: true, GenWorlds: genWorlds, WatchdogMs: WatchdogMs(timeout), Hot: &results.HotPipes{In: 3, Out: 4}}); err != nil {
 		reqR.Close()
 		reqW.Close()
 		repR.Close()
