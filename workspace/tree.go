@@ -101,14 +101,24 @@ func entryState(path string) string {
 	case !fi.Mode().IsRegular():
 		return "special " + fi.Mode().Type().String()
 	}
-	f, err := os.Open(path)
+	sum, err := HashFile(path)
 	if err != nil {
 		return "unreadable"
+	}
+	return sum
+}
+
+// HashFile is the hex sha256 of the file at path, read in blocks: bounded
+// memory whatever the file's size (a file is never held whole to hash it).
+func HashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
 	}
 	defer f.Close()
 	s := sha256.New()
 	if _, err := io.Copy(s, f); err != nil {
-		return "unreadable"
+		return "", err
 	}
-	return hex.EncodeToString(s.Sum(nil))
+	return hex.EncodeToString(s.Sum(nil)), nil
 }

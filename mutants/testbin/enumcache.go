@@ -63,12 +63,11 @@ func (g *Go) enumKey(ctx context.Context, target string) string {
 	}
 	sort.Strings(files)
 	for _, p := range files {
-		b, err := os.ReadFile(p)
+		sum, err := workspace.HashFile(p)
 		if err != nil {
 			return ""
 		}
-		s := sha256.Sum256(b)
-		fmt.Fprintf(h, "%s\x00%x\x00", filepath.ToSlash(mutation.RelTo(g.Root, p)), s)
+		fmt.Fprintf(h, "%s\x00%s\x00", filepath.ToSlash(mutation.RelTo(g.Root, p)), sum)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -45,12 +45,11 @@ func MutantKey(salt string, inputs map[string]string, files map[string][]byte) s
 func HashDirs(root string, dirs []string) (map[string]string, error) {
 	inputs := map[string]string{}
 	add := func(p string) error {
-		b, err := os.ReadFile(p)
+		sum, err := workspace.HashFile(p)
 		if err != nil {
 			return err
 		}
-		s := sha256.Sum256(b)
-		inputs[mutation.RelTo(root, p)] = hex.EncodeToString(s[:])
+		inputs[mutation.RelTo(root, p)] = sum
 		return nil
 	}
 	for _, f := range []string{"go.mod", "go.sum"} {
