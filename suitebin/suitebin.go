@@ -199,12 +199,11 @@ func Key(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	for _, rel := range files {
-		b, err := os.ReadFile(filepath.Join(o.Root, rel))
+		sum, err := workspace.HashFile(filepath.Join(o.Root, rel))
 		if err != nil {
 			return "", err
 		}
-		s := sha256.Sum256(b)
-		fmt.Fprintf(h, "%s\x00%x\x00", filepath.ToSlash(rel), s)
+		fmt.Fprintf(h, "%s\x00%s\x00", filepath.ToSlash(rel), sum)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
