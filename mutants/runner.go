@@ -45,9 +45,9 @@ type runner struct {
 	test2json string
 	suite     verdict.Suite
 	timeout   time.Duration
-	inputs    map[string]string    // root-relative path → sha256 of the suite's inputs
-	inputDirs []string             // the package directories they were found in
-	tc        *testbin.TypeChecker // the target's type checker (phase 1)
+	inputs    map[string]string        // root-relative path → sha256 of the suite's inputs
+	inputDirs atomic.Pointer[[]string] // the package directories they were found in (set by hashInputs while other steps run)
+	tc        *testbin.TypeChecker     // the target's type checker (phase 1)
 	tcErr     error
 	salt      string // go version, platform, suite: part of every cache key
 	cache     *campaign.Cache
@@ -701,7 +701,7 @@ func (r *runner) hashInputs(ctx context.Context) error {
 			dirs = append(dirs, dir)
 		}
 	}
-	r.inputDirs = dirs
+	r.inputDirs.Store(&dirs)
 	in, err := testbin.HashDirs(r.cfg.Root, dirs)
 	if err != nil {
 		return err
@@ -713,6 +713,10 @@ func (r *runner) hashInputs(ctx context.Context) error {
 // testbin is how the runner runs the go command and keeps its builds
 // (testbin.Go), made from the runner's state as it is now.
 func (r *runner) testbin() *testbin.Go {
+	var dirs []string
+	if p := r.inputDirs.Load(); p != nil {
+		dirs = *p
+	}
 	return &testbin.Go{
 		Root:      r.cfg.Root,
 		Env:       r.env,
@@ -720,7 +724,7 @@ func (r *runner) testbin() *testbin.Go {
 		Tmp:       r.tmp,
 		KeptDir:   testbin.KeptDir(r.cfg.BinDir),
 		Salt:      r.salt,
-		InputDirs: r.inputDirs,
+		InputDirs: dirs,
 		Clean:     r.cleanOutput,
 	}
 }
