@@ -137,7 +137,7 @@ func build(ctx context.Context, o Options, key, name, dst string) (Result, error
 	if dst != "" {
 		if again, err := Key(ctx, o); err == nil && again == key {
 			if err := os.Rename(tmp, dst); err == nil {
-				prune(o.Dir, name, dst)
+				Prune(o.Dir, name, dst, keep)
 				res.Path = dst
 				return res, nil
 			}
@@ -153,9 +153,10 @@ func build(ctx context.Context, o Options, key, name, dst string) (Result, error
 	return res, nil
 }
 
-// prune keeps the keep most recently used binaries of name in dir (and
-// never removes just, the one just stored).
-func prune(dir, name, just string) {
+// Prune keeps the keep most recently used binaries name-*.test in dir
+// (never removing just, the one just stored); with each binary it removes
+// goes each file that marks names for it (a mark kept beside a binary).
+func Prune(dir, name, just string, keep int, marks ...func(bin string) string) {
 	m, _ := filepath.Glob(filepath.Join(dir, name+"-*.test"))
 	type f struct {
 		p string
@@ -168,8 +169,11 @@ func prune(dir, name, just string) {
 		}
 	}
 	sort.Slice(fs, func(i, j int) bool { return fs[i].t.After(fs[j].t) })
-	for i := keep - 1; i < len(fs); i++ {
+	for i := max(keep-1, 0); i < len(fs); i++ {
 		os.Remove(fs[i].p)
+		for _, mark := range marks {
+			os.Remove(mark(fs[i].p))
+		}
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/waitsim/waitsim/suitebin"
 )
 
 // Fixed costs paid once (issue 21 item 2). A test binary built with an
@@ -102,7 +104,7 @@ func (g *Go) KeptBuild(ctx context.Context, kind string, keep int, files map[str
 	if copyFile(bin, p) != nil {
 		return bin, "", false, nil
 	}
-	pruneKept(dir, name, p, keep)
+	suitebin.Prune(dir, name, p, keep, CheckedMark)
 	return bin, p, false, nil
 }
 
@@ -151,28 +153,4 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return os.Rename(f.Name(), dst)
-}
-
-// pruneKept keeps the keep most recently used binaries of name in dir
-// (never just, the one just stored), with their marks.
-func pruneKept(dir, name, just string, keep int) {
-	m, _ := filepath.Glob(filepath.Join(dir, name+"-*.test"))
-	type f struct {
-		p string
-		t time.Time
-	}
-	var fs []f
-	for _, p := range m {
-		if st, err := os.Stat(p); err == nil && p != just {
-			fs = append(fs, f{p, st.ModTime()})
-		}
-	}
-	sort.Slice(fs, func(i, j int) bool { return fs[i].t.After(fs[j].t) })
-	for i := keep - 1; i < len(fs); i++ {
-		if i < 0 {
-			continue
-		}
-		os.Remove(fs[i].p)
-		os.Remove(CheckedMark(fs[i].p))
-	}
 }
