@@ -145,31 +145,8 @@ var catalogFields = []catalogField{{"intent", true}, {"spec", false}, {"file", t
 func loadEntry(root, name string) (CatalogEntry, []string) {
 	rel := RelTo(root, name)
 	e := CatalogEntry{ID: strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".yaml"), ".yml"), Path: rel}
-	type problem struct {
-		line, col int
-		text      string
-	}
-	var found []problem
-	prob := func(line, col int, field, format string, args ...any) {
-		found = append(found, problem{line, col, fmt.Sprintf("%s:%d:%d: %s: %s", rel, line, col, field, fmt.Sprintf(format, args...))})
-	}
-	problems := func() []string {
-		slices.SortStableFunc(found, func(a, b problem) int {
-			if a.line != b.line {
-				return a.line - b.line
-			}
-			return a.col - b.col
-		})
-		var out []string
-		for _, p := range found {
-			out = append(out, p.text)
-		}
-		return out
-	}
-	at := func(n ast.Node, field, format string, args ...any) {
-		tk := n.GetToken()
-		prob(tk.Position.Line, tk.Position.Column, field, format, args...)
-	}
+	fp := verdict.NewFileProblems(rel)
+	prob, at, problems := fp.Add, fp.At, fp.List
 	text, err := limits.Read(name, limits.CatalogEntry)
 	var le *limits.Error
 	if errors.As(err, &le) {

@@ -145,31 +145,8 @@ func (e *AcceptedError) add(p string) {
 // parseAccepted parses the accepted file src (named rel) into its entries,
 // or every problem of it in file order.
 func parseAccepted(rel string, src []byte) ([]Accepted, []string) {
-	type problem struct {
-		line, col int
-		text      string
-	}
-	var found []problem
-	prob := func(line, col int, field, format string, args ...any) {
-		found = append(found, problem{line, col, results.SingleLine(fmt.Sprintf("%s:%d:%d: %s: %s", rel, line, col, field, fmt.Sprintf(format, args...)))})
-	}
-	problems := func() []string { // in the order of the file
-		slices.SortStableFunc(found, func(a, b problem) int {
-			if a.line != b.line {
-				return a.line - b.line
-			}
-			return a.col - b.col
-		})
-		var out []string
-		for _, p := range found {
-			out = append(out, p.text)
-		}
-		return out
-	}
-	at := func(n ast.Node, field, format string, args ...any) {
-		tk := n.GetToken()
-		prob(tk.Position.Line, tk.Position.Column, field, format, args...)
-	}
+	fp := NewFileProblems(rel)
+	prob, at, problems := fp.Add, fp.At, fp.List
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		var ye yaml.Error
@@ -264,7 +241,7 @@ func parseAccepted(rel string, src []byte) ([]Accepted, []string) {
 			out = append(out, e)
 		}
 	}
-	if len(found) > 0 {
+	if fp.Len() > 0 {
 		return nil, problems()
 	}
 	return out, nil

@@ -1,6 +1,12 @@
 package verdict
 
-import "github.com/goccy/go-yaml/ast"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/waitsim/waitsim/results"
+)
 
 // MaxProblems bounds the problems a file's error lists (a catalog entry's
 // CatalogError, the accepted file's AcceptedError); each counts how many
@@ -28,3 +34,48 @@ func StringValue(n ast.Node) (string, bool) {
 	}
 	return "", false
 }
+
+// FileProblems collects the problems of one file read by the runner (a
+// catalog entry, the accepted file), each as one line
+// "file:line:column: field: message", for List in the order of the file.
+type FileProblems struct {
+	rel   string
+	found []fileProblem
+}
+
+type fileProblem struct {
+	line, col int
+	text      string
+}
+
+// NewFileProblems collects the problems of the file named rel.
+func NewFileProblems(rel string) *FileProblems { return &FileProblems{rel: rel} }
+
+// Add records a problem at line and column (1-based) in field.
+func (p *FileProblems) Add(line, col int, field, format string, args ...any) {
+	p.found = append(p.found, fileProblem{line, col, results.SingleLine(fmt.Sprintf("%s:%d:%d: %s: %s", p.rel, line, col, field, fmt.Sprintf(format, args...)))})
+}
+
+// At records a problem at node n's place.
+func (p *FileProblems) At(n ast.Node, field, format string, args ...any) {
+	tk := n.GetToken()
+	p.Add(tk.Position.Line, tk.Position.Column, field, format, args...)
+}
+
+// List is every problem recorded, in the order of the file.
+func (p *FileProblems) List() []string {
+	slices.SortStableFunc(p.found, func(a, b fileProblem) int {
+		if a.line != b.line {
+			return a.line - b.line
+		}
+		return a.col - b.col
+	})
+	var out []string
+	for _, f := range p.found {
+		out = append(out, f.text)
+	}
+	return out
+}
+
+// Len is how many problems were recorded.
+func (p *FileProblems) Len() int { return len(p.found) }
