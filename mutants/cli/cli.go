@@ -105,7 +105,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, run R
 	fs.BoolVar(&cfg.MeasureGremlins, "measure-gremlins", false, "also run gremlins' own campaign on the target and record its per-mutant time")
 	fs.StringVar(&cfg.Runner, "runner", campaign.RunnerHot, "hot (a long-lived test process per worker runs mutant after mutant) or cold (a process per mutant); the same verdicts")
 	fs.StringVar(&cfg.Mode, "mode", campaign.ModeSchemata, "schemata (mutants inside function bodies share one test binary) or overlay (one test binary per mutant)")
-	fs.IntVar(&cfg.GenWorlds, "generator", campaign.DefaultGenWorlds, "the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (default 0 unless the suite is ./scenarios/ and the target ./waittool/)")
+	fs.IntVar(&cfg.GenWorlds, "generator", 0, fmt.Sprintf("the generator campaign: each mutant's build also runs the scenario generator (--generator-run) on this many worlds, and its kill rate is reported beside the table's; 0: none (default: %d in waitsim's own module with the suite ./scenarios/ and the target ./waittool/, else 0)", campaign.DefaultGenWorlds))
 	fs.StringVar(&cfg.GenRun, "generator-run", campaign.DefaultGenRun, "the generator's -test.run pattern")
 	fs.BoolVar(&cfg.Suggest, "suggest", false, "for every survivor, search generated worlds for a case that kills it and write it to --suggest-dir/<case>.yaml")
 	fs.StringVar(&cfg.SuggestDir, "suggest-dir", "", "where --suggest writes its cases (relative to the module root; default "+workspace.SuggestDir+")")
@@ -159,9 +159,9 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer, run R
 			return verdict.ExitUsage
 		}
 	}
-	if !flagSet(fs, "generator") && !(workspace.IsOwn(cfg.Root) && (cfg.SuitePkg == "" || cfg.SuitePkg == workspace.OwnSuitePkg) &&
-		(cfg.Target == "" || cfg.Target == workspace.OwnTarget)) {
-		cfg.GenWorlds = 0 // the generator is waitsim's scenario suite's, and it judges the reference tool
+	if !flagSet(fs, "generator") && workspace.IsOwn(cfg.Root) && (cfg.SuitePkg == "" || cfg.SuitePkg == workspace.OwnSuitePkg) &&
+		(cfg.Target == "" || cfg.Target == workspace.OwnTarget) {
+		cfg.GenWorlds = campaign.DefaultGenWorlds // the generator is waitsim's scenario suite's, and it judges the reference tool
 	}
 	if cfg.GenWorlds < 0 {
 		fmt.Fprintf(stderr, "waitsim mutate: --generator %d: want ≥ 0 worlds\n", cfg.GenWorlds)
