@@ -1,8 +1,6 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/cli"
-
 	"bytes"
 	"errors"
 	"os"
@@ -11,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/cli"
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 

@@ -1,8 +1,6 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"bufio"
 	"bytes"
 	"context"
@@ -16,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/suitebin"
 )

@@ -1,8 +1,6 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"context"
 	"os"
 	"path/filepath"
@@ -10,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 

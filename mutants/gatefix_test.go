@@ -1,8 +1,6 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/mutation"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/workspace"

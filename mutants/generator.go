@@ -1,10 +1,6 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/testrun"
-
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
+	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/results"
 )

@@ -1,15 +1,13 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/cli"
-
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"bytes"
 	"context"
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
+	"github.com/waitsim/waitsim/mutants/cli"
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 

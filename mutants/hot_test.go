@@ -1,13 +1,12 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"context"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 

@@ -1,8 +1,6 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/testrun"
-
 	"bufio"
 	"crypto/sha256"
 	"encoding/json"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 

@@ -1,14 +1,13 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/testrun"
-
 	"context"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/results"
 )
 

@@ -1,8 +1,6 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"context"
 	"maps"
 	"path/filepath"
@@ -10,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/results"
 )

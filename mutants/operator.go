@@ -1,10 +1,6 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/testrun"
-
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"context"
 	"fmt"
 	"os"
@@ -14,7 +10,9 @@ import (
 	"time"
 
 	"github.com/waitsim/waitsim/limits"
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/mutation"
+	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/workspace"
 )

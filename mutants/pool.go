@@ -1,14 +1,6 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/cli"
-
-	"github.com/waitsim/waitsim/mutants/testrun"
-
-	"github.com/waitsim/waitsim/mutants/testbin"
-
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
+	"github.com/waitsim/waitsim/mutants/cli"
+	"github.com/waitsim/waitsim/mutants/testbin"
+	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 

@@ -1,14 +1,12 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/cli"
-
-	"github.com/waitsim/waitsim/mutants/testrun"
-
 	"bytes"
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/cli"
+	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 

@@ -1,14 +1,6 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/testrun"
-
-	"os/exec"
-
-	"github.com/waitsim/waitsim/mutants/testbin"
-
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"bytes"
 	"context"
 	"errors"
@@ -17,6 +9,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -25,12 +18,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/mutation"
+	"github.com/waitsim/waitsim/mutants/testbin"
+	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
-	"github.com/waitsim/waitsim/workspace"
-
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/suitebin"
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // Config is one mutation campaign (campaign.Config).

@@ -1,12 +1,6 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/testrun"
-
-	"github.com/waitsim/waitsim/mutants/testbin"
-
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +8,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/mutation"
+	"github.com/waitsim/waitsim/mutants/testbin"
+	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/suggest"
 )

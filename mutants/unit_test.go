@@ -1,10 +1,6 @@
 package mutants
 
 import (
-	"github.com/waitsim/waitsim/mutants/cli"
-
-	"github.com/waitsim/waitsim/mutants/testrun"
-
 	"bytes"
 	"context"
 	"errors"
@@ -16,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/cli"
 	"github.com/waitsim/waitsim/mutants/mutation"
+	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 

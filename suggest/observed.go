@@ -3,10 +3,11 @@ package suggest
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/waitsim/waitsim/results"
-	"github.com/waitsim/waitsim/scenario"
 	"math"
 	"strings"
+
+	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
 )
 
 // Observed is what case c showed, written as the expectations a person

@@ -1,9 +1,10 @@
 package suggest
 
 import (
-	"github.com/waitsim/waitsim/scenario"
 	"maps"
 	"slices"
+
+	"github.com/waitsim/waitsim/scenario"
 )
 
 // simplify lists the worlds one step simpler than w, the largest steps

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/waitsim/waitsim/limits"
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/mutation"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/suitebin"

@@ -1,8 +1,6 @@
 package testbin
 
 import (
-	"github.com/waitsim/waitsim/mutants/campaign"
-
 	"context"
 	"fmt"
 	"go/ast"
@@ -15,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/mutation"
 )
 

@@ -1,12 +1,6 @@
 package testrun
 
 import (
-	"sync/atomic"
-
-	"github.com/waitsim/waitsim/mutants/campaign"
-	"github.com/waitsim/waitsim/sim"
-	"github.com/waitsim/waitsim/workspace"
-
 	"bufio"
 	"context"
 	"encoding/json"
@@ -18,9 +12,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // Report is what one run of the suite's test binary showed.
