@@ -37,4 +37,11 @@
 // rule is tested here instead, on synctest's virtual clock with a machine
 // that holds a read and its twin (machine_test.go), each test seen failing
 // with the rule removed.
+//
+// Rules:
+//   - It measures; it never decides: the tool judges with what Meter gives.
+//   - Only the real clock uses it (waitsim serve, make realclock); the
+//     simulation and the gate's table run on waittool.ExactMachine.
+//   - Every rule it adds rests on a measurement named in contract §2 step 12,
+//     and each test of it fails with the rule removed.
 package machine

@@ -5,4 +5,11 @@
 //
 // The package depends only on a clock.Clock (github.com/benbjohnson/clock) and a
 // Bridge; it knows nothing of the simulator that tests it.
+//
+// Rules:
+//   - Time comes only from the clock it is given, and the machine's delay
+//     only from its Machine (ExactMachine unless told otherwise).
+//   - Every number in it rests on a measurement its comment names, or on
+//     the contract's text.
+//   - It imports nothing of waitsim: every dependency points toward it.
 package waittool
