@@ -92,6 +92,23 @@ func TestJudgeTolerance(t *testing.T) {
 	if !e.Agree || e.ToleranceMs != 90*StallFactor {
 		t.Errorf("250 ms late, stall 90 ms: agree %v, tolerance %v; want agreement at %d ms", e.Agree, e.ToleranceMs, 90*StallFactor)
 	}
+	// The TypeScript client behind a proxy has a floor of its own
+	// (ProxiedTSToleranceMs); without a proxy, or the Go client, the
+	// default's.
+	for _, tc := range []struct {
+		rules judgeRules
+		tol   float64
+	}{
+		{judgeRules{client: ClientTS, idleMs: 20000}, ProxiedTSToleranceMs},
+		{judgeRules{client: ClientTS}, 100},
+		{judgeRules{client: ClientGo, idleMs: 20000}, 100},
+	} {
+		e = RunEntry{observed: obs}
+		judge(&e, simCalls(), 10, 100, tc.rules)
+		if e.ToleranceMs != tc.tol || e.Agree != (tc.tol > 250) {
+			t.Errorf("%+v, 250 ms late: tolerance %v, agree %v; want tolerance %v", tc.rules, e.ToleranceMs, e.Agree, tc.tol)
+		}
+	}
 	e = RunEntry{observed: obs, serverStallMs: 90}
 	judge(&e, simCalls(), 10, 100, goRules)
 	if !e.Agree || e.StallMs != 90 {

@@ -52,6 +52,19 @@ const (
 // largest was 61 ms. The floor leaves 2.5 times that.
 const DefaultToleranceMs = 150
 
+// ProxiedTSToleranceMs is the floor of the tolerance for the TypeScript
+// client behind a proxy, where DefaultToleranceMs (measured before the
+// proxied legs, and without them) is too tight. Measured in four runs of
+// the whole matrix on 2 December 2026 (the project's 2-core machine, load
+// average 3–30): of 49 calls of the TypeScript client through a proxy whose
+// run's largest stall was under 60 ms, the largest |real − simulated| was
+// 203.6 ms (a 504 of nginx with buffering on; 155–192 ms in four more
+// calls, through every leg) — against 84 ms for the Go client through the
+// same proxies and 24 ms for the TypeScript client without a proxy, in the
+// same runs. The cause is not known; the Go probe does not see it. The floor
+// leaves 2.5 times the largest, as DefaultToleranceMs does.
+const ProxiedTSToleranceMs = 500
+
 // StallFactor scales the probe's largest stall into a case's tolerance. A
 // stall the probe sees is not the one a server or client process suffers, and
 // one stall can count several times: it delays a reply once by itself, once
@@ -601,6 +614,9 @@ func runOne(ctx context.Context, opts Options, j job, run int, tk *ticket) RunEn
 // max(floorMs, StallFactor × the larger of caseStallMs, the runner's probe
 // while the case ran, and the stall e's own server logged).
 func judge(e *RunEntry, sim []results.CallSummary, caseStallMs, floorMs float64, rules judgeRules) {
+	if rules.client == ClientTS && rules.idleMs > 0 {
+		floorMs = math.Max(floorMs, ProxiedTSToleranceMs)
+	}
 	stallMs := math.Max(caseStallMs, e.serverStallMs)
 	e.StallMs = stallMs
 	e.ToleranceMs = math.Ceil(math.Max(floorMs, StallFactor*stallMs))
