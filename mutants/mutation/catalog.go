@@ -14,8 +14,6 @@ import (
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/workspace"
 
-	"github.com/waitsim/waitsim/results"
-
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -54,32 +52,12 @@ var MaxCatalogFileBytes = int(limits.CatalogEntry.MaxBytes)
 // "file:line:column: field: message" (the file relative to the module
 // root), in file order, at most verdict.MaxProblems of them; More counts the
 // rest. It is a usage error: errors.Is(err, ErrUsage) holds.
-type CatalogError struct {
-	Problems []string
-	More     int
-}
+type CatalogError struct{ verdict.ProblemList }
 
-func (e *CatalogError) Error() string {
-	s := fmt.Sprintf("%d problem(s) in the mutation catalog; nothing ran:\n  %s", len(e.Problems)+e.More, strings.Join(e.Problems, "\n  "))
-	if e.More > 0 {
-		s += fmt.Sprintf("\n  … and %d more", e.More)
-	}
-	return s
-}
+func (e *CatalogError) Error() string { return e.Text("the mutation catalog") }
 
 // Unwrap makes a CatalogError a usage error (exit 2).
 func (e *CatalogError) Unwrap() error { return verdict.ErrUsage }
-
-// Add records problems, keeping at most verdict.MaxProblems.
-func (e *CatalogError) Add(problems ...string) {
-	for _, p := range problems {
-		if len(e.Problems) < verdict.MaxProblems {
-			e.Problems = append(e.Problems, results.SingleLine(p))
-		} else {
-			e.More++
-		}
-	}
-}
 
 // LoadCatalog reads every *.yaml and *.yml file of dir (root-relative paths
 // are reported relative to root), sorted by id; dir must exist. Every file

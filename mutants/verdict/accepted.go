@@ -76,18 +76,9 @@ type Resolved struct {
 // AcceptedError is every problem of the accepted file, one a line as
 // "file:line:column: field: message", at most MaxProblems of them
 // (More counts the rest). It is a usage error: errors.Is(err, ErrUsage).
-type AcceptedError struct {
-	Problems []string
-	More     int
-}
+type AcceptedError struct{ ProblemList }
 
-func (e *AcceptedError) Error() string {
-	s := fmt.Sprintf("%d problem(s) in the accepted survivors; nothing ran:\n  %s", len(e.Problems)+e.More, strings.Join(e.Problems, "\n  "))
-	if e.More > 0 {
-		s += fmt.Sprintf("\n  … and %d more", e.More)
-	}
-	return s
-}
+func (e *AcceptedError) Error() string { return e.Text("the accepted survivors") }
 
 // Unwrap makes an AcceptedError a usage error (exit 2).
 func (e *AcceptedError) Unwrap() error { return ErrUsage }
@@ -116,30 +107,20 @@ func LoadRatchet(root, path string) (*Ratchet, error) {
 	var bad AcceptedError
 	var le *limits.Error
 	if errors.As(err, &le) {
-		bad.add(results.Problem{File: rel, Line: le.Line, Column: le.Column, Field: le.Field, Message: le.Message}.String())
+		bad.Add(results.Problem{File: rel, Line: le.Line, Column: le.Column, Field: le.Field, Message: le.Message}.String())
 		return nil, &bad
 	}
 	src := text.Src
 	if err != nil {
 		return nil, fmt.Errorf("%w: accepted survivors: %v", ErrUsage, err)
 	}
-	r.Accepted, bad.Problems = parseAccepted(rel, src)
-	if len(bad.Problems) > MaxProblems {
-		bad.More = len(bad.Problems) - MaxProblems
-		bad.Problems = bad.Problems[:MaxProblems]
-	}
+	var problems []string
+	r.Accepted, problems = parseAccepted(rel, src)
+	bad.Add(problems...)
 	if len(bad.Problems) > 0 {
 		return nil, &bad
 	}
 	return r, nil
-}
-
-func (e *AcceptedError) add(p string) {
-	if len(e.Problems) < MaxProblems {
-		e.Problems = append(e.Problems, results.SingleLine(p))
-	} else {
-		e.More++
-	}
 }
 
 // parseAccepted parses the accepted file src (named rel) into its entries,

@@ -3,10 +3,40 @@ package verdict
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/waitsim/waitsim/results"
 )
+
+// ProblemList is the problems of a file-checking error (CatalogError,
+// AcceptedError): at most MaxProblems of them, each one line, and how many
+// more there were.
+type ProblemList struct {
+	Problems []string
+	More     int
+}
+
+// Add records problems, keeping at most MaxProblems.
+func (l *ProblemList) Add(problems ...string) {
+	for _, p := range problems {
+		if len(l.Problems) < MaxProblems {
+			l.Problems = append(l.Problems, results.SingleLine(p))
+		} else {
+			l.More++
+		}
+	}
+}
+
+// Text is the problems as an error message about what (e.g. "the mutation
+// catalog"): the count, then one problem a line, then how many more.
+func (l *ProblemList) Text(what string) string {
+	s := fmt.Sprintf("%d problem(s) in %s; nothing ran:\n  %s", len(l.Problems)+l.More, what, strings.Join(l.Problems, "\n  "))
+	if l.More > 0 {
+		s += fmt.Sprintf("\n  … and %d more", l.More)
+	}
+	return s
+}
 
 // MaxProblems bounds the problems a file's error lists (a catalog entry's
 // CatalogError, the accepted file's AcceptedError); each counts how many
