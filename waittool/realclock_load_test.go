@@ -200,22 +200,7 @@ func TestRealClockLoaded(t *testing.T) {
 		server := realServerObserved(func(e waittool.Event) { rt.observe(e); log.observe(e) })
 		sampler := sampleLoad()
 		start := time.Now()
-		var wg sync.WaitGroup
-		for s := range 25 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				cs := realSession(t, server, rt)
-				for i := range 4 {
-					token := ""
-					if (s+i)%2 == 0 {
-						token = fmt.Sprintf("s%d/%d", s, i)
-					}
-					realCall(t, cs, rt, token, 1000)
-				}
-			}()
-		}
-		wg.Wait()
+		oneSecondCalls(t, server, rt)
 		took := time.Since(start)
 		mean, most := sampler.end()
 		avg1, _ := loadavg()

@@ -174,7 +174,13 @@ func (rt *realTally) report(t *testing.T, what string) {
 // 25 sessions in parallel, half of them with a progress token.
 func TestRealClockOneSecond(t *testing.T) {
 	rt := &realTally{lastProgress: map[string]float64{}, ends: map[string]int{}}
-	server := realServer(rt)
+	oneSecondCalls(t, realServer(rt), rt)
+	rt.report(t, "one-second calls")
+}
+
+// oneSecondCalls makes 100 one-second calls (timeoutMs 1000) on server: 25
+// sessions in parallel, 4 calls each, half of them with a progress token.
+func oneSecondCalls(t *testing.T, server *mcp.Server, rt *realTally) {
 	var wg sync.WaitGroup
 	for s := range 25 {
 		wg.Add(1)
@@ -191,7 +197,6 @@ func TestRealClockOneSecond(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	rt.report(t, "one-second calls")
 }
 
 // TestRealClockCappedChains: 10 chains in parallel, each following
