@@ -256,8 +256,7 @@ func brief(c results.CallSummary) string {
 func Records(reqs []bridge.Request) []results.BridgeRequest {
 	var out []results.BridgeRequest
 	for _, r := range reqs {
-		out = append(out, results.BridgeRequest{ID: r.ID, Op: r.Op, CallID: r.CallID, IssuedMs: r.IssuedMs,
-			DispatchedMs: r.DispatchedMs, CompletedMs: r.CompletedMs, Err: r.Err, Panic: r.Panic, SharedWith: r.SharedWith, WakeLateMs: r.WakeLateMs, JitterMs: r.JitterMs})
+		out = append(out, r.BridgeRequest)
 	}
 	return out
 }

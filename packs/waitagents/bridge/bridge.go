@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/sim"
 	"github.com/waitsim/waitsim/sim/timeline"
 	"github.com/waitsim/waitsim/waittool"
@@ -80,31 +81,16 @@ const (
 // Request is the record of one bridge request, for invariants and reports.
 // Times are virtual ms since Epoch; -1 means "never".
 type Request struct {
-	ID           int    `json:"id"`
-	Op           string `json:"op"` // "list", "read" or "hold" (another requester)
-	CallID       uint64 `json:"callId"`
-	IssuedMs     int64  `json:"issuedMs"`
-	DispatchedMs int64  `json:"dispatchedMs"`
-	CompletedMs  int64  `json:"completedMs"`
-	Err          string `json:"error,omitempty"`
-	// Panic is the value the bridge call panicked with when it completed
-	// (a Step's Panic), instead of returning; "" when it returned.
-	Panic string `json:"panic,omitempty"`
-	// SharedWith is the ID of the request whose result this one shared (cache), or 0.
-	SharedWith int `json:"sharedWith,omitempty"`
+	// BridgeRequest is what the results file records of it: id, op, call,
+	// issued, dispatched and completed times, error, panic, shared result,
+	// timer lateness and jitter.
+	results.BridgeRequest
 	// IDs are the session ids an output read asked for, as the tool passed them.
 	IDs []string `json:"-"`
 	// Agents (a list) and Outputs (a read) are what a successful request
 	// returned to its requester, as the bridge built it; nil otherwise.
 	Agents  []waittool.Agent       `json:"-"`
 	Outputs []waittool.AgentOutput `json:"-"`
-	// WakeLateMs is set when the request was issued in the kernel step that
-	// released one of the tool's timers: that timer's lateness in ms (0 when
-	// on time). It lets invariants follow the tool's tolerance of a late wake
-	// (contract §2 step 12) from the world's own records.
-	WakeLateMs *int64 `json:"wakeLateMs,omitempty"`
-	// JitterMs is the latency the bridge's jitter added to this request.
-	JitterMs int64 `json:"jitterMs,omitempty"`
 
 	key     string
 	step    Step
@@ -330,7 +316,7 @@ func (b *Bridge) submit(ctx context.Context, op, key string, ids []string) (*Req
 		b.mu.Lock()
 		if b.ended {
 			b.mu.Unlock()
-			return &Request{Op: op, IssuedMs: b.k.NowMs(), CompletedMs: b.k.NowMs(), Err: "world ended", DispatchedMs: -1}, closed()
+			return &Request{BridgeRequest: results.BridgeRequest{Op: op, IssuedMs: b.k.NowMs(), CompletedMs: b.k.NowMs(), Err: "world ended", DispatchedMs: -1}}, closed()
 		}
 		b.arrivals = append(b.arrivals, a)
 		first := len(b.arrivals) == 1
@@ -382,7 +368,7 @@ func (b *Bridge) admit() {
 func (b *Bridge) submitLocked(ctx context.Context, op, key string, ids []string) (*Request, <-chan struct{}) {
 	now := b.k.NowMs()
 	callID, capped, known := b.callOf(ctx)
-	r := &Request{ID: len(b.reqs) + 1, Op: op, CallID: callID, IssuedMs: now, DispatchedMs: -1, CompletedMs: -1, key: key, ids: ids}
+	r := &Request{BridgeRequest: results.BridgeRequest{ID: len(b.reqs) + 1, Op: op, CallID: callID, IssuedMs: now, DispatchedMs: -1, CompletedMs: -1}, key: key, ids: ids}
 	if kk, isKernel := b.k.(*timeline.Kernel); isKernel {
 		if late, ok := kk.WakeLate(); ok {
 			r.WakeLateMs = &late
@@ -465,7 +451,7 @@ func pick(steps []Step, n int) Step {
 func (b *Bridge) hold(holdMs int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	r := &Request{ID: len(b.reqs) + 1, Op: "hold", IssuedMs: b.k.NowMs(), DispatchedMs: -1, CompletedMs: -1,
+	r := &Request{BridgeRequest: results.BridgeRequest{ID: len(b.reqs) + 1, Op: "hold", IssuedMs: b.k.NowMs(), DispatchedMs: -1, CompletedMs: -1},
 		step: Step{LatencyMs: holdMs}}
 	b.reqs = append(b.reqs, r)
 	b.queue = append(b.queue, r)
@@ -614,7 +600,7 @@ func (b *Bridge) Shutdown() {
 	defer b.mu.Unlock()
 	b.ended = true
 	for _, a := range b.arrivals {
-		a.r = &Request{Op: a.op, IssuedMs: b.k.NowMs(), CompletedMs: b.k.NowMs(), Err: "world ended", DispatchedMs: -1}
+		a.r = &Request{BridgeRequest: results.BridgeRequest{Op: a.op, IssuedMs: b.k.NowMs(), CompletedMs: b.k.NowMs(), Err: "world ended", DispatchedMs: -1}}
 		a.w = closed()
 		close(a.ready)
 	}
