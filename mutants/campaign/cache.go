@@ -2,8 +2,6 @@ package campaign
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -137,21 +135,5 @@ func (c *Cache) Save() error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(c.path), ".mutation-cache-*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), c.path)
+	return WriteAtomic(c.path, b, ".mutation-cache-*")
 }

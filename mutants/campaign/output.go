@@ -64,6 +64,12 @@ func checkDirWritable(flag, path, dir string) error {
 // WriteAtomic writes b to path through a temporary file in its directory,
 // named by pattern (os.CreateTemp), renamed over path once complete.
 func WriteAtomic(path string, b []byte, pattern string) error {
+	return WriteAtomicMode(path, b, pattern, 0o644)
+}
+
+// WriteAtomicMode is WriteAtomic with the file's permissions (0o755 for a
+// kept test binary).
+func WriteAtomicMode(path string, b []byte, pattern string, perm os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -71,7 +77,7 @@ func WriteAtomic(path string, b []byte, pattern string) error {
 	if err != nil {
 		return err
 	}
-	err = f.Chmod(0o644)
+	err = f.Chmod(perm)
 	if err == nil {
 		_, err = f.Write(b)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/suitebin"
 )
 
@@ -134,23 +135,5 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(dst), ".keep-*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Chmod(0o755); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), dst)
+	return campaign.WriteAtomicMode(dst, b, ".keep-*", 0o755)
 }
