@@ -281,7 +281,7 @@ func mergeCommand(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("o", workspace.MutationResults, "the merged result JSON")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: waitsim mutate merge [-o out/mutation.json] SHARD.json...\n\n"+
+		fmt.Fprintf(stderr, "usage: waitsim mutate merge [-o "+workspace.MutationResults+"] SHARD.json...\n\n"+
 			"joins the results of shards 1/n … n/n (waitsim mutate --shard k/n) of one campaign and judges\n"+
 			"the whole: every shard once, run with the same options on the same commit.\n\nflags:\n")
 		fs.PrintDefaults()
