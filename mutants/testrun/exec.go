@@ -66,6 +66,17 @@ func WatchdogMs(timeout time.Duration) int64 {
 	return (2*timeout + sim.DefaultWallTimeout).Milliseconds()
 }
 
+// killSuite is params for a mutant's kill suite the runner ends after
+// timeout (0: none): KillSuite set, and the worlds' watchdog beyond the
+// timeout (WatchdogMs) unless params names one.
+func killSuite(params results.Params, timeout time.Duration) results.Params {
+	params.KillSuite = true
+	if timeout > 0 && params.WatchdogMs == 0 {
+		params.WatchdogMs = WatchdogMs(timeout)
+	}
+	return params
+}
+
 // Run runs bin with the -test.run pattern run and flags added, handing
 // it params (results.Params, through a params file named by
 // results.ParamsEnv; KillSuite always set: the scenario generator then stops
@@ -74,10 +85,7 @@ func WatchdogMs(timeout time.Duration) int64 {
 // that was not ours, or an error of the machine in its output) is an
 // *campaign.EnvError, never a report to judge.
 func (tr *Runner) Run(ctx context.Context, bin, run string, timeout time.Duration, flags []string, params results.Params, env ...string) (Report, error) {
-	params.KillSuite = true
-	if timeout > 0 && params.WatchdogMs == 0 {
-		params.WatchdogMs = WatchdogMs(timeout)
-	}
+	params = killSuite(params, timeout)
 	pf := filepath.Join(tr.Tmp, fmt.Sprintf("params-%d.json", tr.ParamsN.Add(1)))
 	if err := results.WriteParams(pf, params); err != nil {
 		return Report{}, err

@@ -56,7 +56,7 @@ func (tr *Runner) StartHot(ctx context.Context, bin, pattern string, id, genWorl
 	hp := &HotProc{reqW: reqW, enc: json.NewEncoder(reqW), replies: make(chan results.HotReply, 1), exited: make(chan struct{}),
 		out: &tailBuffer{n: 16 << 10}, pf: filepath.Join(tr.Tmp, fmt.Sprintf("hot-params-%d-%d.json", id, tr.ParamsN.Add(1)))}
 	// The pipes are the child's fds 3 and 4 (ExtraFiles).
-	if err := results.WriteParams(hp.pf, results.Params{KillSuite: true, GenWorlds: genWorlds, WatchdogMs: WatchdogMs(timeout), Hot: &results.HotPipes{In: 3, Out: 4}}); err != nil {
+	if err := results.WriteParams(hp.pf, killSuite(results.Params{GenWorlds: genWorlds, Hot: &results.HotPipes{In: 3, Out: 4}}, timeout)); err != nil {
 		reqR.Close()
 		reqW.Close()
 		repR.Close()
