@@ -52,8 +52,17 @@ func (r *runner) genBaseline(ctx context.Context) {
 		return
 	}
 	r.gen.ran = true
-	bin := r.baseBin
-	rep, err := r.runWith(ctx, bin, r.cfg.GenRun, 0, nil, r.genParams())
+	kept := r.keptRun(ctx, "generator-baseline", r.cfg.GenRun, fmt.Sprint(r.cfg.GenWorlds))
+	var rep testrun.Report
+	var err error
+	if kept.load(&rep) {
+		r.note("the generator's baseline outcome reused: it passed on these inputs before (every file of the module, the go command's settings)")
+	} else {
+		rep, err = r.runWith(ctx, r.baseBin, r.cfg.GenRun, 0, nil, r.genParams())
+		if err == nil && rep.Exit == 0 && rep.Passed > 0 && !rep.TimedOut {
+			kept.keep(ctx, rep)
+		}
+	}
 	if errors.Is(err, campaign.ErrEnvironment) {
 		r.gen.err = err // the campaign stops: runAll returns it
 		return

@@ -18,20 +18,29 @@ import (
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
-// runAll runs the mutants in cfg.Workers workers. The sanity mutant is
-// first in the queue; once it is known not to be killed, nothing more is
-// started (nothing a campaign finds is worth anything then) and the mutants
-// not run are left without a status. Mutants with the same cache key
-// (gremlins lists some token swaps under two types) run once and share the
-// verdict; cached verdicts are reused without building anything.
-func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
-	prog := cli.NewProgress(r.cfg.Progress, r.cfg.TTY, len(muts))
-	defer prog.Finish()
-	groups := map[string][]*mutant{}
+// plan is a campaign's mutants once they are prepared (planMutants) and
+// before they run (runAll): the progress report, the mutants that share a
+// cache key, the queue to run and the verdicts taken from the cache.
+type plan struct {
+	prog   *cli.Progress
+	groups map[string][]*mutant
+	queue  []*mutant // to run, prepared: not-viable ones are already decided
+	cached []*mutant
+}
+
+// planMutants groups the mutants, takes what it can from the cache and
+// prepares the rest (type checks, the schemata binary and its check). It
+// needs no baseline: the campaign runs it beside the baseline's run.
+// Mutants with the same cache key (gremlins lists some token swaps under two
+// types) run once and share the verdict; cached verdicts are reused without
+// building anything.
+func (r *runner) planMutants(ctx context.Context, muts []*mutant) (*plan, error) {
+	p := &plan{prog: cli.NewProgress(r.cfg.Progress, r.cfg.TTY, len(muts)), groups: map[string][]*mutant{}}
+	groups := p.groups
 	var queue, cached []*mutant
 	for _, m := range muts {
 		if m.res.Status != "" { // decided at collection (no-longer-applies, not materializable)
-			prog.Done(m.res)
+			p.prog.Done(m.res)
 			continue
 		}
 		if g, ok := groups[m.key]; ok {
@@ -50,22 +59,33 @@ func (r *runner) runAll(ctx context.Context, muts []*mutant) error {
 		}
 		queue = append(queue, m)
 	}
-	finish := func(m *mutant) {
-		for _, o := range groups[m.key][1:] {
+	p.cached = cached
+	var err error
+	p.queue, err = r.prepare(ctx, queue, p.finish(r))
+	return p, err
+}
+
+// finish reports mutant m done, with the others of its group.
+func (p *plan) finish(r *runner) func(*mutant) {
+	return func(m *mutant) {
+		for _, o := range p.groups[m.key][1:] {
 			o.res.Status, o.res.KilledBy, o.res.Cached = m.res.Status, m.res.KilledBy, m.res.Cached
 			o.res.Generator, o.res.GeneratorDetail = m.res.Generator, m.res.GeneratorDetail
 			o.res.Detail = "the same mutated source as " + m.res.ID
 			r.equivalence(o)
-			prog.Done(o.res)
+			p.prog.Done(o.res)
 		}
 		r.equivalence(m)
-		prog.Done(m.res)
+		p.prog.Done(m.res)
 	}
-	queue, err := r.prepare(ctx, queue, finish)
-	if err != nil {
-		r.waitGen()
-		return err
-	}
+}
+
+// runAll runs the planned mutants in cfg.Workers workers. The sanity mutant
+// is first in the queue; once it is known not to be killed, nothing more is
+// started (nothing a campaign finds is worth anything then) and the mutants
+// not run are left without a status.
+func (r *runner) runAll(ctx context.Context, p *plan) error {
+	queue, cached, finish := p.queue, p.cached, p.finish(r)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	feed, stopFeed := context.WithCancel(ctx)
@@ -335,8 +355,10 @@ func (r *runner) buildSchemata(ctx context.Context, tc *testbin.TypeChecker, res
 	}
 	// A kept binary that passed its run with no mutant switched on
 	// passes it again (the same bytes, the same inputs).
+	// It runs beside the baseline (run's phase 1), before the mutants'
+	// timeout is known: with none, as the baseline does.
 	if _, err := os.Stat(testbin.CheckedMark(keptAt)); !kept || err != nil {
-		rep, err := r.runSuite(ctx, bin, r.timeout)
+		rep, err := r.runSuite(ctx, bin, 0)
 		if err != nil {
 			return "", nil, "", err
 		}

@@ -42,6 +42,9 @@ type runner struct {
 	timeout   time.Duration
 	inputs    map[string]string        // root-relative path → sha256 of the suite's inputs
 	inputDirs atomic.Pointer[[]string] // the package directories they were found in (set by hashInputs while other steps run)
+	// inputsReady is closed once phase 1 has hashed the suite's inputs
+	// (or failed to): kept runs are keyed by them.
+	inputsReady chan struct{}
 	tc        *testbin.TypeChecker     // the target's type checker (phase 1)
 	tcErr     error
 	salt      string // go version, platform, suite: part of every cache key
@@ -149,6 +152,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	defer os.RemoveAll(tmp)
 	r := &runner{cfg: cfg, tmp: tmp, catalog: catalog}
 	r.gen.done = make(chan struct{})
+	r.inputsReady = make(chan struct{})
 	defer r.waitGen()
 	r.srcRe = regexp.MustCompile(regexp.QuoteMeta(tmp+string(filepath.Separator)) + `w\d+` + regexp.QuoteMeta(string(filepath.Separator)) + `src` + regexp.QuoteMeta(string(filepath.Separator)))
 	if err := r.setup(ctx); err != nil {
@@ -163,25 +167,45 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	res.Notes = append(res.Notes, defaultNotes...)
 	res.Threshold = th.OperatorScore
 
-	// Phase 1, concurrently: the baseline, gremlins' enumeration, the hash
-	// of the suite's inputs.
-	var wg sync.WaitGroup
-	var baseErr, enumErr, inErr error
+	if cfg.CacheFile != "" {
+		r.cache = campaign.LoadCache(cfg.Abs(cfg.CacheFile))
+		for _, k := range r.cache.Killers {
+			r.kills.add(k)
+		}
+	}
+
+	// Phase 1, concurrently: the baseline; gremlins' enumeration, the
+	// target's type checker and the hash of the suite's inputs, and as soon
+	// as those three are there, the mutants' collection and preparation
+	// (planMutants: the type checks, the schemata binary and its check),
+	// still beside the baseline's run. A baseline that fails stops the
+	// preparation: nothing prepared is used then.
+	var wg, ready sync.WaitGroup
+	var baseErr, enumErr, inErr, planErr error
 	var base testrun.Report
 	var sites []mutation.OperatorSite
-	wg.Add(4)
+	var muts []*mutant
+	var notes []string
+	var pl *plan
+	pctx, stopPlan := context.WithCancel(ctx)
+	defer stopPlan()
+	wg.Add(2)
+	ready.Add(3)
 	go func() {
 		defer wg.Done()
 		base, baseErr = r.baseline(ctx)
+		if baseErr != nil || baselineProblem(base) != "" {
+			stopPlan()
+		}
 	}()
 	go func() {
 		// The target's export data, for the type checks and the reset
 		// (prepare), beside the rest.
-		defer wg.Done()
+		defer ready.Done()
 		r.tc, r.tcErr = r.testbin().NewTypeChecker(ctx, r.cfg.Target)
 	}()
 	go func() {
-		defer wg.Done()
+		defer ready.Done()
 		if !cfg.NoOperators {
 			var b []byte
 			var reused bool
@@ -195,10 +219,25 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 		}
 	}()
 	go func() {
-		defer wg.Done()
+		defer ready.Done()
+		defer close(r.inputsReady)
 		inErr = r.hashInputs(ctx)
 	}()
+	go func() {
+		defer wg.Done()
+		ready.Wait()
+		if enumErr != nil || inErr != nil || pctx.Err() != nil {
+			return
+		}
+		if muts, notes, planErr = r.collect(pctx, sites); planErr != nil {
+			return
+		}
+		pl, planErr = r.planMutants(pctx, muts)
+	}()
 	wg.Wait()
+	if pl != nil {
+		defer pl.prog.Finish()
+	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -227,24 +266,17 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if inErr != nil {
 		return nil, inErr
 	}
+	if planErr != nil {
+		return nil, planErr
+	}
 	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.Wall)*cfg.TimeoutFactor))
 	r.costOrder = costOrder(base.Costs)
 	res.TimeoutMs = r.timeout.Milliseconds()
-
-	// Phase 2: the mutants.
-	muts, notes, err := r.collect(ctx, sites)
-	if err != nil {
-		return nil, err
-	}
 	res.Campaign = r.campaign
 	res.Notes = append(res.Notes, notes...)
-	if cfg.CacheFile != "" {
-		r.cache = campaign.LoadCache(cfg.Abs(cfg.CacheFile))
-		for _, k := range r.cache.Killers {
-			r.kills.add(k)
-		}
-	}
-	if err := r.runAll(ctx, muts); err != nil {
+
+	// Phase 2: the mutants' runs.
+	if err := r.runAll(ctx, pl); err != nil {
 		return nil, err
 	}
 	r.waitGen()
@@ -393,12 +425,58 @@ func (r *runner) baseline(ctx context.Context) (testrun.Report, error) {
 	r.baseBin = testbin.Private(bin.Path, filepath.Join(r.tmp, "kept"))
 	// The generator's baseline runs on the same binary, beside this run.
 	r.startGenBaseline(ctx)
+	kept := r.keptRun(ctx, "baseline", r.suite.Run)
+	var k keptBaseline
+	if kept.load(&k) {
+		r.caseFiles = k.CaseFiles
+		r.note("the baseline's outcome reused: it passed on these inputs before (every file of the module, the go command's settings)")
+		return k.Report, nil
+	}
 	index := filepath.Join(dir, "results.json")
 	rep, err := r.runWith(ctx, r.baseBin, r.suite.Run, 0, nil, results.Params{Results: index})
 	if err == nil {
 		r.caseFiles = readCaseIndex(index)
+		if baselineProblem(rep) == "" && !rep.TimedOut {
+			kept.keep(ctx, keptBaseline{Report: rep, CaseFiles: r.caseFiles})
+		}
 	}
 	return rep, err
+}
+
+// keptBaseline is the outcome of a baseline run that passed, kept for the
+// next campaign on the same inputs (testbin.KeptRunPath): its report (the
+// wall time that sets the mutants' timeout, the costs of kill first) and
+// the table's case index.
+type keptBaseline struct {
+	Report    testrun.Report
+	CaseFiles map[string]results.CaseRef `json:",omitempty"`
+}
+
+// keptRunRef names where one baseline run's outcome is kept.
+type keptRunRef struct {
+	r     *runner
+	kind  string
+	parts []string
+	path  string
+}
+
+// keptRun names the kept outcome of the baseline run of kind decided also
+// by parts, once the suite's inputs are known (they key it).
+func (r *runner) keptRun(ctx context.Context, kind string, parts ...string) keptRunRef {
+	select {
+	case <-r.inputsReady:
+	case <-ctx.Done():
+		return keptRunRef{}
+	}
+	return keptRunRef{r: r, kind: kind, parts: parts, path: r.testbin().KeptRunPath(ctx, kind, parts...)}
+}
+
+func (k keptRunRef) load(v any) bool { return testbin.LoadKeptRun(k.path, v) }
+
+func (k keptRunRef) keep(ctx context.Context, v any) {
+	if k.r != nil {
+		k.r.testbin().KeepRun(ctx, k.path, k.kind, k.parts, v)
+	}
 }
 
 // baselineProblem says why a baseline run cannot serve, or "".

@@ -157,7 +157,14 @@ func build(ctx context.Context, o Options, key, name, dst string) (Result, error
 // (never removing just, the one just stored); with each binary it removes
 // goes each file that marks names for it (a mark kept beside a binary).
 func Prune(dir, name, just string, keep int, marks ...func(bin string) string) {
-	m, _ := filepath.Glob(filepath.Join(dir, name+"-*.test"))
+	PruneGlob(filepath.Join(dir, name+"-*.test"), just, keep, marks...)
+}
+
+// PruneGlob keeps the keep most recently used (modified) files that match
+// pattern (never removing just, the one just stored), with their marks as
+// Prune.
+func PruneGlob(pattern, just string, keep int, marks ...func(string) string) {
+	m, _ := filepath.Glob(pattern)
 	type f struct {
 		p string
 		t time.Time

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/waitsim/waitsim/mutants/campaign"
@@ -89,7 +88,7 @@ func (g *Go) KeptBuild(ctx context.Context, kind string, keep int, files map[str
 		return bin, "", false, g.Build(ctx, ov, bin)
 	}
 	key := overlayKey(modKey, kind, files)
-	name := strings.Trim(strings.ReplaceAll(filepath.ToSlash(filepath.Clean(g.Pkg)), "/", "-"), ".-") + "-" + kind
+	name := g.keptName(kind)
 	p := filepath.Join(dir, name+"-"+key[:32]+".test")
 	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
 		now := time.Now()

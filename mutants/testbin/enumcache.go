@@ -9,10 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/waitsim/waitsim/mutants/mutation"
+	"github.com/waitsim/waitsim/suitebin"
 	"github.com/waitsim/waitsim/workspace"
 )
 
@@ -108,21 +108,7 @@ func (g *Go) Enumerate(ctx context.Context, target string, dry func(context.Cont
 	return b, false, nil
 }
 
-// pruneEnums keeps the 10 most recently used enumerations of dir.
+// pruneEnums keeps the keptKeep most recently used enumerations of dir.
 func pruneEnums(dir, just string) {
-	m, _ := filepath.Glob(filepath.Join(dir, "gremlins-enum-*.json"))
-	type f struct {
-		p string
-		t int64
-	}
-	var fs []f
-	for _, p := range m {
-		if st, err := os.Stat(p); err == nil && p != just && !strings.HasPrefix(filepath.Base(p), ".") {
-			fs = append(fs, f{p, st.ModTime().UnixNano()})
-		}
-	}
-	sort.Slice(fs, func(i, j int) bool { return fs[i].t > fs[j].t })
-	for i := 9; i < len(fs); i++ {
-		os.Remove(fs[i].p)
-	}
+	suitebin.PruneGlob(filepath.Join(dir, "gremlins-enum-*.json"), just, keptKeep)
 }

@@ -1,0 +1,85 @@
+package testbin
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/waitsim/waitsim/mutants/campaign"
+	"github.com/waitsim/waitsim/suitebin"
+)
+
+// Kept runs (issue 21 item 2). A baseline run that passed — the unmutated
+// suite's, the generator's — is a function of the same inputs as a kept
+// binary: the simulation is deterministic, so the same bytes on the same
+// inputs pass again, as CheckedMark already relies on for the schemata
+// binary. Its outcome is kept beside the kept binaries under the module's
+// key (ModuleKey), the run's kind and what else decides it (its -run
+// pattern, its params), and a campaign on unchanged inputs reads it instead
+// of running the baseline again. Only passes are kept; a run whose inputs
+// changed while it ran is not.
+
+// keptKeep is how many enumerations, and kept runs of one kind, a
+// directory holds (the most recently used).
+const keptKeep = 10
+
+// KeptRunPath is the file that keeps the outcome of a run of kind decided
+// also by parts, under the suite's inputs as they are now; "" when nothing
+// can be kept (no directory, or the inputs not known).
+func (g *Go) KeptRunPath(ctx context.Context, kind string, parts ...string) string {
+	if g.KeptDir == "" {
+		return ""
+	}
+	modKey, err := g.ModuleKey(ctx)
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00run %s", binCacheVersion, modKey, kind)
+	for _, p := range parts {
+		fmt.Fprintf(h, "\x00%s", p)
+	}
+	return filepath.Join(g.KeptDir, g.keptName(kind)+"-"+hex.EncodeToString(h.Sum(nil))[:32]+".json")
+}
+
+// keptName is the name kept files of kind for the suite's package start
+// with (KeptBuild's too).
+func (g *Go) keptName(kind string) string {
+	return strings.Trim(strings.ReplaceAll(filepath.ToSlash(filepath.Clean(g.Pkg)), "/", "-"), ".-") + "-" + kind
+}
+
+// LoadKeptRun reads the run kept at path into v; false when there is none
+// or it cannot be read (then the run is made again).
+func LoadKeptRun(path string, v any) bool {
+	if path == "" {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(b, v) != nil {
+		return false
+	}
+	now := time.Now()
+	_ = os.Chtimes(path, now, now) // most recently used: pruned last
+	return true
+}
+
+// KeepRun keeps v, the outcome of a run of kind that passed, at path (from
+// KeptRunPath before the run) when the suite's inputs are still those it
+// was named for, and prunes the kind's older runs. Nothing is kept on any
+// failure: the next campaign runs it again.
+func (g *Go) KeepRun(ctx context.Context, path, kind string, parts []string, v any) {
+	if path == "" || g.KeptRunPath(ctx, kind, parts...) != path {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil || campaign.WriteAtomic(path, b, ".run-*") != nil {
+		return
+	}
+	suitebin.PruneGlob(filepath.Join(g.KeptDir, g.keptName(kind)+"-*.json"), path, keptKeep)
+}
