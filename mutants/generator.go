@@ -119,17 +119,13 @@ func (r *runner) genWanted(m *mutant) bool {
 }
 
 // genRun runs the generator on m's test binary bin (with env, its switch)
-// and records its verdict. A mutant the table found not viable never gets
-// here.
+// and records its verdict in m.gen (mergeGen joins it to m's result): it
+// reads nothing its table run writes, which may still be running.
 func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []string, m *mutant) error {
 	if !r.genWanted(m) {
 		return nil
 	}
 	start := time.Now()
-	defer func() {
-		m.res.GeneratorMs = time.Since(start).Milliseconds()
-		m.res.DurationMs += m.res.GeneratorMs
-	}()
 	var rep testrun.Report
 	hot := false
 	var err error
@@ -145,16 +141,17 @@ func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []strin
 	}
 	var v verdict.MutantResult
 	classify(&v, rep, r.gen.timeout)
-	m.res.Generator, m.res.GeneratorDetail = v.Status, ""
+	g := genOutcome{ran: true, status: v.Status, ms: time.Since(start).Milliseconds()}
 	switch v.Status {
 	case verdict.StatusKilled:
-		m.res.GeneratorDetail = genReason(rep.Output)
-		if m.res.GeneratorDetail == "" {
-			m.res.GeneratorDetail = verdict.FirstLine(v.Detail)
+		g.detail = genReason(rep.Output)
+		if g.detail == "" {
+			g.detail = verdict.FirstLine(v.Detail)
 		}
 	case verdict.StatusTimedOut:
-		m.res.GeneratorDetail = v.Detail
+		g.detail = v.Detail
 	}
+	m.gen = g
 	return nil
 }
 

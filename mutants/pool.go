@@ -88,94 +88,6 @@ func (r *runner) runAll(ctx context.Context, p *plan) error {
 	queue, cached, finish := p.queue, p.cached, p.finish(r)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	feed, stopFeed := context.WithCancel(ctx)
-	defer stopFeed()
-	jobs := make(chan *mutant)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	// The generator's runs wait for its baseline, which runs beside the
-	// first mutants' tables: a mutant of the schemata binary whose table
-	// ran before the baseline ended waits in pending for a worker free of
-	// tables.
-	var pending []*mutant
-	failed := func(m *mutant, err error) {
-		if firstErr == nil {
-			firstErr = err
-		}
-		m.res.Status = ""
-		cancel()
-	}
-	gen := func(wk *worker, m *mutant) error {
-		r.waitGen()
-		if r.gen.err != nil {
-			return r.gen.err
-		}
-		return r.genRun(ctx, wk, m.genBin, m.genEnv, m)
-	}
-	for w := 0; w < r.cfg.Workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			wk := &worker{id: w, dir: filepath.Join(r.tmp, fmt.Sprintf("w%d", w))}
-			defer wk.stop()
-			for m := range jobs {
-				err := campaign.WithMutant(r.runOne(ctx, wk, m), m.res.ID)
-				mu.Lock()
-				if err != nil {
-					failed(m, err)
-					mu.Unlock()
-					continue
-				}
-				if r.cache != nil && m.res.Status != verdict.StatusTimedOut {
-					r.cache.PutRun(m.key, m.res, r.cfg.AllKillers)
-				}
-				if m.res.Status == verdict.StatusKilled && len(m.res.KilledBy) > 0 {
-					r.kills.add(m.res.KilledBy[0])
-				}
-				if m.genBin != "" && m.switchN > 0 && !r.genDone() {
-					pending = append(pending, m)
-					mu.Unlock()
-					continue
-				}
-				mu.Unlock()
-				if m.genBin != "" {
-					err = campaign.WithMutant(gen(wk, m), m.res.ID)
-				}
-				mu.Lock()
-				if err != nil {
-					failed(m, err)
-					mu.Unlock()
-					continue
-				}
-				r.genPut(m)
-				finish(m)
-				mu.Unlock()
-				if m.res.Source == verdict.SourceSanity && m.res.Status != verdict.StatusKilled {
-					stopFeed()
-				}
-			}
-			for ctx.Err() == nil {
-				mu.Lock()
-				if len(pending) == 0 {
-					mu.Unlock()
-					return
-				}
-				m := pending[0]
-				pending = pending[1:]
-				mu.Unlock()
-				err := campaign.WithMutant(gen(wk, m), m.res.ID)
-				mu.Lock()
-				if err != nil {
-					failed(m, err)
-				} else {
-					r.genPut(m)
-					finish(m)
-				}
-				mu.Unlock()
-			}
-		}(w)
-	}
 	// Listed equivalents, expected to survive, run every case and are
 	// vetted: the longest jobs, they go first (after the sanity mutant), so
 	// that no worker ends the campaign alone with one. The order decides
@@ -192,16 +104,101 @@ func (r *runner) runAll(ctx context.Context, p *plan) error {
 		}
 		return rank(queue[i]) < rank(queue[j])
 	})
-	go func() {
-		defer close(jobs)
-		for _, m := range queue {
-			select {
-			case jobs <- m:
-			case <-feed.Done():
-				return
-			}
+	q := newJobs(queue, r.gen.done)
+	var wg sync.WaitGroup
+	var firstErr error
+	failed := func(m *mutant, err error) { // under q.mu
+		if firstErr == nil {
+			firstErr = err
 		}
-	}()
+		m.res.Status = ""
+		cancel()
+	}
+	stop := context.AfterFunc(ctx, q.wake)
+	defer stop()
+	// end is called under q.mu when one part of m is over: the mutant is
+	// finished when its table run and its generator run both are.
+	end := func(m *mutant) {
+		if m.parts--; m.parts > 0 {
+			return
+		}
+		r.mergeGen(m)
+		r.genPut(m)
+		finish(m)
+	}
+	for w := 0; w < r.cfg.Workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			wk := &worker{id: w, dir: filepath.Join(r.tmp, fmt.Sprintf("w%d", w))}
+			defer wk.stop()
+			for {
+				j, ok := q.next(ctx)
+				if !ok {
+					return
+				}
+				m := j.m
+				if j.gen {
+					err := campaign.WithMutant(r.genPart(ctx, wk, m), m.res.ID)
+					q.mu.Lock()
+					if err != nil {
+						failed(m, err)
+					} else {
+						end(m)
+					}
+					q.over()
+					q.mu.Unlock()
+					continue
+				}
+				// The generator's run of a mutant of the schemata
+				// binary needs nothing of its table run's: it is queued
+				// now, and a worker with nothing else to do takes it
+				// while this one runs the table (jobs.next).
+				withGen := r.genAsked(m)
+				detached := withGen && m.switchN > 0
+				q.mu.Lock()
+				m.parts = 1
+				if withGen {
+					m.parts = 2
+				}
+				if detached {
+					m.genBin, m.genEnv = r.schemaBin, []string{fmt.Sprintf("%s=%d", testbin.SchemaEnv, m.switchN)}
+					q.gens = append(q.gens, m)
+					q.cond.Broadcast()
+				}
+				q.mu.Unlock()
+				err := campaign.WithMutant(r.runOne(ctx, wk, m), m.res.ID)
+				if err == nil && withGen && !detached {
+					// Its own binary, in this worker's directory: its
+					// generator runs here, before the next mutant.
+					err = campaign.WithMutant(r.genPart(ctx, wk, m), m.res.ID)
+					if err == nil {
+						q.mu.Lock()
+						m.parts--
+						q.mu.Unlock()
+					}
+				}
+				q.mu.Lock()
+				m.tableDone = true
+				if err != nil {
+					failed(m, err)
+				} else {
+					if r.cache != nil && m.res.Status != verdict.StatusTimedOut {
+						r.cache.PutRun(m.key, m.res, r.cfg.AllKillers)
+					}
+					if m.res.Status == verdict.StatusKilled && len(m.res.KilledBy) > 0 {
+						r.kills.add(m.res.KilledBy[0])
+					}
+					end(m)
+					if m.res.Source == verdict.SourceSanity && m.res.Status != verdict.StatusKilled {
+						q.tables = nil // nothing more starts
+					}
+				}
+				q.over()
+				q.mu.Unlock()
+			}
+		}(w)
+	}
 	wg.Wait()
 	r.waitGen()
 	if firstErr == nil && r.gen.err != nil {
@@ -222,17 +219,6 @@ func (r *runner) runAll(ctx context.Context, p *plan) error {
 		finish(m)
 	}
 	return nil
-}
-
-// genDone reports whether the generator's baseline run is over (or was
-// never started).
-func (r *runner) genDone() bool {
-	select {
-	case <-r.gen.done:
-		return true
-	default:
-		return false
-	}
 }
 
 // prepare type-checks the queued mutants in process (those that do not
@@ -460,7 +446,9 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 			return err
 		}
 	}
-	m.genBin, m.genEnv = bin, env // the generator's run follows (runAll)
+	if m.genBin == "" {
+		m.genBin, m.genEnv = bin, env // the generator's run follows (runAll)
+	}
 	return nil
 }
 

@@ -79,10 +79,15 @@ type mutant struct {
 	// valueSwitch: its switch changes a declaration's value, chosen at
 	// init (testbin/schemata.go): it never runs in a hot process (hot.go).
 	valueSwitch bool
-	// genBin and genEnv run the generator on it once its table ran
-	// (genBin "": no generator run).
-	genBin string
-	genEnv []string
+	// genBin and genEnv run the generator on it (genBin "": no generator
+	// run); gen is that run's outcome. parts counts its runs (table,
+	// generator) not yet over, tableDone says its table run is (runAll,
+	// under jobs.mu).
+	genBin    string
+	genEnv    []string
+	gen       genOutcome
+	parts     int
+	tableDone bool
 }
 
 // Run runs one campaign: baseline, sanity mutant, then every selected
