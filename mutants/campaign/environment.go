@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 	"syscall"
 
 	"github.com/waitsim/waitsim/mutants/verdict"
@@ -224,11 +225,30 @@ type NotViable struct {
 
 func (e *NotViable) Error() string { return e.What + ":\n" + e.Out }
 
-// Tail keeps the last n bytes of s.
+// Tail keeps the last n bytes of s (trimmed), never cut inside a
+// character, with "…" where it was cut.
 func Tail(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s
 	}
-	return "…" + s[len(s)-n:]
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++ // never half a character
+	}
+	return "…" + s[i:]
+}
+
+// Head is the first n bytes of s (trimmed), never cut inside a character,
+// with "…" where it was cut.
+func Head(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }

@@ -27,13 +27,18 @@ type Report struct {
 	TimedOut bool          // the runner's timeout fired, or the binary's own -test.timeout
 	Failed   []string      // leaf tests that failed, in order of failure
 	Passed   int           // tests (and subtests) that passed
-	Output   string        // the first failure's output, trimmed
+	Output   string        // the first failure's output, its tail (OutputLimit bytes)
+	Head     string        // the head of the same output (OutputLimit bytes): what a failure says first
 	Panic    string        // the first "panic: …" line of the output (what happened), or ""
 	Wall     time.Duration // wall time of the run
 	// Costs is the wall time of each leaf test that passed, from its run
 	// event to its pass event (test2json's own Elapsed counts in 10 ms).
 	Costs map[string]time.Duration
 }
+
+// OutputLimit is how much of a failure's output a Report keeps, at its
+// head and at its tail (bytes).
+const OutputLimit = 1500
 
 // Runner runs a suite's test binary: in the suite package's directory (as
 // `go test` does), with the campaign's environment, through test2json.
@@ -165,7 +170,7 @@ func (tr *Runner) Run(ctx context.Context, bin, run string, timeout time.Duratio
 		rep.TimedOut = true
 	}
 	if rep.Output == "" && rep.Exit != 0 {
-		rep.Output = campaign.Tail(stderr.String(), 1500)
+		rep.Output = campaign.Tail(stderr.String(), OutputLimit)
 	}
 	if rep.Panic == "" {
 		rep.Panic = PanicLine(stderr.String())
@@ -251,12 +256,12 @@ func ParseEvents(rd io.Reader) Report {
 			rep.Failed = append(rep.Failed, t)
 		}
 	}
+	b := outputs[""]
 	if len(rep.Failed) > 0 {
-		if b := outputs[rep.Failed[0]]; b != nil {
-			rep.Output = campaign.Tail(b.String(), 1500)
-		}
-	} else if b := outputs[""]; b != nil {
-		rep.Output = campaign.Tail(b.String(), 1500)
+		b = outputs[rep.Failed[0]]
+	}
+	if b != nil {
+		rep.Output, rep.Head = campaign.Tail(b.String(), OutputLimit), campaign.Head(b.String(), OutputLimit)
 	}
 	return rep
 }

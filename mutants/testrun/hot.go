@@ -210,7 +210,7 @@ func HotReport(rep results.HotReply, wall time.Duration, outcome HotOutcome) (rr
 	}
 	if len(rep.Failed) > 0 {
 		rr.Exit = 1
-		rr.Output = campaign.Tail(rep.Failed[0].Output, 1500)
+		rr.Output, rr.Head = campaign.Tail(rep.Failed[0].Output, OutputLimit), campaign.Head(rep.Failed[0].Output, OutputLimit)
 		rr.Panic = PanicLine(rep.Failed[0].Output)
 	}
 	return rr, machine
