@@ -118,10 +118,11 @@ func (r *runner) genWanted(m *mutant) bool {
 	return r.gen.on && m.res.Source != verdict.SourceSanity && m.equiv == nil
 }
 
-// genRun runs the generator on m's test binary bin (with env, its switch)
-// and records its verdict in m.gen (mergeGen joins it to m's result): it
-// reads nothing its table run writes, which may still be running.
-func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []string, m *mutant) error {
+// genRun runs the generator on m's test binary m.genBin (with m.genEnv, its
+// switch), in wk's hot process unless cold, and records its verdict in
+// m.gen (mergeGen joins it to m's result): it reads nothing its table run
+// writes, which may still be running.
+func (r *runner) genRun(ctx context.Context, wk *worker, m *mutant, cold bool) error {
 	if !r.genWanted(m) {
 		return nil
 	}
@@ -129,13 +130,13 @@ func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []strin
 	var rep testrun.Report
 	hot := false
 	var err error
-	if r.hotUsable(m) {
+	if r.hotUsable(m) && !cold {
 		if rep, hot, err = r.hotGen(ctx, wk, m); err != nil {
 			return err
 		}
 	}
 	if !hot {
-		if rep, err = r.runWith(ctx, bin, r.cfg.GenRun, r.gen.timeout, nil, r.genParams(), env...); err != nil {
+		if rep, err = r.runWith(ctx, m.genBin, r.cfg.GenRun, r.gen.timeout, nil, r.genParams(), m.genEnv...); err != nil {
 			return err
 		}
 	}
@@ -144,7 +145,7 @@ func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []strin
 	g := genOutcome{ran: true, status: v.Status, ms: time.Since(start).Milliseconds()}
 	switch v.Status {
 	case verdict.StatusKilled:
-		g.detail = genReason(rep.Output)
+		g.detail = genReason(rep.Head)
 		if g.detail == "" {
 			g.detail = verdict.FirstLine(v.Detail)
 		}
@@ -156,7 +157,8 @@ func (r *runner) genRun(ctx context.Context, wk *worker, bin string, env []strin
 }
 
 // genReason is the first broken invariant a generator failure names: the
-// line after "invariants broken", or "".
+// line after "invariants broken", or "". It reads the failure's head: the
+// world's dump follows the broken invariants and fills the tail.
 func genReason(out string) string {
 	lines := strings.Split(out, "\n")
 	for i, l := range lines {

@@ -23,10 +23,14 @@ type jobs struct {
 	genDone <-chan struct{}
 }
 
-// job is one part: m's table run, or (gen) its generator run.
+// job is one part: m's table run, or (gen) its generator run; cold when
+// m's table run already lost its hot process (a panic that ends the
+// process would end another one: its generator runs in a process of its
+// own, without the restart).
 type job struct {
-	m   *mutant
-	gen bool
+	m    *mutant
+	gen  bool
+	cold bool
 }
 
 // newJobs queues the table runs of queue, in its order; genDone is closed
@@ -83,7 +87,7 @@ func (q *jobs) takeGen(i int) job {
 	m := q.gens[i]
 	q.gens = slices.Delete(q.gens, i, i+1)
 	q.running++
-	return job{m: m, gen: true}
+	return job{m: m, gen: true, cold: m.tableDone && m.hotLost}
 }
 
 // over ends a part handed out by next (under mu).
@@ -125,7 +129,7 @@ func (r *runner) genAsked(m *mutant) bool {
 
 // genPart runs the generator on m (genRun) once its baseline is over:
 // nothing when m's table run never built it a binary (not viable).
-func (r *runner) genPart(ctx context.Context, wk *worker, m *mutant) error {
+func (r *runner) genPart(ctx context.Context, wk *worker, m *mutant, cold bool) error {
 	r.waitGen()
 	if r.gen.err != nil {
 		return r.gen.err
@@ -133,7 +137,7 @@ func (r *runner) genPart(ctx context.Context, wk *worker, m *mutant) error {
 	if m.genBin == "" {
 		return nil
 	}
-	return r.genRun(ctx, wk, m.genBin, m.genEnv, m)
+	return r.genRun(ctx, wk, m, cold)
 }
 
 // mergeGen joins m's generator run to its result, once both parts are

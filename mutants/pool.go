@@ -139,7 +139,7 @@ func (r *runner) runAll(ctx context.Context, p *plan) error {
 				}
 				m := j.m
 				if j.gen {
-					err := campaign.WithMutant(r.genPart(ctx, wk, m), m.res.ID)
+					err := campaign.WithMutant(r.genPart(ctx, wk, m, j.cold), m.res.ID)
 					q.mu.Lock()
 					if err != nil {
 						failed(m, err)
@@ -171,7 +171,7 @@ func (r *runner) runAll(ctx context.Context, p *plan) error {
 				if err == nil && withGen && !detached {
 					// Its own binary, in this worker's directory: its
 					// generator runs here, before the next mutant.
-					err = campaign.WithMutant(r.genPart(ctx, wk, m), m.res.ID)
+					err = campaign.WithMutant(r.genPart(ctx, wk, m, m.hotLost), m.res.ID)
 					if err == nil {
 						q.mu.Lock()
 						m.parts--
@@ -425,6 +425,9 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 			return err
 		}
 	}
+	// A mutant a hot process could not judge (it died: a panic in a
+	// bubble's goroutine) runs its generator cold too (jobs.next).
+	m.hotLost = r.hotUsable(m) && !hot
 	if hot {
 		m.res.Runner = campaign.RunnerHot
 	} else {

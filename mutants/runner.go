@@ -88,6 +88,7 @@ type mutant struct {
 	gen       genOutcome
 	parts     int
 	tableDone bool
+	hotLost   bool // its table run in a hot process was lost (set before tableDone)
 }
 
 // Run runs one campaign: baseline, sanity mutant, then every selected
