@@ -16,6 +16,7 @@ import (
 	"github.com/waitsim/waitsim/packs/waitagents/gen"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
+	"github.com/waitsim/waitsim/workspace"
 	"pgregory.net/rapid"
 )
 
@@ -223,7 +224,7 @@ func (s *searcher) run(ctx context.Context, b Build, dir, who string) (map[strin
 	if err := results.WriteParams(params, results.Params{Paths: []string{dir}, Results: out}); err != nil {
 		return nil, err
 	}
-	b.Env = append(append([]string(nil), b.Env...), results.ParamsEnv+"="+params)
+	b.Env = append(workspace.SuiteEnv(b.Env), results.ParamsEnv+"="+params)
 	run := s.j.TestRun
 	if run == "" {
 		run = "^TestTable$"

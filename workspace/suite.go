@@ -183,3 +183,25 @@ func DoorTests(dir string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// SuiteGOGC is the garbage collector's target (GOGC) of the suite processes
+// that run worlds on virtual time (waitsim run, a campaign's runs and hot
+// processes, --suggest's), unless the environment sets its own; never
+// serve's, whose real clock sees the collector. The worlds make short-lived
+// garbage, and a warm run of the table (192 cases, 2 December 2026, this
+// machine) took 1.39 s of CPU at 400 against 1.79–1.86 s at the default
+// 100, its peak memory 101–105 MB against 58 MB; 800 saved little more
+// (1.31 s) for 139 MB. It decides nothing a world does: virtual time does
+// not see the collector.
+const SuiteGOGC = "400"
+
+// SuiteEnv is env for a suite process: GOGC=SuiteGOGC added when env has
+// no GOGC of its own.
+func SuiteEnv(env []string) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOGC=") {
+			return env
+		}
+	}
+	return append(append([]string(nil), env...), "GOGC="+SuiteGOGC)
+}

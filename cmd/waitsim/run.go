@@ -193,7 +193,7 @@ func simulate(st workspace.Suite, params results.Params, cpus bool) (res results
 	}
 	cmd := exec.Command(bin.Path, testArgs...)
 	cmd.Dir = st.Dir()
-	cmd.Env = append(os.Environ(), results.ParamsEnv+"="+pf)
+	cmd.Env = append(workspace.SuiteEnv(os.Environ()), results.ParamsEnv+"="+pf)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	runErr = cmd.Run()

@@ -114,7 +114,7 @@ func (tr *Runner) Run(ctx context.Context, bin, run string, timeout time.Duratio
 	// that it gets the parent-death signal too: killed with us, it cannot
 	// run on as an orphan. Its output goes through a pipe to test2json.
 	cmd := tr.command(rctx, tr.Dir, bin, args[4:]...)
-	cmd.Env = append(append([]string{}, cmd.Env...), results.ParamsEnv+"="+pf)
+	cmd.Env = append(workspace.SuiteEnv(cmd.Env), results.ParamsEnv+"="+pf)
 	cmd.Env = append(cmd.Env, env...)
 	conv := tr.command(rctx, tr.Dir, tr.Test2json, args[:3]...)
 	pr, pw, err := os.Pipe()

@@ -15,6 +15,7 @@ import (
 	"github.com/waitsim/waitsim/mutants/testbin"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // The process side of the hot runner: a process of the schemata binary
@@ -67,7 +68,7 @@ func (tr *Runner) StartHot(ctx context.Context, bin, pattern string, id, genWorl
 	hp.cancel = cancel
 	args := []string{"-test.run", pattern, "-test.v=true", "-test.parallel=8", "-test.paniconexit0"}
 	cmd := tr.command(pctx, tr.Dir, bin, args...)
-	cmd.Env = append(append([]string{}, cmd.Env...), results.ParamsEnv+"="+hp.pf, testbin.HotEnv+"=1")
+	cmd.Env = append(workspace.SuiteEnv(cmd.Env), results.ParamsEnv+"="+hp.pf, testbin.HotEnv+"=1")
 	cmd.ExtraFiles = []*os.File{reqR, repW}
 	cmd.Stdout, cmd.Stderr = hp.out, hp.out
 	if err := cmd.Start(); err != nil {
