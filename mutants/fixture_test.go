@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/waitsim/waitsim/mutants/campaign"
+	"github.com/waitsim/waitsim/mutants/testbin"
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
@@ -187,5 +189,70 @@ func TestSchemataValueFallback(t *testing.T) {
 	}
 	if !slices.Contains(res.Notes, errValuesInSchemata) || res.SchemataMs == 0 {
 		t.Errorf("notes %q, schemata %d ms; want the binary built again without the value's switch", res.Notes, res.SchemataMs)
+	}
+}
+
+// TestKeptBaseline: a baseline run that passed is kept under the suite's
+// inputs; the next campaign on the same inputs reads it instead of running
+// it (a note says so) and gives the same verdicts; an edit of an input
+// runs it again; a baseline that fails is never kept.
+func TestKeptBaseline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	t.Parallel()
+	cfg := fixtureConfig(t, campaign.ModeSchemata)
+	cfg.Root = copyFixture(t)
+	cfg.BinDir = t.TempDir()
+	cfg.Only = mustRegexp(t, "add-subtracts|label-changes")
+	reused := func(res *verdict.Result) bool {
+		return slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, "the baseline's outcome reused") })
+	}
+	kept := func() int {
+		m, _ := filepath.Glob(filepath.Join(testbin.KeptDir(cfg.BinDir), "*-baseline-*.json"))
+		return len(m)
+	}
+	run := func(what string, c Config, wantReused bool) *verdict.Result {
+		t.Helper()
+		res, err := Run(context.Background(), c)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if reused(res) != wantReused {
+			t.Fatalf("%s: baseline reused %v, want %v (notes %q)", what, reused(res), wantReused, res.Notes)
+		}
+		return res
+	}
+	first := run("first campaign", cfg, false)
+	if kept() != 1 {
+		t.Fatalf("%d baselines kept after a passing one, want 1", kept())
+	}
+	second := run("same inputs", cfg, true)
+	if second.BaselineMs != first.BaselineMs {
+		t.Errorf("the kept baseline's wall time %d ms, the run's %d ms", second.BaselineMs, first.BaselineMs)
+	}
+	a, b := byID(first), byID(second)
+	for id, m := range a {
+		if b[id].Status != m.Status || !slices.Equal(b[id].KilledBy, m.KilledBy) {
+			t.Errorf("%s: %s %v with the kept baseline, %s %v with its run", id, b[id].Status, b[id].KilledBy, m.Status, m.KilledBy)
+		}
+	}
+	test := filepath.Join(cfg.Root, "calc", "calc_test.go")
+	src, err := os.ReadFile(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(test, append(src, "\n// an edit of an input\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("an input edited", cfg, false)
+	before := kept()
+	bad := cfg
+	bad.SuiteRun = "^TestNone$"
+	if res := run("a failing baseline", bad, false); res.ExitCode != verdict.ExitUntrusted {
+		t.Fatalf("a failing baseline: exit %d (%s)", res.ExitCode, res.Gate)
+	}
+	if kept() != before {
+		t.Fatalf("a failing baseline was kept (%d kept, %d before)", kept(), before)
 	}
 }
