@@ -45,25 +45,25 @@ type runner struct {
 	// inputsReady is closed once phase 1 has hashed the suite's inputs
 	// (or failed to): kept runs are keyed by them.
 	inputsReady chan struct{}
-	tc        *testbin.TypeChecker     // the target's type checker (phase 1)
-	tcErr     error
-	salt      string // go version, platform, suite: part of every cache key
-	cache     *campaign.Cache
-	catalog   []mutation.CatalogEntry // the checked catalog (nil with NoCatalog)
-	srcRe     *regexp.Regexp
-	schemaBin string                     // the schemata test binary, when built
-	schemaMs  int64                      // wall ms to build and check it
-	costOrder []string                   // the baseline's leaf tests, cheapest first (kill first)
-	caseFiles map[string]results.CaseRef // test name → its case and file, from the baseline (kill first)
-	paramsN   atomic.Int64               // params files written so far (runWith)
-	kills     killers                    // kills by case, from the cache and this campaign (kill first)
-	notes     []string                   // notes gathered while running
-	campaign  *verdict.Campaign
-	gen       genState // the generator campaign (generator.go)
-	baseBin   string   // the unmutated suite's test binary, once built
-	hotOK     bool     // the schemata binary can serve hot requests (hot.go)
-	hotRuns   atomic.Int64
-	notesMu   sync.Mutex
+	tc          *testbin.TypeChecker // the target's type checker (phase 1)
+	tcErr       error
+	salt        string // go version, platform, suite: part of every cache key
+	cache       *campaign.Cache
+	catalog     []mutation.CatalogEntry // the checked catalog (nil with NoCatalog)
+	srcRe       *regexp.Regexp
+	schemaBin   string                     // the schemata test binary, when built
+	schemaMs    int64                      // wall ms to build and check it
+	costOrder   []string                   // the baseline's leaf tests, cheapest first (kill first)
+	caseFiles   map[string]results.CaseRef // test name → its case and file, from the baseline (kill first)
+	paramsN     atomic.Int64               // params files written so far (runWith)
+	kills       killers                    // kills by case, from the cache and this campaign (kill first)
+	notes       []string                   // notes gathered while running
+	campaign    *verdict.Campaign
+	gen         genState // the generator campaign (generator.go)
+	baseBin     string   // the unmutated suite's test binary, once built
+	hotOK       bool     // the schemata binary can serve hot requests (hot.go)
+	hotRuns     atomic.Int64
+	notesMu     sync.Mutex
 }
 
 // mutant is one mutant to run, with its overlay (root-relative path →
@@ -433,7 +433,7 @@ func (r *runner) baseline(ctx context.Context) (testrun.Report, error) {
 	r.startGenBaseline(ctx)
 	kept := r.keptRun(ctx, "baseline", r.suite.Run)
 	var k keptBaseline
-	if kept.load(&k) {
+	if kept.load(&k) && baselineProblem(k.Report) == "" && !k.Report.TimedOut {
 		r.caseFiles = k.CaseFiles
 		r.note("the baseline's outcome reused: it passed on these inputs before (every file of the module, the go command's settings)")
 		return k.Report, nil

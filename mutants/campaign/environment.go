@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf8"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/waitsim/waitsim/mutants/verdict"
 )

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/suitebin"
 )
@@ -54,14 +55,15 @@ func (g *Go) keptName(kind string) string {
 	return strings.Trim(strings.ReplaceAll(filepath.ToSlash(filepath.Clean(g.Pkg)), "/", "-"), ".-") + "-" + kind
 }
 
-// LoadKeptRun reads the run kept at path into v; false when there is none
-// or it cannot be read (then the run is made again).
+// LoadKeptRun reads the run kept at path into v (within the bounds of a
+// results file, limits.Results); false when there is none or it cannot be
+// read (then the run is made again).
 func LoadKeptRun(path string, v any) bool {
 	if path == "" {
 		return false
 	}
-	b, err := os.ReadFile(path)
-	if err != nil || json.Unmarshal(b, v) != nil {
+	text, err := limits.Read(path, limits.Results)
+	if err != nil || json.Unmarshal(text.Src, v) != nil {
 		return false
 	}
 	now := time.Now()
