@@ -16,7 +16,8 @@
 //     a verdict.
 //   - Its defaults live in one place (campaign.Config.Defaults), module-aware.
 //   - Every YAML or JSON file it reads (catalog entries, the equivalents
-//     file, the gremlins config, shards, the cache, gremlins' output) goes
+//     file, the gremlins config, shards, the cache, gremlins' output, kept
+//     baselines) goes
 //     through limits.Read before a parser sees it.
 //   - A survivor fails the gate unless the committed accepted file lists it
 //     with a reason (the ratchet, verdict/accepted.go); an operator mutant
@@ -29,7 +30,10 @@
 //     process serves a mutant only when nothing it held before the request
 //     can differ from a fresh process's; whatever it cannot serve whole (a
 //     death, a machine error in its output) is judged by a run of its own.
-//   - What is kept across campaigns (binaries, gremlins' enumeration) is
-//     keyed by the content of everything it was made from, and never a
-//     verdict.
+//   - What is kept across campaigns (binaries, gremlins' enumeration,
+//     baselines that passed) is keyed by the content of everything it was
+//     made from, and never a mutant's verdict.
+//   - A mutant's table run and its generator run are parts the workers take
+//     in any order (jobs.go); no part reads what the other writes until both
+//     are over, and which worker runs a part decides no verdict.
 package mutants
