@@ -34,3 +34,31 @@ func TestGremlinsPinned(t *testing.T) {
 		t.Error("IsOwn")
 	}
 }
+
+// SuiteEnv hands each suite process an environment of its own: workers
+// append to it side by side (a shared backing array raced when the user set
+// GOGC), and the user's GOGC is kept.
+func TestSuiteEnvCopies(t *testing.T) {
+	for _, env := range [][]string{{"A=1"}, {"A=1", "GOGC=50"}} {
+		base := append(make([]string, 0, 10), env...)
+		a := append(SuiteEnv(base), "X=a")
+		b := append(SuiteEnv(base), "X=b")
+		if a[len(a)-1] != "X=a" || b[len(b)-1] != "X=b" {
+			t.Fatalf("%q: two environments share their storage: %q and %q", env, a, b)
+		}
+		want := "GOGC=" + SuiteGOGC
+		if len(env) == 2 {
+			want = "GOGC=50"
+		}
+		if !slices.Contains(a, want) || len(a) != len(env)+1+btoi(len(env) == 1) {
+			t.Fatalf("%q: got %q, want %s once", env, a, want)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

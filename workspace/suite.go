@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -195,13 +196,12 @@ func DoorTests(dir string) []string {
 // not see the collector.
 const SuiteGOGC = "400"
 
-// SuiteEnv is env for a suite process: GOGC=SuiteGOGC added when env has
-// no GOGC of its own.
+// SuiteEnv is a copy of env for a suite process (the caller may append to
+// it): GOGC=SuiteGOGC added when env has no GOGC of its own.
 func SuiteEnv(env []string) []string {
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "GOGC=") {
-			return env
-		}
+	out := append(make([]string, 0, len(env)+2), env...)
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GOGC=") }) {
+		out = append(out, "GOGC="+SuiteGOGC)
 	}
-	return append(append([]string(nil), env...), "GOGC="+SuiteGOGC)
+	return out
 }
