@@ -474,7 +474,12 @@ func (r *runner) keptRun(ctx context.Context, kind string, parts ...string) kept
 	case <-ctx.Done():
 		return keptRunRef{}
 	}
-	return keptRunRef{r: r, kind: kind, parts: parts, path: r.testbin().KeptRunPath(ctx, kind, parts...)}
+	if r.inputs == nil { // not hashed: nothing is read or kept
+		return keptRunRef{}
+	}
+	// Named by the inputs' hash of phase 1 (the mutants' keys use it too);
+	// keep hashes them again.
+	return keptRunRef{r: r, kind: kind, parts: parts, path: r.testbin().KeptRunPath(testbin.InputsKey(r.salt, r.inputs), kind, parts...)}
 }
 
 func (k keptRunRef) load(v any) bool { return testbin.LoadKeptRun(k.path, v) }

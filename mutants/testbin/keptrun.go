@@ -31,16 +31,13 @@ import (
 const keptKeep = 10
 
 // KeptRunPath is the file that keeps the outcome of a run of kind decided
-// also by parts, under the suite's inputs as they are now; "" when nothing
-// can be kept (no directory, or the inputs not known).
-func (g *Go) KeptRunPath(ctx context.Context, kind string, parts ...string) string {
-	if g.KeptDir == "" {
+// also by parts, under the suite's inputs whose key is inputsKey (InputsKey,
+// ModuleKey); "" when nothing can be kept (no directory).
+func (g *Go) KeptRunPath(inputsKey, kind string, parts ...string) string {
+	if g.KeptDir == "" || inputsKey == "" {
 		return ""
 	}
-	modKey, err := g.ModuleKey(ctx)
-	if err != nil {
-		return ""
-	}
+	modKey := inputsKey
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00run %s", binCacheVersion, modKey, kind)
 	for _, p := range parts {
@@ -72,11 +69,14 @@ func LoadKeptRun(path string, v any) bool {
 }
 
 // KeepRun keeps v, the outcome of a run of kind that passed, at path (from
-// KeptRunPath before the run) when the suite's inputs are still those it
-// was named for, and prunes the kind's older runs. Nothing is kept on any
+// KeptRunPath before the run) when the suite's inputs, hashed again, are
+// still those it was named for, and prunes the kind's older runs. Nothing is kept on any
 // failure: the next campaign runs it again.
 func (g *Go) KeepRun(ctx context.Context, path, kind string, parts []string, v any) {
-	if path == "" || g.KeptRunPath(ctx, kind, parts...) != path {
+	if path == "" {
+		return
+	}
+	if now, err := g.ModuleKey(ctx); err != nil || g.KeptRunPath(now, kind, parts...) != path {
 		return
 	}
 	b, err := json.Marshal(v)
