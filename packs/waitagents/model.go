@@ -662,13 +662,6 @@ func asJSON(v any) string {
 	return string(b)
 }
 
-func clip(s string) string {
-	const n = 300
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + fmt.Sprintf("…(%d bytes)", len(s))
-}
 
 // firstDifference explains where two agents or outputs lists first differ.
 func firstDifference(field string, got, want any) string {
