@@ -662,7 +662,6 @@ func asJSON(v any) string {
 	return string(b)
 }
 
-
 // firstDifference explains where two agents or outputs lists first differ.
 func firstDifference(field string, got, want any) string {
 	g, _ := normalize(got).([]any)
