@@ -52,7 +52,7 @@ func (r *runner) genBaseline(ctx context.Context) {
 		return
 	}
 	r.gen.ran = true
-	kept := r.keptRun(ctx, "generator-baseline", r.cfg.GenRun, fmt.Sprint(r.cfg.GenWorlds))
+	kept := r.keptRun(ctx, "generator-baseline", r.cfg.GenRun, fmt.Sprint(r.cfg.GenWorlds), r.baseKey)
 	var rep testrun.Report
 	var err error
 	if kept.load(&rep) && rep.Exit == 0 && rep.Passed > 0 && !rep.TimedOut {

@@ -107,11 +107,16 @@ func (r *runner) runAll(ctx context.Context, p *plan) error {
 	q := newJobs(queue, r.gen.done)
 	var wg sync.WaitGroup
 	var firstErr error
-	failed := func(m *mutant, err error) { // under q.mu
+	// failed ends the campaign with err (under q.mu). A table part clears
+	// its mutant's status (not run); a generator part leaves the result
+	// alone: the table part may still be writing it.
+	failed := func(m *mutant, err error, table bool) {
 		if firstErr == nil {
 			firstErr = err
 		}
-		m.res.Status = ""
+		if table {
+			m.res.Status = ""
+		}
 		cancel()
 	}
 	stop := context.AfterFunc(ctx, q.wake)
@@ -142,7 +147,7 @@ func (r *runner) runAll(ctx context.Context, p *plan) error {
 					err := campaign.WithMutant(r.genPart(ctx, wk, m, j.cold), m.res.ID)
 					q.mu.Lock()
 					if err != nil {
-						failed(m, err)
+						failed(m, err, false)
 					} else {
 						end(m)
 					}
@@ -181,7 +186,7 @@ func (r *runner) runAll(ctx context.Context, p *plan) error {
 				q.mu.Lock()
 				m.tableDone = true
 				if err != nil {
-					failed(m, err)
+					failed(m, err, true)
 				} else {
 					if r.cache != nil && m.res.Status != verdict.StatusTimedOut {
 						r.cache.PutRun(m.key, m.res, r.cfg.AllKillers)
@@ -269,14 +274,14 @@ func (r *runner) prepare(ctx context.Context, queue []*mutant, finish func(*muta
 	if bin == "" && note == errValuesInSchemata {
 		// A changed value that only compiles as a constant: build the
 		// binary again with function bodies alone.
-		r.notes = append(r.notes, note)
+		r.note(note)
 		bin, nums, note, err = r.buildSchemata(ctx, tc, rest, false)
 		if err != nil {
 			return nil, err
 		}
 	}
 	if note != "" {
-		r.notes = append(r.notes, note)
+		r.note(note) // beside the baseline, which notes too: under notesMu
 	}
 	if bin == "" {
 		return rest, nil

@@ -61,9 +61,14 @@ type runner struct {
 	campaign    *verdict.Campaign
 	gen         genState // the generator campaign (generator.go)
 	baseBin     string   // the unmutated suite's test binary, once built
-	hotOK       bool     // the schemata binary can serve hot requests (hot.go)
-	hotRuns     atomic.Int64
-	notesMu     sync.Mutex
+	// baseKey is the key suitebin built baseBin under (the hash of its
+	// sources when it hashed them): a kept baseline is named by it and by
+	// the inputs' hash, so that a file saved between the two hashes never
+	// files one version's pass under the other's inputs.
+	baseKey string
+	hotOK   bool // the schemata binary can serve hot requests (hot.go)
+	hotRuns atomic.Int64
+	notesMu sync.Mutex
 }
 
 // mutant is one mutant to run, with its overlay (root-relative path →
@@ -429,9 +434,10 @@ func (r *runner) baseline(ctx context.Context) (testrun.Report, error) {
 	// The suite binaries' cache may prune it while this campaign still
 	// starts processes from it (suggest, the generator's baseline).
 	r.baseBin = testbin.Private(bin.Path, filepath.Join(r.tmp, "kept"))
+	r.baseKey = bin.Key
 	// The generator's baseline runs on the same binary, beside this run.
 	r.startGenBaseline(ctx)
-	kept := r.keptRun(ctx, "baseline", r.suite.Run)
+	kept := r.keptRun(ctx, "baseline", r.suite.Run, r.baseKey)
 	var k keptBaseline
 	if kept.load(&k) && baselineProblem(k.Report) == "" && !k.Report.TimedOut {
 		r.caseFiles = k.CaseFiles

@@ -170,7 +170,7 @@ func (tr *Runner) Run(ctx context.Context, bin, run string, timeout time.Duratio
 		rep.TimedOut = true
 	}
 	if rep.Output == "" && rep.Exit != 0 {
-		rep.Output = campaign.Tail(stderr.String(), OutputLimit)
+		rep.Output, rep.Head = campaign.Tail(stderr.String(), OutputLimit), campaign.Head(stderr.String(), OutputLimit)
 	}
 	if rep.Panic == "" {
 		rep.Panic = PanicLine(stderr.String())
