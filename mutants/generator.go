@@ -56,7 +56,7 @@ func (r *runner) genBaseline(ctx context.Context) {
 	var rep testrun.Report
 	var err error
 	if kept.load(&rep) && rep.Exit == 0 && rep.Passed > 0 && !rep.TimedOut {
-		r.note("the generator's baseline outcome reused: it passed on these inputs before (every file of the module, the go command's settings)")
+		r.note("the generator's baseline outcome reused: it passed before on the same test binary and inputs (the suite's files, the go command's settings)")
 	} else {
 		rep, err = r.runWith(ctx, r.baseBin, r.cfg.GenRun, 0, nil, r.genParams())
 		if err == nil && rep.Exit == 0 && rep.Passed > 0 && !rep.TimedOut {

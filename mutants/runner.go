@@ -441,7 +441,7 @@ func (r *runner) baseline(ctx context.Context) (testrun.Report, error) {
 	var k keptBaseline
 	if kept.load(&k) && baselineProblem(k.Report) == "" && !k.Report.TimedOut {
 		r.caseFiles = k.CaseFiles
-		r.note("the baseline's outcome reused: it passed on these inputs before (every file of the module, the go command's settings)")
+		r.note("the baseline's outcome reused: it passed before on the same test binary and inputs (the suite's files, the go command's settings)")
 		return k.Report, nil
 	}
 	index := filepath.Join(dir, "results.json")
