@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -205,7 +206,7 @@ func (r *runner) serveHot(t *testing.T, req results.HotRequest) results.HotReply
 	}
 	h.opts = opts
 	if h.stopAtFirst && len(h.params.Order) > 0 && h.params.Order[0].File != "" {
-		if stopped := h.runLazily(); stopped {
+		if stopped := h.runInOrder(); stopped {
 			return *h.hot
 		}
 	}
@@ -354,10 +355,16 @@ func (r *runner) runCase(t *testing.T, c scenario.Case) bool {
 	ok := t.Run(c.ID, func(t *testing.T) {
 		res := r.pack.Run(t, &c)
 		res.File = r.rel(c.File)
-		res.Repro = r.repro(t.Name(), c)
+		// A hot process's subtests are entered again and named "#01":
+		// the name a run of its own gives is hot.FullName's.
+		name := t.Name()
+		if r.hot != nil {
+			name = hot.FullName(r.t.Name(), r.fileName(c.File), c.ID)
+		}
+		res.Repro = r.repro(name, c)
 		if res.Verdict != results.VerdictError && res.Verdict != results.VerdictSkip {
 			r.checkRepeat(t, &c, &res)
-			r.checkGolden(t, &res)
+			r.checkGolden(t, name, &res)
 		}
 		r.known(&res)
 		r.mu.Lock()
@@ -449,7 +456,7 @@ func (r *runner) checkRepeat(t *testing.T, c *scenario.Case, res *results.CaseRe
 
 // checkGolden compares the case's trace with its golden file (Params.Golden)
 // under plain go test, or rewrites it with -waitsim.update.
-func (r *runner) checkGolden(t *testing.T, res *results.CaseResult) {
+func (r *runner) checkGolden(t *testing.T, name string, res *results.CaseResult) {
 	if r.p.Golden == "" || r.viaCommand {
 		return
 	}
@@ -472,7 +479,7 @@ func (r *runner) checkGolden(t *testing.T, res *results.CaseResult) {
 	if string(want) != res.Timeline {
 		res.Verdict = results.VerdictFail
 		res.Failures = append(res.Failures, fmt.Sprintf("the trace differs from %s at %s (go test -run '%s' -args -waitsim.update rewrites it; then review the diff)",
-			file, firstLineDiff(string(want), res.Timeline), results.RunPattern(strings.Split(t.Name(), "/")...)))
+			file, firstLineDiff(string(want), res.Timeline), results.RunPattern(strings.Split(name, "/")...)))
 	}
 }
 
@@ -514,6 +521,62 @@ func (r *runner) runLazily() (stopped bool) {
 		}
 		cases = orderCases(cases, r.params.Order)
 		if !r.runFile(r.fileName(o.File), cases) {
+			return true
+		}
+	}
+	return false
+}
+
+// runInOrder is a hot request's runLazily: it runs the cases one at a time
+// in the exact order the request gives, across files, loading each file
+// when the order first reaches it, and stops at the first case that fails.
+// A run of its own must group the cases by file (a file's subtest entered
+// again would be named "file#01"); a hot request's names come from
+// hot.FullName, never from t, so it need not: the likeliest killer met
+// first is tried first, not after the rest of an earlier case's file. Both
+// run every case until the first failure, so both kill the same mutants;
+// the first killer met can differ. The cases of the files it loaded that
+// the order does not name run after it; the files are then marked run. A
+// file that does not load is left to the full load that follows.
+func (r *runner) runInOrder() (stopped bool) {
+	type loaded struct {
+		cases []scenario.Case
+		ran   []bool
+	}
+	files := map[string]*loaded{}
+	var seq []string // the files in the order first met
+	for _, o := range r.params.Order {
+		if o.File == "" {
+			continue
+		}
+		f, ok := files[o.File]
+		if !ok {
+			cases, problems := scenario.LoadFile(o.File, r.opts)
+			if len(problems) > 0 {
+				return false
+			}
+			f = &loaded{cases: cases, ran: make([]bool, len(cases))}
+			files[o.File] = f
+			seq = append(seq, o.File)
+		}
+		i := slices.IndexFunc(f.cases, func(c scenario.Case) bool { return c.ID == o.ID })
+		if i < 0 || f.ran[i] {
+			continue
+		}
+		f.ran[i] = true
+		if !r.runFile(r.fileName(o.File), f.cases[i:i+1]) {
+			return true
+		}
+	}
+	for _, file := range seq {
+		f := files[file]
+		var rest []scenario.Case
+		for i, c := range f.cases {
+			if !f.ran[i] {
+				rest = append(rest, c)
+			}
+		}
+		if len(rest) > 0 && !r.runFile(r.fileName(file), rest) {
 			return true
 		}
 	}

@@ -270,3 +270,41 @@ func TestOrderCases(t *testing.T) {
 		t.Fatalf("order %q, want %q", ids, want)
 	}
 }
+
+// A hot request runs its cases in the request's exact order across files
+// (a run of its own groups them by file), stops at the first failure, and
+// names a failure, and its re-run line, as a run of its own would: a file's
+// subtest entered again in the same process is "b.yaml#01" to the testing
+// package, never in what the runner reads.
+func TestHotOrderAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.yaml", one("a1", "a2"))
+	b := writeFile(t, dir, "b.yaml", one("b1", "b2"))
+	p := &fakePack{fail: map[string]bool{"b2": true}}
+	order := []results.CaseRef{{ID: "b1", File: b}, {ID: "a1", File: a}, {ID: "b2", File: b}, {ID: "a2", File: a}}
+	var ran [][]string
+	var reps []results.HotReply
+	var door string
+	// The door's test, as a hot process's: its subtests fail, it goes on.
+	nested(t, nil, func(t *testing.T) {
+		door = t.Name()
+		r := &runner{t: t, p: Params{Pack: p}, pack: p, dir: dir, pkgDir: "pkg"}
+		for round := 0; round < 2; round++ { // the second meets every file's subtest again
+			p.ran = nil
+			reps = append(reps, r.serveHot(t, results.HotRequest{Kind: results.HotTable, Order: order, StopAtFirst: true}))
+			ran = append(ran, p.ran)
+		}
+	})
+	for round, rep := range reps {
+		if !slices.Equal(ran[round], []string{"b1", "a1", "b2"}) {
+			t.Fatalf("round %d: ran %q, want b1, a1, b2 and a stop", round, ran[round])
+		}
+		want := door + "/b.yaml/b2"
+		if len(rep.Failed) != 1 || rep.Failed[0].Test != want {
+			t.Fatalf("round %d: failed %+v, want %s alone", round, rep.Failed, want)
+		}
+		if out := rep.Failed[0].Output; strings.Contains(out, "#0") || !strings.Contains(out, `^b\.yaml$/^b2$`) {
+			t.Fatalf("round %d: the failure's re-run line is not a run of its own's:\n%s", round, out)
+		}
+	}
+}
