@@ -141,13 +141,7 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 	}
 	f, err := parser.ParseBytes(b, 0)
 	if err != nil {
-		var ye yaml.Error
-		if errors.As(err, &ye) && ye.GetToken() != nil {
-			tk := ye.GetToken()
-			prob(tk.Position.Line, tk.Position.Column, "yaml", "%s", ye.GetMessage())
-		} else {
-			prob(1, 1, "yaml", "%v", err)
-		}
+		fp.YAMLError(err)
 		return e, problems()
 	}
 	var body ast.Node

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
@@ -127,16 +126,10 @@ func LoadRatchet(root, path string) (*Ratchet, error) {
 // or every problem of it in file order.
 func parseAccepted(rel string, src []byte) ([]Accepted, []string) {
 	fp := NewFileProblems(rel)
-	prob, at, problems := fp.Add, fp.At, fp.List
+	at, problems := fp.At, fp.List
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
-		var ye yaml.Error
-		if errors.As(err, &ye) && ye.GetToken() != nil {
-			tk := ye.GetToken()
-			prob(tk.Position.Line, tk.Position.Column, "yaml", "%s", ye.GetMessage())
-		} else {
-			prob(1, 1, "yaml", "%v", err)
-		}
+		fp.YAMLError(err)
 		return nil, problems()
 	}
 	if len(f.Docs) > 1 {

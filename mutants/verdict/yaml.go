@@ -1,10 +1,12 @@
 package verdict
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/waitsim/waitsim/results"
 )
@@ -90,6 +92,18 @@ func (p *FileProblems) Add(line, col int, field, format string, args ...any) {
 func (p *FileProblems) At(n ast.Node, field, format string, args ...any) {
 	tk := n.GetToken()
 	p.Add(tk.Position.Line, tk.Position.Column, field, format, args...)
+}
+
+// YAMLError records a parse error of the go-yaml parser at its token's
+// place (the field "yaml"), or at 1:1 when it has none.
+func (p *FileProblems) YAMLError(err error) {
+	var ye yaml.Error
+	if errors.As(err, &ye) && ye.GetToken() != nil {
+		tk := ye.GetToken()
+		p.Add(tk.Position.Line, tk.Position.Column, "yaml", "%s", ye.GetMessage())
+		return
+	}
+	p.Add(1, 1, "yaml", "%v", err)
 }
 
 // List is every problem recorded, in the order of the file.
