@@ -710,7 +710,7 @@ func (r *runner) filter(ctx context.Context, muts []*mutant) ([]*mutant, error) 
 // killed: the proof that the overlay reaches the suite (issue 5).
 func (r *runner) sanity() (*mutant, error) {
 	dir := r.cfg.Abs(strings.TrimPrefix(r.cfg.Target, "./"))
-	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	names, err := mutation.GoFiles(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -718,9 +718,6 @@ func (r *runner) sanity() (*mutant, error) {
 		Intent: "every function of " + r.cfg.Target + " panics: the suite must fail, or the overlay does not reach it"}, files: map[string][]byte{}}
 	var diffs []string
 	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
 		src, err := os.ReadFile(name)
 		if err != nil {
 			return nil, err

@@ -47,22 +47,29 @@ type SourceMark struct {
 
 var markKinds = regexp.MustCompile(`^([A-Z][A-Z_]*(?:\s*,\s*[A-Z][A-Z_]*)*)\s*:\s*(.*)$`)
 
-// LoadMarks reads the marks of the target package's Go files (test files
-// left out: gremlins mutates none). Problems are one error wrapping
-// verdict.ErrUsage, one line each: "file:line:column: //waitsim:equivalent: …".
-func LoadMarks(root, target string) ([]*SourceMark, error) {
-	dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(target, "./")))
+// GoFiles lists the Go files of the package in dir that gremlins mutates:
+// its non-test files, sorted.
+func GoFiles(dir string) ([]string, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
+	return slices.DeleteFunc(names, func(n string) bool { return strings.HasSuffix(n, "_test.go") }), nil
+}
+
+// LoadMarks reads the marks of the target package's Go files (test files
+// left out: gremlins mutates none). Problems are one error wrapping
+// verdict.ErrUsage, one line each: "file:line:column: //waitsim:equivalent: …".
+func LoadMarks(root, target string) ([]*SourceMark, error) {
+	dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(target, "./")))
+	names, err := GoFiles(dir)
+	if err != nil {
+		return nil, err
+	}
 	var marks []*SourceMark
 	var problems []string
 	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
 		src, err := os.ReadFile(name)
 		if err != nil {
 			return nil, err
