@@ -115,7 +115,7 @@ func (r *runner) genCampaign() *verdict.GeneratorCampaign {
 
 // genWanted reports whether the generator runs on m.
 func (r *runner) genWanted(m *mutant) bool {
-	return r.gen.on && m.res.Source != verdict.SourceSanity && m.equiv == nil
+	return r.gen.on && r.genAsked(m)
 }
 
 // genRun runs the generator on m's test binary m.genBin (with m.genEnv, its
@@ -142,18 +142,25 @@ func (r *runner) genRun(ctx context.Context, wk *worker, m *mutant, cold bool) e
 	}
 	var v verdict.MutantResult
 	classify(&v, rep, r.gen.timeout)
-	g := genOutcome{ran: true, status: v.Status, ms: time.Since(start).Milliseconds()}
+	m.gen = genOutcome{ran: true, status: v.Status, detail: genDetail(v, rep), ms: time.Since(start).Milliseconds()}
+	return nil
+}
+
+// genDetail is the detail of a generator verdict v from its run's report:
+// a kill's first broken invariant (genReason, from the head of the
+// failure's output: the world's dump that follows fills its tail), or the
+// verdict's first line; a timeout's own detail.
+func genDetail(v verdict.MutantResult, rep testrun.Report) string {
 	switch v.Status {
 	case verdict.StatusKilled:
-		g.detail = genReason(rep.Head)
-		if g.detail == "" {
-			g.detail = verdict.FirstLine(v.Detail)
+		if d := genReason(rep.Head); d != "" {
+			return d
 		}
+		return verdict.FirstLine(v.Detail)
 	case verdict.StatusTimedOut:
-		g.detail = v.Detail
+		return v.Detail
 	}
-	m.gen = g
-	return nil
+	return ""
 }
 
 // genReason is the first broken invariant a generator failure names: the
@@ -182,7 +189,7 @@ func (r *runner) genKey(m *mutant) string {
 // generator's baseline run: if that run turns the campaign off, runAll
 // clears what was copied.
 func (r *runner) genCached(m *mutant) bool {
-	if r.cfg.GenWorlds <= 0 || m.res.Source == verdict.SourceSanity || m.equiv != nil {
+	if !r.genAsked(m) {
 		return true
 	}
 	v, ok := r.cache.Get(r.genKey(m))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/cli"
+	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
 )
 
@@ -105,5 +106,20 @@ func TestEvaluateGenerator(t *testing.T) {
 	bad.Mutants[1].Suggested = "# protects: a\n"
 	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "mutants[1].suggested") {
 		t.Errorf("a suggestion for a killed mutant: %v", err)
+	}
+}
+
+// A generator kill's detail is its first broken invariant, read from the
+// head of the failure's output: the dump of the world that follows it
+// fills the tail a report keeps (46 of 101 details once read "…�ééé").
+func TestGenDetailFromHead(t *testing.T) {
+	out := "invariants broken (not shrunk: a mutation run):\nresolves-by-deadline: A#1: resolved at 60000 ms\n" + strings.Repeat("- name: é\n", 400)
+	rep := testrun.Report{Output: campaign.Tail(out, testrun.OutputLimit), Head: campaign.Head(out, testrun.OutputLimit)}
+	killed := verdict.MutantResult{Status: verdict.StatusKilled, Detail: "the suite failed"}
+	if got, want := genDetail(killed, rep), "resolves-by-deadline: A#1: resolved at 60000 ms"; got != want {
+		t.Fatalf("detail %q, want %q", got, want)
+	}
+	if got := genDetail(killed, testrun.Report{}); got != "the suite failed" {
+		t.Fatalf("without a broken invariant: %q, want the verdict's first line", got)
 	}
 }
