@@ -27,9 +27,17 @@ func TestGeneratorCampaign(t *testing.T) {
 	cfg := fixtureConfig(t, campaign.ModeSchemata)
 	cfg.Only = mustRegexp(t, "^(add-subtracts|label-changes|does-not-compile)$")
 	cfg.GenWorlds, cfg.GenRun = 3, "^TestGen$"
+	var progress bytes.Buffer
+	cfg.Progress = &progress
 	res, err := Run(context.Background(), cfg)
+	cfg.Progress = nil
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A mutant's table and generator runs are two parts (jobs.go): it is
+	// reported done once, when both are over.
+	if lines := strings.Split(strings.TrimSpace(progress.String()), "\n"); len(lines) != 4 || !strings.HasPrefix(lines[3], "[4/4] ") {
+		t.Errorf("progress: %d lines, want each of the 4 mutants once:\n%s", len(lines), progress.String())
 	}
 	got := byID(res)
 	for id, want := range map[string][2]string{
