@@ -89,11 +89,14 @@ func Run(t *testing.T, p Params) {
 	if params.WatchdogMs > 0 {
 		sim.SetWatchdog(time.Duration(params.WatchdogMs) * time.Millisecond)
 	}
+	// A schemata binary's check: the mutation sites that run, from here
+	// (whatever runs before the first case, every case depends on).
+	sites := params.Sites && params.Hot == nil && hot.RecordSites()
 	pack, err := p.pack()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{t: t, p: p, params: params, viaCommand: viaCommand, pack: pack, run: results.RunResult{Version: results.ResultVersion}}
+	r := &runner{t: t, p: p, params: params, viaCommand: viaCommand, pack: pack, run: results.RunResult{Version: results.ResultVersion}, sites: sites}
 	r.root, r.pkgDir = moduleRoot()
 	dir := p.Dir
 	if dir == "" {
@@ -189,6 +192,8 @@ type runner struct {
 	// test the hot session's loop does not run.
 	hot         *results.HotReply
 	stopAtFirst bool // the hot request stops at its first failing case
+	orderOnly   bool // the hot request runs the cases of its order alone
+	sites       bool // the mutation sites each case runs are recorded (results.Params.Sites)
 }
 
 // serveHot runs one hot request (package hot) on a fresh runner: what a
@@ -198,7 +203,7 @@ type runner struct {
 func (r *runner) serveHot(t *testing.T, req results.HotRequest) results.HotReply {
 	h := &runner{t: t, p: r.p, params: results.Params{Order: req.Order, KillSuite: true}, viaCommand: true, pack: r.pack,
 		root: r.root, pkgDir: r.pkgDir, dir: r.dir, fsRoot: r.fsRoot, run: results.RunResult{Version: results.ResultVersion},
-		hot: &results.HotReply{}, stopAtFirst: req.StopAtFirst}
+		hot: &results.HotReply{}, stopAtFirst: req.StopAtFirst, orderOnly: req.Only && req.StopAtFirst}
 	opts, err := h.pack.LoadOptions()
 	if err != nil {
 		h.hotFail(t.Name(), fmt.Sprintf("%s: the tools under test: %v", h.pack.Name(), err))
@@ -351,6 +356,19 @@ func (r *runner) runFile(name string, cases []scenario.Case) bool {
 
 // runCase runs case c as a subtest of t and records its result.
 func (r *runner) runCase(t *testing.T, c scenario.Case) bool {
+	if r.sites {
+		r.mu.Lock()
+		if r.run.Sites == nil {
+			r.run.Sites, r.run.SitesBefore = map[string][]int{}, hot.Sites()
+		}
+		r.mu.Unlock()
+		defer func() {
+			ran := hot.Sites()
+			r.mu.Lock()
+			r.run.Sites[hot.FullName(r.t.Name(), r.fileName(c.File), c.ID)] = ran
+			r.mu.Unlock()
+		}()
+	}
 	recorded := false
 	ok := t.Run(c.ID, func(t *testing.T) {
 		res := r.pack.Run(t, &c)
@@ -529,7 +547,8 @@ func (r *runner) runLazily() (stopped bool) {
 
 // runInOrder is a hot request's runLazily: it runs the cases one at a time
 // in the exact order the request gives, across files, loading each file
-// when the order first reaches it, and stops at the first case that fails.
+// when the order first reaches it, and stops at the first case that fails
+// (and, with the request's Only, after the order's last case).
 // A run of its own must group the cases by file (a file's subtest entered
 // again would be named "file#01"); a hot request's names come from
 // hot.FullName, never from t, so it need not: the likeliest killer met
@@ -567,6 +586,9 @@ func (r *runner) runInOrder() (stopped bool) {
 		if !r.runFile(r.fileName(o.File), f.cases[i:i+1]) {
 			return true
 		}
+	}
+	if r.orderOnly {
+		return true // the cases left out cannot fail (results.HotRequest.Only)
 	}
 	for _, file := range seq {
 		f := files[file]

@@ -105,18 +105,45 @@ func loop(pipes results.HotPipes) {
 	}
 }
 
+// SitesFlagPrefix starts the name of the flag that a schemata binary's
+// switch file registers for each mutated package beside its switch
+// (mutants/testbin/sites.go): setting it to "on" turns the recording of
+// the mutation sites that run on; its Get lists the sites that ran since
+// it last did.
+const SitesFlagPrefix = "waitsim.sites."
+
 // switches are the switch flags of the binary's mutated packages.
-func switches() []*flag.Flag {
+func switches() []*flag.Flag { return flags(SwitchFlagPrefix) }
+
+// flags are the flags whose names start with prefix.
+func flags(prefix string) []*flag.Flag {
 	var out []*flag.Flag
 	flag.VisitAll(func(f *flag.Flag) {
-		if strings.HasPrefix(f.Name, SwitchFlagPrefix) {
+		if strings.HasPrefix(f.Name, prefix) {
 			out = append(out, f)
 		}
 	})
 	return out
 }
 
-// reached lists the switches whose mutated functions ran before now.
+// RecordSites turns on the recording of the mutation sites that run, in
+// every mutated package of a schemata binary (results.Params.Sites); false
+// when the binary has none.
+func RecordSites() bool {
+	fs := flags(SitesFlagPrefix)
+	for _, f := range fs {
+		if f.Value.Set("on") != nil {
+			return false
+		}
+	}
+	return len(fs) > 0
+}
+
+// Sites lists the mutation sites that ran since the last call (since
+// RecordSites, for the first), sorted.
+func Sites() []int { return reached(flags(SitesFlagPrefix)) }
+
+// reached lists the switches (or the sites) that the flags sw record.
 func reached(sw []*flag.Flag) []int {
 	seen := map[int]bool{}
 	for _, f := range sw {

@@ -144,10 +144,16 @@ func (wk *worker) stop() {
 func (r *runner) hotTable(ctx context.Context, wk *worker, m *mutant) (testrun.Report, bool, error) {
 	req := results.HotRequest{Kind: results.HotTable, Mutant: m.switchN, StopAtFirst: !r.cfg.AllKillers}
 	if !r.cfg.AllKillers {
-		for _, n := range r.caseOrder(m) {
+		// Only the cases that run the mutant's site can kill it.
+		var order []string
+		order, req.Only = r.sites.Select(r.caseOrder(m), r.caseFiles, m.switchN)
+		for _, n := range order {
 			if ref, ok := r.caseFiles[n]; ok {
 				req.Order = append(req.Order, ref)
 			}
+		}
+		if req.Only && len(req.Order) == 0 {
+			return testrun.Report{}, true, nil // no case runs its site: it survives
 		}
 	}
 	rep, wall, outcome, err := r.hotRun(ctx, wk, req, r.timeout)

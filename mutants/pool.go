@@ -16,6 +16,7 @@ import (
 	"github.com/waitsim/waitsim/mutants/testbin"
 	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
+	"github.com/waitsim/waitsim/results"
 )
 
 // plan is a campaign's mutants once they are prepared (planMutants) and
@@ -348,8 +349,11 @@ func (r *runner) buildSchemata(ctx context.Context, tc *testbin.TypeChecker, res
 	// passes it again (the same bytes, the same inputs).
 	// It runs beside the baseline (run's phase 1), before the mutants'
 	// timeout is known: with none, as the baseline does.
-	if _, err := os.Stat(testbin.CheckedMark(keptAt)); !kept || err != nil {
-		rep, err := r.runSuite(ctx, bin, 0)
+	// Its mark holds the mutation sites each case ran (testbin/sites.go).
+	sites := testbin.ReadSites(testbin.CheckedMark(keptAt))
+	if !kept || sites == nil {
+		out := filepath.Join(dir, "check.json")
+		rep, err := r.runWith(ctx, bin, r.suite.Run, 0, nil, results.Params{Results: out, Sites: true})
 		if err != nil {
 			return "", nil, "", err
 		}
@@ -359,11 +363,15 @@ func (r *runner) buildSchemata(ctx context.Context, tc *testbin.TypeChecker, res
 			}
 			return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
 		}
-		if keptAt != "" {
-			_ = os.WriteFile(testbin.CheckedMark(keptAt), nil, 0o644)
+		sites = nil
+		if run, err := results.ReadRun(out); err == nil {
+			sites = testbin.SitesOf(run)
+		}
+		if keptAt != "" && sites != nil {
+			_ = testbin.WriteSites(testbin.CheckedMark(keptAt), sites)
 		}
 	}
-	r.hotOK = hotOK
+	r.hotOK, r.sites = hotOK, sites
 	return bin, nums, "", nil
 }
 

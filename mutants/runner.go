@@ -55,6 +55,7 @@ type runner struct {
 	schemaMs    int64                      // wall ms to build and check it
 	costOrder   []string                   // the baseline's leaf tests, cheapest first (kill first)
 	caseFiles   map[string]results.CaseRef // test name → its case and file, from the baseline (kill first)
+	sites       *testbin.Sites             // the mutation sites each case ran, from the schemata binary's check; nil: unknown
 	paramsN     atomic.Int64               // params files written so far (runWith)
 	kills       killers                    // kills by case, from the cache and this campaign (kill first)
 	notes       []string                   // notes gathered while running

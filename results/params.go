@@ -49,6 +49,10 @@ type Params struct {
 	// in ms (sim.SetWatchdog; else sim.DefaultWallTimeout). A mutation
 	// runner sets it beyond its own timeout for a mutant.
 	WatchdogMs int64 `json:"watchdogMs,omitempty"`
+	// Sites: the run records the mutation sites of a schemata binary
+	// that each case runs (RunResult.Sites), through the sites flags of
+	// its mutated packages (hot.SitesFlagPrefix).
+	Sites bool `json:"sites,omitempty"`
 	// Hot, when set, makes the run a hot runner's (package hot): the test
 	// binary stays up and serves request after request (HotRequest) read
 	// from one pipe, answering each (HotReply) on another, instead of
@@ -86,6 +90,10 @@ type HotRequest struct {
 	// (kill first; false runs every case, --all-killers).
 	Order       []CaseRef `json:"order,omitempty"`
 	StopAtFirst bool      `json:"stopAtFirst,omitempty"`
+	// Only, with StopAtFirst and an Order: the cases the order does not
+	// name do not run (the runner knows they cannot fail: they never run
+	// the mutant's code, mutants/testbin/sites.go).
+	Only bool `json:"only,omitempty"`
 	// GenWorlds is the generator's: how many worlds it draws.
 	GenWorlds int `json:"genWorlds,omitempty"`
 }

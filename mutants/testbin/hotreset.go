@@ -42,8 +42,9 @@ func HotReset(tc *TypeChecker, root string, files map[string][]byte) (ok bool, w
 	}
 	// The switch file as the type checker sees it: its names without its
 	// imports, whose export data the target's own imports may not hold.
-	stub := []byte(fmt.Sprintf("package %s\n\nvar %s int\n\nvar %s bool\n\nfunc %s(...int) {}\n\nfunc waitsimZero[T any](*T) {}\n",
-		pf.Name.Name, switchVar, recordingVar, reachFunc))
+	stub := []byte(fmt.Sprintf("package %s\n\nvar %s int\n\nvar %s bool\n\nfunc %s(...int) {}\n\nfunc waitsimZero[T any](*T) {}\n"+
+		"\ntype waitsimFlag struct{}\n\nfunc (waitsimFlag) Load() bool { return false }\n\nvar %s waitsimFlag\n\nfunc %s(...int) {}\n",
+		pf.Name.Name, switchVar, recordingVar, reachFunc, sitesOnVar, siteFunc))
 	for _, rel := range append(append([]string{}, tc.files...), sw) {
 		src, ok := files[rel]
 		if rel == sw {

@@ -219,6 +219,8 @@ func schemataFile(orig []byte, muts []schemaMutant) ([]byte, error) {
 	var splices []splice
 	byDecl := map[int][]int{}  // decl index → switch numbers, in order
 	values := map[int]string{} // decl index → a changed value's type
+	sitesAt := map[int][]int{} // a site's statement offset → switch numbers (sites.go)
+	fnSites := map[int][]int{} // decl index → switch numbers marked at its start
 	var copies strings.Builder
 	for _, m := range muts {
 		for _, e := range m.edits {
@@ -237,6 +239,13 @@ func schemataFile(orig []byte, muts []schemaMutant) ([]byte, error) {
 				return nil, fmt.Errorf("declaration %d is not a function", e.decl)
 			}
 			byDecl[e.decl] = append(byDecl[e.decl], m.n)
+			start := off(fd.Pos())
+			lo, hi := changed(string(orig[start:off(fd.End())]), e.mutated)
+			if at := siteOf(f, fd, start+lo, start+hi); at >= 0 {
+				sitesAt[at] = append(sitesAt[at], m.n)
+			} else {
+				fnSites[e.decl] = append(fnSites[e.decl], m.n)
+			}
 			// Rename the copy: its name is the first occurrence of
 			// "Name" after the receiver in the mutated text.
 			text := e.mutated
@@ -325,6 +334,9 @@ func schemataFile(orig []byte, muts []schemaMutant) ([]byte, error) {
 		var sw strings.Builder
 		// In a hot runner's process, a function that runs before its
 		// first request records its switches (switchFile).
+		if ns := fnSites[d]; len(ns) > 0 {
+			sw.WriteString(" " + strings.TrimSpace(siteMark(ns)))
+		}
 		fmt.Fprintf(&sw, " if %s { %s(", recordingVar, reachFunc)
 		for i, n := range byDecl[d] {
 			if i > 0 {
@@ -344,6 +356,9 @@ func schemataFile(orig []byte, muts []schemaMutant) ([]byte, error) {
 		sw.WriteString(" };")
 		at := off(fd.Body.Lbrace) + 1
 		splices = append(splices, splice{at: at, end: at, text: sw.String()})
+	}
+	for at, ns := range sitesAt {
+		splices = append(splices, splice{at: at, end: at, text: siteMark(ns)})
 	}
 	sort.SliceStable(splices, func(i, j int) bool { return splices[i].at < splices[j].at })
 	var out bytes.Buffer
@@ -381,6 +396,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // %[2]s selects the mutant to run (%[3]s at init, a hot runner's
@@ -431,6 +447,42 @@ func (waitsimSwitch) Set(s string) error {
 
 func init() {
 	flag.Var(waitsimSwitch{}, %[7]q, "the mutant switch of a hot mutation runner (waitsim mutate)")
+	flag.Var(waitsimSites{}, %[9]q, "the mutation sites that ran (waitsim mutate)")
+}
+
+// %[10]s: the sites that run are recorded (the door turns it on through
+// the sites flag, whose Get lists the sites that ran since it last did).
+var %[10]s atomic.Bool
+
+var waitsimSiteSet = map[int]bool{}
+
+func %[11]s(ns ...int) {
+	waitsimReachedMu.Lock()
+	defer waitsimReachedMu.Unlock()
+	for _, n := range ns {
+		waitsimSiteSet[n] = true
+	}
+}
+
+type waitsimSites struct{}
+
+func (waitsimSites) String() string { return "" }
+
+func (waitsimSites) Get() any {
+	waitsimReachedMu.Lock()
+	defer waitsimReachedMu.Unlock()
+	ns := make([]int, 0, len(waitsimSiteSet))
+	for n := range waitsimSiteSet {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	clear(waitsimSiteSet)
+	return ns
+}
+
+func (waitsimSites) Set(s string) error {
+	%[10]s.Store(s == "on")
+	return nil
 }
 
 // waitsimReset puts the package's variables back to their values at init,
@@ -442,7 +494,7 @@ func waitsimZero[T any](p *T) {
 	var z T
 	*p = z
 }
-`, pkg, switchVar, SchemaEnv, recordingVar, HotEnv, reachFunc, hotFlagPrefix+dir, reset))
+`, pkg, switchVar, SchemaEnv, recordingVar, HotEnv, reachFunc, hotFlagPrefix+dir, reset, sitesFlagPre+dir, sitesOnVar, siteFunc))
 }
 
 // Schemata assembles the overlay of a schemata binary for the mutants that

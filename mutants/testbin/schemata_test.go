@@ -1,6 +1,7 @@
 package testbin
 
 import (
+	"fmt"
 	"go/parser"
 	"go/token"
 	"strings"
@@ -43,6 +44,8 @@ func TestSchemataFile(t *testing.T) {
 	for _, want := range []string{
 		"func (_wsr T) M(_wsp0 int, s ...string) (n int) { if waitsimRecording { waitsimReach(7) }; switch waitsimMutant { case 7: return _wsr.M__wsm7(_wsp0, s...); };",
 		"func G[X any](x X) { if waitsimRecording { waitsimReach(7) }; switch waitsimMutant { case 7: G__wsm7[X](x); return; };",
+		"\n\tif waitsimSitesOn.Load() { waitsimSite(7) }; return len(s)\n",
+		"\n\tif waitsimSitesOn.Load() { waitsimSite(7) }; _ = x\n",
 		"func (T) M__wsm7(_ int, s ...string) (n int) {\n\treturn len(s) + 1\n}",
 		"func G__wsm7[X any](x X) {\n\t_, _ = x, x\n}",
 	} {
@@ -114,5 +117,90 @@ func TestSchemataValues(t *testing.T) {
 	}
 	if _, err := parser.ParseFile(token.NewFileSet(), "p.go", out, 0); err != nil {
 		t.Errorf("the schemata file does not parse: %v\n%s", err, out)
+	}
+}
+
+// TestSchemataSites: each mutant's site is marked before the innermost
+// statement of a statement list that holds its whole change (never before
+// a switch's clause), on the statement's own line, an insertion before the
+// statement it follows; a change in a function with a goto is marked at
+// the function's start.
+func TestSchemataSites(t *testing.T) {
+	src := `package p
+
+func F(a, b int, ch chan int) int {
+	if a > b {
+		a++
+	}
+	switch a {
+	case 1:
+		b = a - 1
+	}
+	select {
+	case v := <-ch:
+		b += v
+	default:
+	}
+	f := func() int { return a * b }
+	a = 1
+	b = 2
+	return f()
+}
+
+func G(a int) int {
+	if a > 0 {
+		goto end
+	}
+	a--
+end:
+	return a
+}
+`
+	cases := []struct {
+		name, from, to string
+		want           string // the marked statement's text, after the mark
+	}{
+		{"condition", "a > b", "a >= b", "if a > b {"},
+		{"in a branch", "a++", "a--", "a++"},
+		{"in a clause", "b = a - 1", "b = a + 1", "b = a - 1"},
+		{"in a select clause", "b += v", "b -= v", "b += v"},
+		{"in a closure", "return a * b", "return a + b", "return a * b }"},
+		{"across siblings", "a = 1\n\tb = 2", "a = 2\n\tb = 3", "a = 1\n"},
+		{"with a goto", "a--", "a++", ""},
+		{"an insertion", "\treturn f()", "\tb++\n\treturn f()", "return f()\n"},
+		{"an insertion in a statement", "return f()", "return f() + 1", "return f()\n"},
+		{"at a block's end", "\t\ta++\n", "\t\ta++\n\t\ta++\n", "if a > b {"},
+	}
+	for i, c := range cases {
+		mut := strings.Replace(src, c.from, c.to, 1)
+		e, ok := declEdits([]byte(src), []byte(mut), false)
+		if !ok {
+			t.Fatalf("%s: no edits", c.name)
+		}
+		out, err := schemataFile([]byte(src), []schemaMutant{{n: i + 1, edits: e}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := parser.ParseFile(token.NewFileSet(), "p.go", out, 0); err != nil {
+			t.Fatalf("%s: %v\n%s", c.name, err, out)
+		}
+		orig, _, _ := strings.Cut(string(out), "end:\n\treturn a\n}\n")
+		if want, _, _ := strings.Cut(src, "end:\n\treturn a\n}\n"); strings.Count(orig, "\n") != strings.Count(want, "\n") {
+			t.Errorf("%s: lines moved:\n%s", c.name, out)
+		}
+		mark := fmt.Sprintf("if waitsimSitesOn.Load() { waitsimSite(%d) }; ", i+1)
+		if n := strings.Count(string(out), mark); n != 1 {
+			t.Fatalf("%s: %d marks %q in\n%s", c.name, n, mark, out)
+		}
+		_, after, _ := strings.Cut(string(out), mark)
+		if c.want == "" {
+			if !strings.HasPrefix(after, "if waitsimRecording") {
+				t.Errorf("%s: not marked at the function's start:\n%s", c.name, out)
+			}
+			continue
+		}
+		if !strings.HasPrefix(after, c.want) {
+			t.Errorf("%s: marked before %.30q, want before %q", c.name, after, c.want)
+		}
 	}
 }

@@ -1,0 +1,178 @@
+package testbin
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/token"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/waitsim/waitsim/limits"
+	"github.com/waitsim/waitsim/results"
+)
+
+// Mutation sites. A case can kill a mutant only if it runs the code the
+// mutant changed: a case that never reaches that code runs the mutant's
+// build exactly as it runs the original (the simulation is deterministic),
+// and passes. So a schemata binary also marks, in each changed function's
+// original body, the statement where each mutant's change lies (its site):
+//
+//	if waitsimSitesOn.Load() { waitsimSite(7) }; <the statement>
+//
+// on the statement's own line. The schemata binary's check (its run with no
+// mutant switched on) turns the marks on (results.Params.Sites) and the door
+// records, case by case, the sites that ran (results.RunResult.Sites); a
+// hot request then runs only the cases that reach its mutant's site
+// (results.HotRequest.Only). The site is the innermost statement of a
+// statement list (a block, a case or select clause) that holds the whole
+// change; control reaches any part of it only through its start, since
+// functions with a goto are left out (their mutants are marked at the
+// function's start, as are changes no statement list holds). A change
+// across sibling statements is marked before the first of them, an
+// insertion between two before the one it follows.
+
+// Names in a schemata package's code for the sites (switchFile).
+const (
+	sitesOnVar   = "waitsimSitesOn"
+	siteFunc     = "waitsimSite"
+	sitesFlagPre = "waitsim.sites." // hot.SitesFlagPrefix
+)
+
+// siteMark is the statement that marks the sites ns as run.
+func siteMark(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return "if " + sitesOnVar + ".Load() { " + siteFunc + "(" + strings.Join(s, ", ") + ") }; "
+}
+
+// siteOf returns the offset in the file (from f.FileStart) of the
+// statement before which the change of fd's original text orig[lo:hi]
+// (file offsets; lo == hi for an insertion) is marked, or -1 when it is
+// marked at the function's start: fd has a goto, or the change lies in no
+// statement list of the body. The statement is the first of the innermost
+// list holding the change that ends at or after lo: a change after a
+// statement's end, up to the next one's start, is only reached through it.
+func siteOf(f *ast.File, fd *ast.FuncDecl, lo, hi int) int {
+	if fd.Body == nil {
+		return -1
+	}
+	off := func(p token.Pos) int { return int(p - f.FileStart) }
+	best, hasGoto := -1, false
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		var list []ast.Stmt
+		switch n := n.(type) {
+		case *ast.BranchStmt:
+			hasGoto = hasGoto || n.Tok == token.GOTO
+		case *ast.BlockStmt:
+			list = n.List
+			if len(list) > 0 {
+				switch list[0].(type) {
+				case *ast.CaseClause, *ast.CommClause:
+					list = nil // a switch's or select's clauses, not statements
+				}
+			}
+		case *ast.CaseClause:
+			list = n.Body
+		case *ast.CommClause:
+			list = n.Body
+		}
+		// Inspect visits an outer list before the lists inside it: the
+		// last list that holds the change is the innermost.
+		if len(list) > 0 && off(list[0].Pos()) <= lo && hi <= off(list[len(list)-1].End()) {
+			for _, s := range list {
+				if off(s.End()) >= lo {
+					best = off(s.Pos())
+					break
+				}
+			}
+		}
+		return true
+	})
+	if hasGoto {
+		return -1
+	}
+	return best
+}
+
+// changed is the range of a that differs from b, by their common prefix
+// and suffix: a[lo:hi].
+func changed(a, b string) (lo, hi int) {
+	for lo < len(a) && lo < len(b) && a[lo] == b[lo] {
+		lo++
+	}
+	s := 0
+	for s < len(a)-lo && s < len(b)-lo && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return lo, len(a) - s
+}
+
+// Sites is what a schemata binary's check recorded: the sites each case of
+// the kill suite ran, by go test name, and those that ran before its first
+// case (at the door's start: loading the table, the tools' options), which
+// every case depends on.
+type Sites struct {
+	Cases  map[string][]int `json:"cases"`
+	Before []int            `json:"before,omitempty"`
+}
+
+// SitesOf reads the sites a check's results file recorded; nil when it
+// recorded none.
+func SitesOf(run results.RunResult) *Sites {
+	if run.Sites == nil {
+		return nil
+	}
+	return &Sites{Cases: run.Sites, Before: run.SitesBefore}
+}
+
+// WriteSites writes s to path (a kept binary's checked mark).
+func WriteSites(path string, s *Sites) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// ReadSites reads a checked mark WriteSites wrote; nil when it holds none.
+func ReadSites(path string) *Sites {
+	text, err := limits.Read(path, limits.Results)
+	if err != nil {
+		return nil
+	}
+	var s Sites
+	if json.Unmarshal(text.Src, &s) != nil || s.Cases == nil {
+		return nil
+	}
+	return &s
+}
+
+// Select returns the cases of order (go test names) that can kill the
+// mutant of switch n: those that ran its site; every one when its site ran
+// before the first case. cases are every case of the kill suite (the
+// baseline's index): when the record does not hold exactly these, ok is
+// false and order is returned as it is (nothing can be left out).
+func (s *Sites) Select(order []string, cases map[string]results.CaseRef, n int) (out []string, ok bool) {
+	if s == nil || len(s.Cases) != len(cases) {
+		return order, false
+	}
+	for name := range s.Cases {
+		if _, ok := cases[name]; !ok {
+			return order, false
+		}
+	}
+	if slices.Contains(s.Before, n) {
+		return order, true
+	}
+	out = []string{}
+	for _, name := range order {
+		if slices.Contains(s.Cases[name], n) {
+			out = append(out, name)
+		}
+	}
+	return out, true
+}
