@@ -2,30 +2,13 @@ package mutants
 
 import (
 	"context"
-	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/verdict"
-	"github.com/waitsim/waitsim/results"
 )
-
-// TestCostOrder: the baseline's leaf tests, cheapest first, ties by name;
-// a test with subtests is left out.
-func TestCostOrder(t *testing.T) {
-	ms := time.Millisecond
-	got := costOrder(map[string]time.Duration{
-		"TestTable": 90 * ms, "TestTable/b": 5 * ms, "TestTable/a": 5 * ms, "TestTable/c": 1 * ms,
-		"TestTable/c/x": 1 * ms, "TestOther": 2 * ms,
-	})
-	want := []string{"TestTable/c/x", "TestOther", "TestTable/a", "TestTable/b"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("costOrder = %q, want %q", got, want)
-	}
-}
 
 // TestCaseOrderLastKiller: a mutant's last killer (the cache's record,
 // kept across runs) comes first, then the cases that killed other mutants,
@@ -108,28 +91,5 @@ func TestKillFirstSameVerdicts(t *testing.T) {
 	}
 	if m := c["label-changes"]; !m.Cached || m.Status != verdict.StatusSurvived {
 		t.Errorf("label-changes with --all-killers after a kill-first run: cached %t, %q; want the cached survivor", m.Cached, m.Status)
-	}
-}
-
-// TestReadCaseIndex: the index a baseline run writes in its results file
-// (results.RunResult.Index) reads back as go test name → case and file; a
-// missing results file gives nothing.
-func TestReadCaseIndex(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "results.json")
-	run := results.RunResult{Index: []results.IndexEntry{
-		{ID: "a", File: "scenarios/table/a.yaml", Test: "TestTable/a.yaml/a"},
-		{ID: "b[x=1]", File: "scenarios/table/b, c.yaml", Test: "TestTable/b,_c.yaml/b[x=1]"},
-	}}
-	if err := results.WriteRun(p, run); err != nil {
-		t.Fatal(err)
-	}
-	got := readCaseIndex(p)
-	want := map[string]results.CaseRef{"TestTable/a.yaml/a": {ID: "a", File: "scenarios/table/a.yaml"},
-		"TestTable/b,_c.yaml/b[x=1]": {ID: "b[x=1]", File: "scenarios/table/b, c.yaml"}}
-	if !maps.Equal(got, want) {
-		t.Fatalf("index %v, want %v", got, want)
-	}
-	if got := readCaseIndex(filepath.Join(t.TempDir(), "missing")); got != nil {
-		t.Fatalf("a missing index gave %v", got)
 	}
 }

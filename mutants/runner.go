@@ -282,7 +282,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 		return nil, planErr
 	}
 	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.Wall)*cfg.TimeoutFactor))
-	r.costOrder = costOrder(base.Costs)
+	r.costOrder = testrun.CostOrder(base.Costs)
 	res.TimeoutMs = r.timeout.Milliseconds()
 	res.Campaign = r.campaign
 	res.Notes = append(res.Notes, notes...)
@@ -448,7 +448,7 @@ func (r *runner) baseline(ctx context.Context) (testrun.Report, error) {
 	index := filepath.Join(dir, "results.json")
 	rep, err := r.runWith(ctx, r.baseBin, r.suite.Run, 0, nil, results.Params{Results: index})
 	if err == nil {
-		r.caseFiles = readCaseIndex(index)
+		r.caseFiles = testrun.CaseIndex(index)
 		if baselineProblem(rep) == "" && !rep.TimedOut {
 			kept.keep(ctx, keptBaseline{Report: rep, CaseFiles: r.caseFiles})
 		}
