@@ -145,15 +145,19 @@ func (r *runner) hotTable(ctx context.Context, wk *worker, m *mutant) (testrun.R
 	req := results.HotRequest{Kind: results.HotTable, Mutant: m.switchN, StopAtFirst: !r.cfg.AllKillers}
 	if !r.cfg.AllKillers {
 		// Only the cases that run the mutant's site can kill it.
-		var order []string
-		order, req.Only = r.sites.Select(r.caseOrder(m), r.caseFiles, m.switchN)
+		full := r.caseOrder(m)
+		order, only := r.sites.Select(full, r.caseFiles, m.switchN)
 		for _, n := range order {
 			if ref, ok := r.caseFiles[n]; ok {
 				req.Order = append(req.Order, ref)
 			}
 		}
-		if req.Only && len(req.Order) == 0 {
-			return testrun.Report{}, true, nil // no case runs its site: it survives
+		if req.Only = only; only && len(order) < len(full) {
+			r.sitesCut.Add(1)
+		}
+		if only && len(order) == 0 {
+			m.res.Detail = "no case of the kill suite runs the mutated code"
+			return testrun.Report{}, true, nil // it survives, as every case would pass
 		}
 	}
 	rep, wall, outcome, err := r.hotRun(ctx, wk, req, r.timeout)

@@ -69,6 +69,9 @@ type runner struct {
 	baseKey string
 	hotOK   bool // the schemata binary can serve hot requests (hot.go)
 	hotRuns atomic.Int64
+	// sitesCut counts the hot runs that left out cases that never run
+	// their mutant's site (testbin/sites.go).
+	sitesCut atomic.Int64
 	notesMu sync.Mutex
 }
 
@@ -293,6 +296,9 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	}
 	r.waitGen()
 	res.Generator = r.genCampaign()
+	if n := r.sitesCut.Load(); n > 0 {
+		r.note(fmt.Sprintf("mutation sites: the runs of %d mutants left out the cases that never run their mutated code (docs/mutation.md)", n))
+	}
 	notRun := 0
 	for _, m := range muts {
 		if m.res.Status == "" && m.res.Source != verdict.SourceSanity {
