@@ -6,7 +6,10 @@
 // (results.HotRequest) from the first pipe, turns on the mutant's switch
 // (which also puts the mutated package's variables back to their values
 // at init), runs the door's handler and writes its reply
-// (results.HotReply) to the second pipe.
+// (results.HotReply) to the second pipe. For the schemata binary's check
+// (a run of its own), RecordSites and Sites let the door record the
+// mutation sites each case runs (results.Params.Sites), through the sites
+// flags of the mutated packages.
 //
 // Rules:
 //   - Only results' data types cross the pipes, as JSON values: never a

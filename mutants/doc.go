@@ -30,6 +30,9 @@
 //     process serves a mutant only when nothing it held before the request
 //     can differ from a fresh process's; whatever it cannot serve whole (a
 //     death, a machine error in its output) is judged by a run of its own.
+//     A hot run leaves out only the cases that the schemata binary's check
+//     saw never run its mutant's site (testbin/sites.go), and only when
+//     that record holds exactly the baseline's cases.
 //   - What is kept across campaigns (binaries, gremlins' enumeration,
 //     baselines that passed) is keyed by the content of everything it was
 //     made from, and never a mutant's verdict.

@@ -1,6 +1,8 @@
 // Package testbin makes and keeps what a mutation campaign runs: the suite's
 // test binary built through an overlay (Go.Build, Go.Vet), the schemata
-// binary that holds many mutants behind one switch (Schemata, HotReset),
+// binary that holds many mutants behind one switch (Schemata, HotReset)
+// and marks where each one's change lies, with the record of the sites each
+// case ran that its check keeps (Sites),
 // the in-process type check that judges a mutant not viable without a
 // build (TypeChecker), the hashes of the suite's inputs (HashDirs,
 // InputsKey, MutantKey), and what is kept across campaigns: binaries
@@ -12,6 +14,9 @@
 //   - What is kept across campaigns is keyed by the content of everything
 //     it was made from, and never a verdict; a build whose inputs changed
 //     while it ran is used once and not kept.
+//   - A site is marked where control must pass before any of its mutant's
+//     change runs: a case that never ran it cannot tell the mutant from
+//     the original. When in doubt, the function's start.
 //   - A build or vet that failed because of the machine is a
 //     *campaign.EnvError, never a not-viable verdict.
 //   - It runs no test binary and judges no mutant; it knows nothing of the
