@@ -91,7 +91,7 @@ func Run(t *testing.T, p Params) {
 	}
 	// A schemata binary's check: the mutation sites that run, from here
 	// (whatever runs before the first case, every case depends on).
-	sites := params.Sites && params.Hot == nil && hot.RecordSites()
+	sites := params.Sites != "" && params.Hot == nil && hot.RecordSites()
 	pack, err := p.pack()
 	if err != nil {
 		t.Fatal(err)
@@ -191,9 +191,10 @@ type runner struct {
 	// otherwise: failures are recorded in it, never reported on t, whose
 	// test the hot session's loop does not run.
 	hot         *results.HotReply
-	stopAtFirst bool // the hot request stops at its first failing case
-	orderOnly   bool // the hot request runs the cases of its order alone
-	sites       bool // the mutation sites each case runs are recorded (results.Params.Sites)
+	stopAtFirst bool          // the hot request stops at its first failing case
+	orderOnly   bool          // the hot request runs the cases of its order alone
+	sites       bool          // the mutation sites each case runs are recorded (results.Params.Sites)
+	ran         results.Sites // the record
 }
 
 // serveHot runs one hot request (package hot) on a fresh runner: what a
@@ -358,14 +359,15 @@ func (r *runner) runFile(name string, cases []scenario.Case) bool {
 func (r *runner) runCase(t *testing.T, c scenario.Case) bool {
 	if r.sites {
 		r.mu.Lock()
-		if r.run.Sites == nil {
-			r.run.Sites, r.run.SitesBefore = map[string][]int{}, hot.Sites()
+		if r.ran.Cases == nil {
+			r.ran = results.Sites{Cases: map[string][]int{}, Before: hot.Sites()}
+			r.t.Cleanup(r.writeSites)
 		}
 		r.mu.Unlock()
 		defer func() {
 			ran := hot.Sites()
 			r.mu.Lock()
-			r.run.Sites[hot.FullName(r.t.Name(), r.fileName(c.File), c.ID)] = ran
+			r.ran.Cases[hot.FullName(r.t.Name(), r.fileName(c.File), c.ID)] = ran
 			r.mu.Unlock()
 		}()
 	}
@@ -641,6 +643,16 @@ func (r *runner) writeResults() {
 	run.Count()
 	if err := results.WriteRun(r.params.Results, run); err != nil {
 		r.t.Errorf("waitsim: writing the results: %v", err)
+	}
+}
+
+// writeSites writes the record of the mutation sites each case ran
+// (results.Params.Sites).
+func (r *runner) writeSites() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := results.WriteSites(r.params.Sites, r.ran); err != nil {
+		r.t.Errorf("waitsim: writing the mutation sites: %v", err)
 	}
 }
 

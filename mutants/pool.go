@@ -352,8 +352,8 @@ func (r *runner) buildSchemata(ctx context.Context, tc *testbin.TypeChecker, res
 	// Its mark holds the mutation sites each case ran (testbin/sites.go).
 	sites := testbin.ReadSites(testbin.CheckedMark(keptAt))
 	if !kept || sites == nil {
-		out := filepath.Join(dir, "check.json")
-		rep, err := r.runWith(ctx, bin, r.suite.Run, 0, nil, results.Params{Results: out, Sites: true})
+		out := filepath.Join(dir, "sites.json")
+		rep, err := r.runWith(ctx, bin, r.suite.Run, 0, nil, results.Params{Sites: out})
 		if err != nil {
 			return "", nil, "", err
 		}
@@ -363,12 +363,9 @@ func (r *runner) buildSchemata(ctx context.Context, tc *testbin.TypeChecker, res
 			}
 			return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
 		}
-		sites = nil
-		if run, err := results.ReadRun(out); err == nil {
-			sites = testbin.SitesOf(run)
-		}
+		sites = testbin.ReadSites(out)
 		if keptAt != "" && sites != nil {
-			_ = testbin.WriteSites(testbin.CheckedMark(keptAt), sites)
+			_ = results.WriteSites(testbin.CheckedMark(keptAt), results.Sites(*sites))
 		}
 	}
 	r.hotOK, r.sites = hotOK, sites

@@ -72,7 +72,7 @@ type runner struct {
 	// sitesCut counts the hot runs that left out cases that never run
 	// their mutant's site (testbin/sites.go).
 	sitesCut atomic.Int64
-	notesMu sync.Mutex
+	notesMu  sync.Mutex
 }
 
 // mutant is one mutant to run, with its overlay (root-relative path →

@@ -49,10 +49,10 @@ type Params struct {
 	// in ms (sim.SetWatchdog; else sim.DefaultWallTimeout). A mutation
 	// runner sets it beyond its own timeout for a mutant.
 	WatchdogMs int64 `json:"watchdogMs,omitempty"`
-	// Sites: the run records the mutation sites of a schemata binary
-	// that each case runs (RunResult.Sites), through the sites flags of
-	// its mutated packages (hot.SitesFlagPrefix).
-	Sites bool `json:"sites,omitempty"`
+	// Sites, when set, is a file the run writes the mutation sites of a
+	// schemata binary that each case runs to (a Sites record, through the
+	// sites flags of its mutated packages: hot.SitesFlagPrefix).
+	Sites string `json:"sites,omitempty"`
 	// Hot, when set, makes the run a hot runner's (package hot): the test
 	// binary stays up and serves request after request (HotRequest) read
 	// from one pipe, answering each (HotReply) on another, instead of
@@ -180,6 +180,42 @@ func WriteRun(file string, r RunResult) error {
 		return err
 	}
 	return os.WriteFile(file, append(b, '\n'), 0o644)
+}
+
+// Sites is the record of the mutation sites of a schemata binary (its
+// switch numbers, sorted) that a run ran (Params.Sites;
+// mutants/testbin/sites.go): by each case's go test name, and before the
+// first case (at the door's start: loading the table and the tools'
+// options, which every case depends on).
+type Sites struct {
+	Cases  map[string][]int `json:"cases"`
+	Before []int            `json:"before"`
+}
+
+// WriteSites writes s to file, as JSON.
+func WriteSites(file string, s Sites) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, b, 0o644)
+}
+
+// ReadSites reads a file WriteSites wrote, through limits.Read; a file
+// that holds no record (no cases) is an error.
+func ReadSites(file string) (Sites, error) {
+	var s Sites
+	text, err := limits.Read(file, limits.Results)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(text.Src, &s); err != nil {
+		return s, fmt.Errorf("%s: %w", file, err)
+	}
+	if s.Cases == nil {
+		return s, fmt.Errorf("%s: no mutation sites recorded", file)
+	}
+	return s, nil
 }
 
 // ReadRun reads a results file written by WriteRun, through limits.Read (a

@@ -139,12 +139,6 @@ type RunResult struct {
 	// Serve is how serving a case ended, when the params asked for one
 	// (Params.Serve).
 	Serve *ServeResult `json:"serve,omitempty"`
-	// Sites, when the params asked for them (Params.Sites), are the
-	// mutation sites of a schemata binary (switch numbers, sorted) that
-	// each case ran, by go test name; SitesBefore those that ran before
-	// the first case (mutants/testbin/sites.go).
-	Sites       map[string][]int `json:"sites,omitempty"`
-	SitesBefore []int            `json:"sitesBefore,omitempty"`
 }
 
 // IndexEntry is one case of a run's table: its id, the file that defines

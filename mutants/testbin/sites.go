@@ -1,15 +1,12 @@
 package testbin
 
 import (
-	"encoding/json"
 	"go/ast"
 	"go/token"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/results"
 )
 
@@ -111,44 +108,18 @@ func changed(a, b string) (lo, hi int) {
 	return lo, len(a) - s
 }
 
-// Sites is what a schemata binary's check recorded: the sites each case of
-// the kill suite ran, by go test name, and those that ran before its first
-// case (at the door's start: loading the table, the tools' options), which
-// every case depends on.
-type Sites struct {
-	Cases  map[string][]int `json:"cases"`
-	Before []int            `json:"before,omitempty"`
-}
+// Sites is the record of the sites each case of the kill suite ran, as a
+// schemata binary's check wrote it (results.Sites); nil: none.
+type Sites results.Sites
 
-// SitesOf reads the sites a check's results file recorded; nil when it
-// recorded none.
-func SitesOf(run results.RunResult) *Sites {
-	if run.Sites == nil {
-		return nil
-	}
-	return &Sites{Cases: run.Sites, Before: run.SitesBefore}
-}
-
-// WriteSites writes s to path (a kept binary's checked mark).
-func WriteSites(path string, s *Sites) error {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o644)
-}
-
-// ReadSites reads a checked mark WriteSites wrote; nil when it holds none.
+// ReadSites reads a record (the check's, or the copy a kept binary's
+// checked mark holds); nil when the file holds none.
 func ReadSites(path string) *Sites {
-	text, err := limits.Read(path, limits.Results)
+	s, err := results.ReadSites(path)
 	if err != nil {
 		return nil
 	}
-	var s Sites
-	if json.Unmarshal(text.Src, &s) != nil || s.Cases == nil {
-		return nil
-	}
-	return &s
+	return (*Sites)(&s)
 }
 
 // Select returns the cases of order (go test names) that can kill the
