@@ -20,7 +20,7 @@ import (
 //
 // on the statement's own line. The schemata binary's check (its run with no
 // mutant switched on) turns the marks on (results.Params.Sites) and the door
-// records, case by case, the sites that ran (results.RunResult.Sites); a
+// records, case by case, the sites that ran (a results.Sites file); a
 // hot request then runs only the cases that reach its mutant's site
 // (results.HotRequest.Only). The site is the innermost statement of a
 // statement list (a block, a case or select clause) that holds the whole
