@@ -2,8 +2,6 @@ package mutants
 
 import (
 	"context"
-	"sort"
-	"sync"
 
 	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/results"
@@ -30,36 +28,6 @@ import (
 // failure. A suite that does not call waitsim.Run runs its tests in its own
 // order and still stops at the first failure.
 
-// killers counts, by case, the mutants it killed first: in the cache's
-// records and in this campaign so far. Safe for concurrent use.
-type killers struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-// add counts one kill by the case name.
-func (k *killers) add(name string) {
-	if name == "" {
-		return
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.n == nil {
-		k.n = map[string]int{}
-	}
-	k.n[name]++
-}
-
-// order returns cost (cheapest first) reordered: cases with more kills
-// first, ties in cost order.
-func (k *killers) order(cost []string) []string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	out := append([]string(nil), cost...)
-	sort.SliceStable(out, func(i, j int) bool { return k.n[out[i]] > k.n[out[j]] })
-	return out
-}
-
 // caseOrder is the order in which mutant m's run tries the cases: its last
 // killer (from the cache), then the cases by the kills they made, then by
 // the baseline's cost.
@@ -70,7 +38,7 @@ func (r *runner) caseOrder(m *mutant) []string {
 			first = append(first, k)
 		}
 	}
-	return append(first, r.kills.order(r.costOrder)...)
+	return append(first, r.kills.Order(r.costOrder)...)
 }
 
 // runMutantSuite runs mutant m's test binary bin for its verdict: with

@@ -27,7 +27,7 @@ func TestCaseOrderLastKiller(t *testing.T) {
 	if got := r.caseOrder(&mutant{res: verdict.MutantResult{ID: "other"}}); !slices.Equal(got, r.costOrder) {
 		t.Errorf("order of a mutant never killed = %q, want the cost order", got)
 	}
-	r.kills.add("TestTable/slow")
+	r.kills.Add("TestTable/slow")
 	if got := r.caseOrder(&mutant{res: verdict.MutantResult{ID: "other"}}); !slices.Equal(got, []string{"TestTable/slow", "TestTable/fast"}) {
 		t.Errorf("order after a kill by the slow case = %q, want the killer first", got)
 	}

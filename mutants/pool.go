@@ -193,7 +193,7 @@ func (r *runner) runAll(ctx context.Context, p *plan) error {
 						r.cache.PutRun(m.key, m.res, r.cfg.AllKillers)
 					}
 					if m.res.Status == verdict.StatusKilled && len(m.res.KilledBy) > 0 {
-						r.kills.add(m.res.KilledBy[0])
+						r.kills.Add(m.res.KilledBy[0])
 					}
 					end(m)
 					if m.res.Source == verdict.SourceSanity && m.res.Status != verdict.StatusKilled {

@@ -57,7 +57,7 @@ type runner struct {
 	caseFiles   map[string]results.CaseRef // test name → its case and file, from the baseline (kill first)
 	sites       *testbin.Sites             // the mutation sites each case ran, from the schemata binary's check; nil: unknown
 	paramsN     atomic.Int64               // params files written so far (runWith)
-	kills       killers                    // kills by case, from the cache and this campaign (kill first)
+	kills       campaign.Kills[string]     // kills by case, from the cache and this campaign (kill first)
 	notes       []string                   // notes gathered while running
 	campaign    *verdict.Campaign
 	gen         genState // the generator campaign (generator.go)
@@ -69,6 +69,7 @@ type runner struct {
 	baseKey string
 	hotOK   bool // the schemata binary can serve hot requests (hot.go)
 	hotRuns atomic.Int64
+	worlds  campaign.Kills[int] // kills by generator world, from 0, in this campaign (hotGen)
 	// sitesCut counts the hot runs that left out cases that never run
 	// their mutant's site (testbin/sites.go).
 	sitesCut atomic.Int64
@@ -185,7 +186,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if cfg.CacheFile != "" {
 		r.cache = campaign.LoadCache(cfg.Abs(cfg.CacheFile))
 		for _, k := range r.cache.Killers {
-			r.kills.add(k)
+			r.kills.Add(k)
 		}
 	}
 

@@ -96,6 +96,10 @@ type HotRequest struct {
 	Only bool `json:"only,omitempty"`
 	// GenWorlds is the generator's: how many worlds it draws.
 	GenWorlds int `json:"genWorlds,omitempty"`
+	// GenOrder is the generator's: the worlds (by index, from 0) to run
+	// first, in this order; the rest follow by index. The worlds are the
+	// same in any order.
+	GenOrder []int `json:"genOrder,omitempty"`
 }
 
 // HotReply is a hot test binary's answer: the first one (Seq 0) says it is
@@ -115,6 +119,9 @@ type HotReply struct {
 	Failed []HotFailure `json:"failed,omitempty"`
 	// Passed counts the tests and subtests that passed.
 	Passed int `json:"passed"`
+	// World is the generator's: the world that failed, by index from 1
+	// (0: none, or one of rapid's fail files).
+	World int `json:"world,omitempty"`
 	// Error says why the request could not be served (an unknown kind, a
 	// switch that could not be set); the runner then runs it in a
 	// process of its own.

@@ -1,7 +1,8 @@
 // Package campaign is the ground a mutation campaign stands on: its
 // settings and their defaults (Config), the tree it holds (LockTree), the paths it may touch (CheckInPackage, Within), the
 // output files it checks before it starts (CheckOutputFile,
-// CheckOutputDir), the verdict cache it keeps between campaigns (Cache),
+// CheckOutputDir), the verdict cache it keeps between campaigns (Cache)
+// and kill first's memory within one (Kills),
 // and what counts as the machine failing rather than a mutant (EnvError,
 // NotViable, MachineCause).
 //

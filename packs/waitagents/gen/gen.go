@@ -322,34 +322,98 @@ func Check(t *testing.T, r Runner, opts Options) {
 	}
 	setDefault("rapid.checks", strconv.Itoa(opts.Worlds))
 	setDefault("rapid.nofailfile", "true") // never write into the source tree
-	generate(r, t, t, opts, params.KillSuite, func(msg string) { t.Fatal(msg) })
+	if params.KillSuite {
+		killSuite(r, t, t, nil, func(_ int, msg string) { t.Fatal(msg) })
+		return
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		sc := Generate(rt)
+		if res, why := world(r, t, sc); len(why) > 0 {
+			file := writeGenerated(t, opts.Out, sc, why[0])
+			rt.Fatalf("invariants broken (minimal case written to %s):\n%s\n%s", file, strings.Join(why, "\n"), res.Timeline)
+		}
+	})
 }
 
-// generate runs rapid, as tb, over Generate's worlds, each through r on t. With
-// killSuite, the first counterexample ends the run through kill, unshrunk.
-func generate(r Runner, tb rapid.TB, t *testing.T, opts Options, killSuite bool, kill func(msg string)) {
+// world runs the world sc through r on t and returns its result and, when
+// it fails, why: its error and the invariants it breaks.
+func world(r Runner, t *testing.T, sc scenario.Scenario) (results.CaseResult, []string) {
+	c := scenario.Case{ID: "generated", File: "(generator)", Scenario: sc}
+	res := r.Run(t, &c)
+	if res.Verdict == results.VerdictPass || res.Verdict == results.VerdictSkip {
+		return res, nil
+	}
+	var why []string
+	if res.Error != "" {
+		why = append(why, res.Error)
+	}
+	for _, v := range res.Violation {
+		why = append(why, v.Invariant+": "+v.Message)
+	}
+	if len(why) == 0 {
+		why = append(why, "the world's verdict is "+res.Verdict)
+	}
+	return res, why
+}
+
+// killSuite is the generator as a mutant's kill suite: rapid's worlds
+// (-rapid.checks of them from -rapid.seed), each through r on t, the first
+// counterexample ending the run through kill (with its world's index, from
+// 1; 0 for one of rapid's fail files), unshrunk. The worlds are rapid.Check's
+// own (checkSeed; TestKillWorldsAreRapids), run in another order: the
+// worlds first names (indices from 0, those that killed other mutants),
+// then the rest by index; rapid's fail files for tb's test, as
+// rapid.Check replays them, come before all of them. A mutant is killed
+// when one of these worlds fails, whatever their order.
+func killSuite(r Runner, tb rapid.TB, t *testing.T, first []int, kill func(world int, msg string)) {
+	n, _ := strconv.Atoi(flag.Lookup("rapid.checks").Value.String())
+	seed, _ := strconv.ParseUint(flag.Lookup("rapid.seed").Value.String(), 10, 64)
+	fail := func(i int, sc scenario.Scenario, why []string) {
+		b, _ := scenario.MarshalScenario(sc, "found by the generator: "+why[0])
+		at := "one of rapid's fail files"
+		if i > 0 {
+			at = fmt.Sprintf("world %d of %d, seed %d", i, n, checkSeed(seed, i-1))
+		}
+		kill(i, fmt.Sprintf("invariants broken (not shrunk: a mutation run; %s):\n%s\n%s", at, strings.Join(why, "\n"), b))
+	}
+	// rapid.Check with no worlds of its own replays the fail files alone.
+	_ = flag.Set("rapid.checks", "0")
 	rapid.Check(tb, func(rt *rapid.T) {
 		sc := Generate(rt)
-		c := scenario.Case{ID: "generated", File: "(generator)", Scenario: sc}
-		res := r.Run(t, &c)
-		if res.Verdict == results.VerdictPass || res.Verdict == results.VerdictSkip {
-			return
+		if _, why := world(r, t, sc); len(why) > 0 {
+			fail(0, sc, why)
 		}
-		var why []string
-		if res.Error != "" {
-			why = append(why, res.Error)
-		}
-		for _, v := range res.Violation {
-			why = append(why, v.Invariant+": "+v.Message)
-		}
-		if killSuite {
-			b, _ := scenario.MarshalScenario(sc, "found by the generator: "+why[0])
-			kill(fmt.Sprintf("invariants broken (not shrunk: a mutation run):\n%s\n%s", strings.Join(why, "\n"), b))
-			return
-		}
-		file := writeGenerated(t, opts.Out, sc, why[0])
-		rt.Fatalf("invariants broken (minimal case written to %s):\n%s\n%s", file, strings.Join(why, "\n"), res.Timeline)
 	})
+	_ = flag.Set("rapid.checks", strconv.Itoa(n))
+	if t.Failed() {
+		return
+	}
+	g := rapid.Custom(Generate)
+	done := make([]bool, n)
+	for _, i := range append(slices.Clone(first), slices.Collect(func(yield func(int) bool) {
+		for i := range n {
+			if !yield(i) {
+				return
+			}
+		}
+	})...) {
+		if i < 0 || i >= n || done[i] {
+			continue
+		}
+		done[i] = true
+		sc := g.Example(int(checkSeed(seed, i)))
+		if _, why := world(r, t, sc); len(why) > 0 {
+			fail(i+1, sc, why)
+			return
+		}
+	}
+}
+
+// checkSeed is the seed of the i-th world (from 0) rapid.Check draws from
+// seed: it adds the world's index to the seed before each world (rapid
+// v1.3.0, findBug).
+func checkSeed(seed uint64, i int) uint64 {
+	return seed + uint64(i)*uint64(i+1)/2
 }
 
 // serveHot runs one hot request through r: the generator over req.GenWorlds worlds
@@ -366,8 +430,8 @@ func serveHot(t *testing.T, r Runner, req results.HotRequest) results.HotReply {
 	ok := t.Run("generated", func(st *testing.T) {
 		// rapid as the door's own test (its fail files are found by
 		// the test's name), running in this subtest.
-		generate(r, namedTB{st, t.Name()}, st, Options{}, true, func(m string) {
-			msg = m
+		killSuite(r, namedTB{st, t.Name()}, st, req.GenOrder, func(world int, m string) {
+			msg, rep.World = m, world
 			st.Fatal(m)
 		})
 	})
