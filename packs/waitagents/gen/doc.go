@@ -13,4 +13,7 @@
 //     the loader's MaxFileBytes, and the same after a YAML round trip.
 //   - The same seed draws the same worlds; new draws are added last, so the
 //     draws before them keep their values.
+//   - As a mutant's kill suite it runs rapid.Check's own worlds (checkSeed),
+//     the worlds that killed other mutants first: their order decides which
+//     counterexample is met first, never whether one is.
 package gen

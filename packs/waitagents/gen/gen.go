@@ -372,7 +372,7 @@ func killSuite(r Runner, tb rapid.TB, t *testing.T, first []int, kill func(world
 		b, _ := scenario.MarshalScenario(sc, "found by the generator: "+why[0])
 		at := "one of rapid's fail files"
 		if i > 0 {
-			at = fmt.Sprintf("world %d of %d, seed %d", i, n, checkSeed(seed, i-1))
+			at = fmt.Sprintf("world %d of %d: -rapid.seed=%d -rapid.checks=1 draws it first", i, n, checkSeed(seed, i-1))
 		}
 		kill(i, fmt.Sprintf("invariants broken (not shrunk: a mutation run; %s):\n%s\n%s", at, strings.Join(why, "\n"), b))
 	}
