@@ -3,6 +3,8 @@ package mutants
 import (
 	"context"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,6 +67,12 @@ func TestHotSameVerdicts(t *testing.T) {
 			t.Errorf("%s runner: %d mutants, want %d", runner, len(res.Mutants), len(want))
 		}
 		t.Logf("%s runner: %.1fs, notes %q", runner, float64(res.WallMs)/1000, res.Notes)
+		// The hot runs left out the cases that never run their mutant's
+		// site (testbin/sites.go); runs of their own never do.
+		sites := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, "mutation sites: ") })
+		if sites != (runner == campaign.RunnerHot) {
+			t.Errorf("%s runner: a note on mutation sites is %t, want %t", runner, sites, runner == campaign.RunnerHot)
+		}
 	}
 	hot, cold := runs[campaign.RunnerHot], runs[campaign.RunnerCold]
 	for id, h := range hot {
