@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/goccy/go-yaml"
 	"github.com/waitsim/waitsim/packs/waitagents"
+	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
 	"pgregory.net/rapid"
 )
@@ -90,5 +92,47 @@ func TestKillWorldsAreRapids(t *testing.T) {
 		if string(b) != want {
 			t.Fatalf("world %d: the kill suite's differs from rapid.Check's:\n%s\nrapid.Check:\n%s", i, b, want)
 		}
+	}
+}
+
+// failing fails every world it runs and records them.
+type failing struct{ ran []scenario.Scenario }
+
+func (f *failing) Run(_ *testing.T, c *scenario.Case) results.CaseResult {
+	f.ran = append(f.ran, c.Scenario)
+	return results.CaseResult{Verdict: results.VerdictFail, Error: "broken on purpose"}
+}
+
+// TestKillSuiteOrder: a kill suite runs first the worlds it is told to
+// (the ones that killed other mutants), so the first of them is the one
+// that kills, with its index from 1; an index out of range is skipped.
+func TestKillSuiteOrder(t *testing.T) {
+	const seed = 20261130
+	old := flag.Lookup("rapid.seed").Value.String()
+	oldN := flag.Lookup("rapid.checks").Value.String()
+	_ = flag.Set("rapid.seed", fmt.Sprint(seed))
+	_ = flag.Set("rapid.checks", "20")
+	setDefault("rapid.nofailfile", "true")
+	defer func() {
+		_ = flag.Set("rapid.seed", old)
+		_ = flag.Set("rapid.checks", oldN)
+	}()
+	r := &failing{}
+	killed, msg := -1, ""
+	t.Run("kill", func(st *testing.T) {
+		killSuite(r, st, st, []int{99, 6, 2}, func(world int, m string) {
+			killed, msg = world, m
+		})
+	})
+	if killed != 7 || len(r.ran) != 1 {
+		t.Fatalf("killed by world %d after %d worlds, want world 7 (index 6) alone", killed, len(r.ran))
+	}
+	want, _ := scenario.MarshalScenario(rapid.Custom(Generate).Example(int(checkSeed(seed, 6))), "w")
+	got, _ := scenario.MarshalScenario(r.ran[0], "w")
+	if string(got) != string(want) {
+		t.Fatalf("the world run is not world 7:\n%s", got)
+	}
+	if !strings.Contains(msg, "world 7 of 20: -rapid.seed="+fmt.Sprint(checkSeed(seed, 6))) {
+		t.Errorf("the kill does not name its world and seed: %s", msg)
 	}
 }
