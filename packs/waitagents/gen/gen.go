@@ -389,14 +389,12 @@ func killSuite(r Runner, tb rapid.TB, t *testing.T, first []int, kill func(world
 		return
 	}
 	g := rapid.Custom(Generate)
+	order := slices.Clone(first)
+	for i := range n {
+		order = append(order, i)
+	}
 	done := make([]bool, n)
-	for _, i := range append(slices.Clone(first), slices.Collect(func(yield func(int) bool) {
-		for i := range n {
-			if !yield(i) {
-				return
-			}
-		}
-	})...) {
+	for _, i := range order {
 		if i < 0 || i >= n || done[i] {
 			continue
 		}
