@@ -358,18 +358,7 @@ func (r *runner) runFile(name string, cases []scenario.Case) bool {
 // runCase runs case c as a subtest of t and records its result.
 func (r *runner) runCase(t *testing.T, c scenario.Case) bool {
 	if r.sites {
-		r.mu.Lock()
-		if r.ran.Cases == nil {
-			r.ran = results.Sites{Cases: map[string][]int{}, Before: hot.Sites()}
-			r.t.Cleanup(r.writeSites)
-		}
-		r.mu.Unlock()
-		defer func() {
-			ran := hot.Sites()
-			r.mu.Lock()
-			r.ran.Cases[hot.FullName(r.t.Name(), r.fileName(c.File), c.ID)] = ran
-			r.mu.Unlock()
-		}()
+		defer r.recordSites(c)()
 	}
 	recorded := false
 	ok := t.Run(c.ID, func(t *testing.T) {
@@ -646,11 +635,45 @@ func (r *runner) writeResults() {
 	}
 }
 
+// recordSites starts recording the mutation sites case c runs
+// (results.Params.Sites) and returns what records them once it has run.
+// Each case starts from the mutated packages' state at init (hot.Reset),
+// so that what it reaches includes what it would fill in for later cases
+// (a cache built once): a case that did not reach a site from there cannot
+// tell its mutant apart, whichever cases run before it in a hot request.
+// What runs before the first case, or in a reset, every case depends on. A
+// reset that fails ends the record: no case is left out then.
+func (r *runner) recordSites(c scenario.Case) func() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ran.Cases == nil {
+		r.ran.Cases = map[string][]int{}
+		r.t.Cleanup(r.writeSites)
+	}
+	if hot.Reset() != nil {
+		r.sites, r.ran.Cases = false, nil
+		return func() {}
+	}
+	r.ran.Before = slices.Compact(slices.Sorted(slices.Values(append(r.ran.Before, hot.Sites()...))))
+	name := hot.FullName(r.t.Name(), r.fileName(c.File), c.ID)
+	return func() {
+		ran := hot.Sites()
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.ran.Cases != nil {
+			r.ran.Cases[name] = ran
+		}
+	}
+}
+
 // writeSites writes the record of the mutation sites each case ran
 // (results.Params.Sites).
 func (r *runner) writeSites() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.ran.Cases == nil {
+		return
+	}
 	if err := results.WriteSites(r.params.Sites, r.ran); err != nil {
 		r.t.Errorf("waitsim: writing the mutation sites: %v", err)
 	}

@@ -143,6 +143,11 @@ func RecordSites() bool {
 // RecordSites, for the first), sorted.
 func Sites() []int { return reached(flags(SitesFlagPrefix)) }
 
+// Reset puts every mutated package's variables back to their values at
+// init, with no mutant switched on: the state a hot request's first case
+// starts from.
+func Reset() error { return setSwitch(switches(), 0) }
+
 // reached lists the switches (or the sites) that the flags sw record.
 func reached(sw []*flag.Flag) []int {
 	seen := map[int]bool{}
