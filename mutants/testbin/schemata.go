@@ -407,32 +407,47 @@ var %[2]s, _ = strconv.Atoi(os.Getenv(%[3]q))
 // switches of the functions that run are recorded.
 var %[4]s = os.Getenv(%[5]q) != ""
 
-var waitsimReachedMu sync.Mutex
+// waitsimSet is a set of switch numbers, safe for concurrent use.
+type waitsimSet struct {
+	mu sync.Mutex
+	m  map[int]bool
+}
 
-var waitsimReachedSet = map[int]bool{}
-
-func %[6]s(ns ...int) {
-	waitsimReachedMu.Lock()
-	defer waitsimReachedMu.Unlock()
+func (s *waitsimSet) add(ns ...int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[int]bool{}
+	}
 	for _, n := range ns {
-		waitsimReachedSet[n] = true
+		s.m[n] = true
 	}
 }
+
+// list returns the set's numbers, sorted; take empties it.
+func (s *waitsimSet) list(take bool) []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ns := make([]int, 0, len(s.m))
+	for n := range s.m {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	if take {
+		clear(s.m)
+	}
+	return ns
+}
+
+var waitsimReached, waitsimSitesRan waitsimSet
+
+func %[6]s(ns ...int) { waitsimReached.add(ns...) }
 
 type waitsimSwitch struct{}
 
 func (waitsimSwitch) String() string { return "" }
 
-func (waitsimSwitch) Get() any {
-	waitsimReachedMu.Lock()
-	defer waitsimReachedMu.Unlock()
-	ns := make([]int, 0, len(waitsimReachedSet))
-	for n := range waitsimReachedSet {
-		ns = append(ns, n)
-	}
-	sort.Ints(ns)
-	return ns
-}
+func (waitsimSwitch) Get() any { return waitsimReached.list(false) }
 
 func (waitsimSwitch) Set(s string) error {
 	n, err := strconv.Atoi(s)
@@ -445,44 +460,26 @@ func (waitsimSwitch) Set(s string) error {
 	return nil
 }
 
-func init() {
-	flag.Var(waitsimSwitch{}, %[7]q, "the mutant switch of a hot mutation runner (waitsim mutate)")
-	flag.Var(waitsimSites{}, %[9]q, "the mutation sites that ran (waitsim mutate)")
-}
-
 // %[10]s: the sites that run are recorded (the door turns it on through
 // the sites flag, whose Get lists the sites that ran since it last did).
 var %[10]s atomic.Bool
 
-var waitsimSiteSet = map[int]bool{}
-
-func %[11]s(ns ...int) {
-	waitsimReachedMu.Lock()
-	defer waitsimReachedMu.Unlock()
-	for _, n := range ns {
-		waitsimSiteSet[n] = true
-	}
-}
+func %[11]s(ns ...int) { waitsimSitesRan.add(ns...) }
 
 type waitsimSites struct{}
 
 func (waitsimSites) String() string { return "" }
 
-func (waitsimSites) Get() any {
-	waitsimReachedMu.Lock()
-	defer waitsimReachedMu.Unlock()
-	ns := make([]int, 0, len(waitsimSiteSet))
-	for n := range waitsimSiteSet {
-		ns = append(ns, n)
-	}
-	sort.Ints(ns)
-	clear(waitsimSiteSet)
-	return ns
-}
+func (waitsimSites) Get() any { return waitsimSitesRan.list(true) }
 
 func (waitsimSites) Set(s string) error {
 	%[10]s.Store(s == "on")
 	return nil
+}
+
+func init() {
+	flag.Var(waitsimSwitch{}, %[7]q, "the mutant switch of a hot mutation runner (waitsim mutate)")
+	flag.Var(waitsimSites{}, %[9]q, "the mutation sites that ran (waitsim mutate)")
 }
 
 // waitsimReset puts the package's variables back to their values at init,
