@@ -80,9 +80,10 @@ func (p *cachingPack) Run(t *testing.T, c *scenario.Case) results.CaseResult {
 }
 
 // TestRecordSites: with the params' Sites, the door writes the mutation
-// sites each case ran, each case from the mutated packages' state at init
-// (so the case after the one that built a cache still reaches the code
-// that builds it), and what a reset runs as every case's.
+// sites each case ran: with SitesFresh, each case from the mutated
+// packages' state at init (so the case after the one that built a cache
+// still reaches the code that builds it), and what a reset runs as every
+// case's; without, in the table's order, from what the cases before left.
 func TestRecordSites(t *testing.T) {
 	registerFake.Do(func() {
 		flag.Var(fakeSwitch{}, hot.SwitchFlagPrefix+"fake", "")
@@ -91,23 +92,32 @@ func TestRecordSites(t *testing.T) {
 	defer func() { _ = fakeSites{}.Set("off") }()
 	dir := t.TempDir()
 	writeFile(t, dir, "t.yaml", one("a", "b", "c"))
-	out := filepath.Join(t.TempDir(), "sites.json")
-	withParams(t, results.Params{Paths: []string{dir}, Sites: out})
-	fakeSchemata.Lock()
-	fakeSchemata.resets = 0
-	fakeSchemata.Unlock()
-	if !nested(t, nil, func(t *testing.T) { Run(t, Params{Pack: &cachingPack{}}) }) {
-		t.Fatal("the table failed")
-	}
-	s, err := results.ReadSites(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string][]int{"Nested/t.yaml/a": {1}, "Nested/t.yaml/b": {1, 2}, "Nested/t.yaml/c": {1}}
-	if !maps.EqualFunc(s.Cases, want, slices.Equal) || !slices.Equal(s.Before, []int{9}) {
-		t.Errorf("sites %v before %v, want %v before [9]", s.Cases, s.Before, want)
-	}
-	if fakeSchemata.resets != 3 {
-		t.Errorf("%d resets for 3 cases", fakeSchemata.resets)
+	for _, c := range []struct {
+		fresh  bool
+		want   map[string][]int
+		before []int
+		resets int
+	}{
+		{true, map[string][]int{"Nested/t.yaml/a": {1}, "Nested/t.yaml/b": {1, 2}, "Nested/t.yaml/c": {1}}, []int{9}, 3},
+		{false, map[string][]int{"Nested/t.yaml/a": {1}, "Nested/t.yaml/b": {2}, "Nested/t.yaml/c": {}}, []int{}, 0},
+	} {
+		out := filepath.Join(t.TempDir(), "sites.json")
+		withParams(t, results.Params{Paths: []string{dir}, Sites: out, SitesFresh: c.fresh})
+		fakeSchemata.Lock()
+		fakeSchemata.resets, fakeSchemata.cached = 0, false
+		fakeSchemata.Unlock()
+		if !nested(t, nil, func(t *testing.T) { Run(t, Params{Pack: &cachingPack{}}) }) {
+			t.Fatal("the table failed")
+		}
+		s, err := results.ReadSites(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.EqualFunc(s.Cases, c.want, slices.Equal) || !slices.Equal(s.Before, c.before) {
+			t.Errorf("fresh %t: sites %v before %v, want %v before %v", c.fresh, s.Cases, s.Before, c.want, c.before)
+		}
+		if fakeSchemata.resets != c.resets {
+			t.Errorf("fresh %t: %d resets for 3 cases, want %d", c.fresh, fakeSchemata.resets, c.resets)
+		}
 	}
 }

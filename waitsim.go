@@ -637,10 +637,9 @@ func (r *runner) writeResults() {
 
 // recordSites starts recording the mutation sites case c runs
 // (results.Params.Sites) and returns what records them once it has run.
-// Each case starts from the mutated packages' state at init (hot.Reset),
-// so that what it reaches includes what it would fill in for later cases
-// (a cache built once): a case that did not reach a site from there cannot
-// tell its mutant apart, whichever cases run before it in a hot request.
+// With SitesFresh, each case starts from the mutated packages' state at
+// init (hot.Reset), as a hot request's first case does; the runner merges
+// this record with one of a run in the table's order (testbin.MergeSites).
 // What runs before the first case, or in a reset, every case depends on. A
 // reset that fails ends the record: no case is left out then.
 func (r *runner) recordSites(c scenario.Case) func() {
@@ -650,7 +649,7 @@ func (r *runner) recordSites(c scenario.Case) func() {
 		r.ran.Cases = map[string][]int{}
 		r.t.Cleanup(r.writeSites)
 	}
-	if hot.Reset() != nil {
+	if r.params.SitesFresh && hot.Reset() != nil {
 		r.sites, r.ran.Cases = false, nil
 		return func() {}
 	}

@@ -143,6 +143,7 @@ func (wk *worker) stop() {
 // when the mutant is to be judged cold.
 func (r *runner) hotTable(ctx context.Context, wk *worker, m *mutant) (testrun.Report, bool, error) {
 	req := results.HotRequest{Kind: results.HotTable, Mutant: m.switchN, StopAtFirst: !r.cfg.AllKillers}
+	timeout := r.timeout
 	if !r.cfg.AllKillers {
 		// Only the cases that run the mutant's site can kill it.
 		full := r.caseOrder(m)
@@ -154,13 +155,24 @@ func (r *runner) hotTable(ctx context.Context, wk *worker, m *mutant) (testrun.R
 		}
 		if req.Only = only; only && len(order) < len(full) {
 			r.sitesCut.Add(1)
+			// A run of every case would spend the left-out cases' time
+			// too before its timeout.
+			kept := map[string]bool{}
+			for _, n := range order {
+				kept[n] = true
+			}
+			for _, n := range full {
+				if !kept[n] {
+					timeout -= r.costs[n]
+				}
+			}
 		}
 		if only && len(order) == 0 {
 			m.res.Detail = "no case of the kill suite runs the mutated code"
 			return testrun.Report{}, true, nil // it survives, as every case would pass
 		}
 	}
-	rep, wall, outcome, err := r.hotRun(ctx, wk, req, r.timeout)
+	rep, wall, outcome, err := r.hotRun(ctx, wk, req, timeout)
 	if err != nil || outcome == testrun.HotLost {
 		return testrun.Report{}, false, err
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/waitsim/waitsim/mutants/testbin"
 	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
-	"github.com/waitsim/waitsim/results"
 )
 
 // plan is a campaign's mutants once they are prepared (planMutants) and
@@ -349,23 +348,27 @@ func (r *runner) buildSchemata(ctx context.Context, tc *testbin.TypeChecker, res
 	// passes it again (the same bytes, the same inputs).
 	// It runs beside the baseline (run's phase 1), before the mutants'
 	// timeout is known: with none, as the baseline does.
-	// Its mark holds the mutation sites each case ran (testbin/sites.go).
-	sites := testbin.ReadSites(testbin.CheckedMark(keptAt))
-	if !kept || sites == nil {
-		out := filepath.Join(dir, "sites.json")
-		rep, err := r.runWith(ctx, bin, r.suite.Run, 0, nil, results.Params{Sites: out})
+	// For the hot runner, its mark holds the mutation sites each case ran
+	// (testbin/sites.go).
+	mark := testbin.CheckedMark(keptAt)
+	checked, sites := false, (*testbin.Sites)(nil)
+	if _, err := os.Stat(mark); kept && err == nil {
+		sites = testbin.ReadSites(mark)
+		checked = !hotOK || sites != nil
+	}
+	if !checked {
+		ok, s, err := r.testrun().CheckSchemata(ctx, bin, r.suite.Run, dir, hotOK)
 		if err != nil {
 			return "", nil, "", err
 		}
-		if rep.Exit != 0 || rep.TimedOut {
+		if !ok {
 			if tookValues {
 				return "", nil, errValuesInSchemata, nil
 			}
 			return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
 		}
-		sites = testbin.ReadSites(out)
-		if keptAt != "" && sites != nil {
-			_ = results.WriteSites(testbin.CheckedMark(keptAt), results.Sites(*sites))
+		if sites = s; keptAt != "" {
+			_ = campaign.WriteAtomic(mark, testbin.SitesBytes(sites), ".checked-*")
 		}
 	}
 	r.hotOK, r.sites = hotOK, sites

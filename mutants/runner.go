@@ -54,6 +54,7 @@ type runner struct {
 	schemaBin   string                     // the schemata test binary, when built
 	schemaMs    int64                      // wall ms to build and check it
 	costOrder   []string                   // the baseline's leaf tests, cheapest first (kill first)
+	costs       map[string]time.Duration   // their wall times in the baseline
 	caseFiles   map[string]results.CaseRef // test name → its case and file, from the baseline (kill first)
 	sites       *testbin.Sites             // the mutation sites each case ran, from the schemata binary's check; nil: unknown
 	paramsN     atomic.Int64               // params files written so far (runWith)
@@ -286,7 +287,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 		return nil, planErr
 	}
 	r.timeout = max(cfg.TimeoutFloor, time.Duration(float64(base.Wall)*cfg.TimeoutFactor))
-	r.costOrder = testrun.CostOrder(base.Costs)
+	r.costOrder, r.costs = testrun.CostOrder(base.Costs), base.Costs
 	res.TimeoutMs = r.timeout.Milliseconds()
 	res.Campaign = r.campaign
 	res.Notes = append(res.Notes, notes...)

@@ -53,6 +53,10 @@ type Params struct {
 	// schemata binary that each case runs to (a Sites record, through the
 	// sites flags of its mutated packages: hot.SitesFlagPrefix).
 	Sites string `json:"sites,omitempty"`
+	// SitesFresh, with Sites: each case starts from the mutated packages'
+	// state at init (their variables reset), not from what the cases
+	// before it left.
+	SitesFresh bool `json:"sitesFresh,omitempty"`
 	// Hot, when set, makes the run a hot runner's (package hot): the test
 	// binary stays up and serves request after request (HotRequest) read
 	// from one pipe, answering each (HotReply) on another, instead of

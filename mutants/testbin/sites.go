@@ -1,8 +1,10 @@
 package testbin
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/token"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,13 +124,53 @@ func ReadSites(path string) *Sites {
 	return (*Sites)(&s)
 }
 
-// Select returns the cases of order (go test names) that can kill the
-// mutant of switch n: those that ran its site; every one when its site ran
-// before the first case. cases are every case of the kill suite (the
-// baseline's index): when the record does not hold exactly these, ok is
-// false and order is returned as it is (nothing can be left out).
+// SitesBytes is s as its file holds it (results.WriteSites); empty for nil.
+func SitesBytes(s *Sites) []byte {
+	if s == nil {
+		return nil
+	}
+	b, _ := json.Marshal(results.Sites(*s))
+	return b
+}
+
+// MergeSites merges the records of the check's two runs: fresh, each case
+// from the mutated packages' state at init, and warm, the cases in the
+// table's order, each from what the cases before it left. A case reaches
+// what it reached in either; a site that some case reached in one run and
+// not in the other depends on what earlier cases left (a cache built once,
+// then hit) and is put with the sites every case reaches (Before). Nil
+// when either is nil or they hold different cases.
+func MergeSites(fresh, warm *Sites) *Sites {
+	if fresh == nil || warm == nil || len(fresh.Cases) != len(warm.Cases) {
+		return nil
+	}
+	before := append(slices.Clone(fresh.Before), warm.Before...)
+	cases := map[string][]int{}
+	for name, f := range fresh.Cases {
+		w, ok := warm.Cases[name]
+		if !ok {
+			return nil
+		}
+		all := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(f), w...))))
+		for _, n := range all {
+			if slices.Contains(f, n) != slices.Contains(w, n) {
+				before = append(before, n)
+			}
+		}
+		cases[name] = all
+	}
+	return &Sites{Cases: cases, Before: slices.Compact(slices.Sorted(slices.Values(before)))}
+}
+
+// Select returns the cases that can kill the mutant of switch n, those
+// that ran its site: in order (go test names), then those order does not
+// hold (cases the baseline did not time: skipped ones), by name. cases are
+// every case of the kill suite (the baseline's index). ok is false, and
+// order is returned as it is (nothing can be left out), when the record
+// does not hold exactly these cases or when the site ran before the first
+// case (every case can).
 func (s *Sites) Select(order []string, cases map[string]results.CaseRef, n int) (out []string, ok bool) {
-	if s == nil || len(s.Cases) != len(cases) {
+	if s == nil || len(s.Cases) != len(cases) || slices.Contains(s.Before, n) {
 		return order, false
 	}
 	for name := range s.Cases {
@@ -136,12 +178,14 @@ func (s *Sites) Select(order []string, cases map[string]results.CaseRef, n int) 
 			return order, false
 		}
 	}
-	if slices.Contains(s.Before, n) {
-		return order, true
-	}
 	out = []string{}
 	for _, name := range order {
 		if slices.Contains(s.Cases[name], n) {
+			out = append(out, name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Cases)) {
+		if slices.Contains(s.Cases[name], n) && !slices.Contains(order, name) {
 			out = append(out, name)
 		}
 	}

@@ -16,6 +16,6 @@
 //     binary is its own child, not test2json's.
 //   - A hot process that is no longer usable (died, answered out of turn,
 //     did not answer in time) is reported dead, never asked again.
-//   - It imports build, campaign and verdict of mutants/, never the root
+//   - It imports testbin, campaign and verdict of mutants/, never the root
 //     package; it knows nothing of mutants or workers.
 package testrun
