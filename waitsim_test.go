@@ -308,3 +308,28 @@ func TestHotOrderAcrossFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestHotOnly: a hot request with Only runs the cases its order names and
+// no other (they cannot fail: results.HotRequest.Only); without it, the
+// cases the order leaves out run after it.
+func TestHotOnly(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.yaml", one("a1", "a2"))
+	writeFile(t, dir, "b.yaml", one("b1"))
+	order := []results.CaseRef{{ID: "a2", File: a}}
+	for _, only := range []bool{true, false} {
+		p := &fakePack{}
+		var rep results.HotReply
+		nested(t, nil, func(t *testing.T) {
+			r := &runner{t: t, p: Params{Pack: p}, pack: p, dir: dir, pkgDir: "pkg"}
+			rep = r.serveHot(t, results.HotRequest{Kind: results.HotTable, Order: order, StopAtFirst: true, Only: only})
+		})
+		want := []string{"a2"}
+		if !only {
+			want = []string{"a2", "a1", "b1"}
+		}
+		if !slices.Equal(p.ran, want) || len(rep.Failed) != 0 {
+			t.Errorf("only %t: ran %q (failed %+v), want %q", only, p.ran, rep.Failed, want)
+		}
+	}
+}

@@ -170,6 +170,8 @@ end:
 		{"an insertion", "\treturn f()", "\tb++\n\treturn f()", "return f()\n"},
 		{"an insertion in a statement", "return f()", "return f() + 1", "return f()\n"},
 		{"at a block's end", "\t\ta++\n", "\t\ta++\n\t\ta++\n", "if a > b {"},
+		{"in a clause's expression", "case 1:", "case 2:", "switch a {"},
+		{"out of a block", "a++\n\t}\n\tswitch a", "a--\n\t}\n\tswitch b", "if a > b {"},
 	}
 	for i, c := range cases {
 		mut := strings.Replace(src, c.from, c.to, 1)
