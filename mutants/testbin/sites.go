@@ -20,10 +20,12 @@ import (
 //
 //	if waitsimSitesOn.Load() { waitsimSite(7) }; <the statement>
 //
-// on the statement's own line. The schemata binary's check (its run with no
-// mutant switched on) turns the marks on (results.Params.Sites) and the door
-// records, case by case, the sites that ran (a results.Sites file); a
-// hot request then runs only the cases that reach its mutant's site
+// on the statement's own line. The schemata binary's check (its runs with
+// no mutant switched on: one in the table's order, one with each case from
+// the mutated packages' state at init) turns the marks on
+// (results.Params.Sites) and the door records, case by case, the sites that
+// ran (a results.Sites file; the two merged by MergeSites); a hot request
+// then runs only the cases that reach its mutant's site
 // (results.HotRequest.Only). The site is the innermost statement of a
 // statement list (a block, a case or select clause) that holds the whole
 // change; control reaches any part of it only through its start, since
