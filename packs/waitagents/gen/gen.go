@@ -376,15 +376,16 @@ func killSuite(r Runner, tb rapid.TB, t *testing.T, first []int, kill func(world
 		}
 		kill(i, fmt.Sprintf("invariants broken (not shrunk: a mutation run; %s):\n%s\n%s", at, strings.Join(why, "\n"), b))
 	}
-	// rapid.Check with no worlds of its own replays the fail files alone.
+	// rapid.Check with no worlds of its own replays the fail files alone
+	// (a kill there ends the goroutine: the flag is restored on the way).
 	_ = flag.Set("rapid.checks", "0")
+	defer func() { _ = flag.Set("rapid.checks", strconv.Itoa(n)) }()
 	rapid.Check(tb, func(rt *rapid.T) {
 		sc := Generate(rt)
 		if _, why := world(r, t, sc); len(why) > 0 {
 			fail(0, sc, why)
 		}
 	})
-	_ = flag.Set("rapid.checks", strconv.Itoa(n))
 	if t.Failed() {
 		return
 	}
