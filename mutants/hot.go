@@ -166,6 +166,7 @@ func (r *runner) hotTable(ctx context.Context, wk *worker, m *mutant) (testrun.R
 					timeout -= r.costs[n]
 				}
 			}
+			timeout = max(timeout, r.cfg.TimeoutFloor)
 		}
 		if only && len(order) == 0 {
 			m.res.Detail = "no case of the kill suite runs the mutated code"
