@@ -146,14 +146,14 @@ func MergeSites(fresh, warm *Sites) *Sites {
 	if fresh == nil || warm == nil || len(fresh.Cases) != len(warm.Cases) {
 		return nil
 	}
-	before := append(slices.Clone(fresh.Before), warm.Before...)
+	before := union(fresh.Before, warm.Before)
 	cases := map[string][]int{}
 	for name, f := range fresh.Cases {
 		w, ok := warm.Cases[name]
 		if !ok {
 			return nil
 		}
-		all := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(f), w...))))
+		all := union(f, w)
 		for _, n := range all {
 			if slices.Contains(f, n) != slices.Contains(w, n) {
 				before = append(before, n)
@@ -161,7 +161,12 @@ func MergeSites(fresh, warm *Sites) *Sites {
 		}
 		cases[name] = all
 	}
-	return &Sites{Cases: cases, Before: slices.Compact(slices.Sorted(slices.Values(before)))}
+	return &Sites{Cases: cases, Before: union(before, nil)}
+}
+
+// union is the numbers of a and b, sorted, each once.
+func union(a, b []int) []int {
+	return slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(a), b...))))
 }
 
 // Select returns the cases that can kill the mutant of switch n, those
