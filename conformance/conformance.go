@@ -74,6 +74,14 @@ const ProxiedTSToleranceMs = 500
 // largest |real − simulated| was 3.6 times the case's probe stall.
 const StallFactor = 4
 
+// StartStaggerMs is how far apart `make conformance` starts the clients of
+// a batch after its barrier (Options.StaggerMs). MEASUREMENT PENDING.
+const StartStaggerMs = 50
+
+// MaxStaggerMs bounds Options.StaggerMs (a batch of n clients starts over
+// (n−1) × StaggerMs).
+const MaxStaggerMs = 1000
+
 // Options configure Run.
 type Options struct {
 	// Cases are the conformance scenarios; Sim holds the simulation's result
@@ -95,6 +103,10 @@ type Options struct {
 	Proxies []string
 	// ToleranceMs is the tolerance floor: 0 means DefaultToleranceMs.
 	ToleranceMs float64
+	// StaggerMs spaces the starts of a batch's clients after its barrier:
+	// the i-th starts i × StaggerMs after the release (0: all at once;
+	// `waitsim conformance` passes StartStaggerMs unless told otherwise).
+	StaggerMs float64
 	// Runs repeats everything this many times (0 means 1).
 	Runs int
 	// LogDir receives each server's log (stderr), one file a run.
@@ -385,9 +397,10 @@ func checkWireTools(bin string, jobs []job) error {
 	return nil
 }
 
-// runBatch runs jobs in parallel, started together at one barrier once
-// every client is connected and warmed up, and judges each against its
-// case's simulation under the stalls seen meanwhile.
+// runBatch runs jobs in parallel, released at one barrier once every
+// client is connected and warmed up, the i-th opts.StaggerMs × i after the
+// release, and judges each against its case's simulation under the stalls
+// seen meanwhile.
 func runBatch(ctx context.Context, opts Options, jobs []job, run int) ([]RunEntry, error) {
 	var pr *serve.Probe
 	bar := newBarrier(len(jobs), func() { pr = serve.StartProbe() })
@@ -397,7 +410,7 @@ func runBatch(ctx context.Context, opts Options, jobs []job, run int) ([]RunEntr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tk := &ticket{b: bar}
+			tk := &ticket{b: bar, ctx: ctx, offset: time.Duration(float64(i) * opts.StaggerMs * float64(time.Millisecond))}
 			defer tk.leave()
 			entries[i] = runOne(ctx, opts, j, run, tk)
 		}()

@@ -33,6 +33,7 @@ func runConformance(args []string) int {
 	transports := fs.String("transports", "stdio,sse,json", "transports of the plain cases: stdio, sse (streamable HTTP), json (streamable HTTP, JSON responses); a case with a transport: runs over its own mode")
 	proxies := fs.String("proxies", strings.Join(conformance.ProxyLegNames(), ","), "proxy legs of a case with transport.idleTimeoutMs (Debian's nginx and haproxy; none: leave such cases out)")
 	tol := fs.Float64("tolerance-ms", conformance.DefaultToleranceMs, "largest |real − simulated| accepted for resolve times and remainingMs, ms")
+	stagger := fs.Float64("stagger-ms", conformance.StartStaggerMs, "space the starts of a batch's clients this far apart, ms (0: all at once)")
 	tsclient := fs.String("tsclient", workspace.OutDir+"/tsclient/client.mjs", "the TypeScript client script, beside its installed node_modules (make conformance installs it); relative to the module root")
 	out := fs.String("out", workspace.ConformanceResults, "where to write the table")
 	fs.Usage = func() {
@@ -44,8 +45,8 @@ func runConformance(args []string) int {
 	if !ok {
 		return code
 	}
-	if *runs < 1 || *tol <= 0 {
-		fmt.Fprintln(os.Stderr, "waitsim conformance: --runs and --tolerance-ms must be positive")
+	if *runs < 1 || !(*tol > 0) || !(*stagger >= 0 && *stagger <= conformance.MaxStaggerMs) { // NaN fails too
+		fmt.Fprintf(os.Stderr, "waitsim conformance: --runs and --tolerance-ms must be positive, --stagger-ms 0 to %d\n", conformance.MaxStaggerMs)
 		return 2
 	}
 	root, err := workspace.ModuleRoot()
@@ -119,7 +120,7 @@ func runConformance(args []string) int {
 	rep, err := conformance.Run(ctx, conformance.Options{
 		Cases: cases, Sim: simBy, Waitsim: self, TSClient: script,
 		Clients: strings.Split(*clients, ","), Transports: strings.Split(*transports, ","), Proxies: legs,
-		ToleranceMs: *tol, Runs: *runs, LogDir: filepath.Join(root, workspace.OutDir, "conformance"), Progress: os.Stderr,
+		ToleranceMs: *tol, StaggerMs: *stagger, Runs: *runs, LogDir: filepath.Join(root, workspace.OutDir, "conformance"), Progress: os.Stderr,
 	})
 	if sig := stop(); sig != nil {
 		fmt.Fprintf(os.Stderr, "waitsim conformance: interrupted (%v); nothing written\n", sig)
