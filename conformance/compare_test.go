@@ -114,6 +114,24 @@ func TestJudgeTolerance(t *testing.T) {
 	if !e.Agree || e.StallMs != 90 {
 		t.Errorf("250 ms late, the server's stall 90 ms: agree %v, stall %v; want agreement", e.Agree, e.StallMs)
 	}
+	// The client's own stall counts as the probes' do.
+	e = RunEntry{observed: obs, ClientStallMs: 90}
+	judge(&e, simCalls(), 10, 100, goRules)
+	if !e.Agree || e.StallMs != 90 {
+		t.Errorf("250 ms late, the client's stall 90 ms: agree %v, stall %v; want agreement", e.Agree, e.StallMs)
+	}
+	// A first call that reached the server late moves the server's replies:
+	// its lag is added to the tolerance.
+	e = RunEntry{observed: obs, clientStartUnixMs: 1e12, firstCallUnixMs: 1e12 + 200}
+	judge(&e, simCalls(), 10, 100, goRules)
+	if !e.Agree || e.StartLagMs != 200 || e.ToleranceMs != 300 {
+		t.Errorf("250 ms late after a start lag of 200 ms: agree %v, lag %v, tolerance %v; want agreement at 300 ms", e.Agree, e.StartLagMs, e.ToleranceMs)
+	}
+	e = RunEntry{observed: obs, clientStartUnixMs: 1e12, firstCallUnixMs: 1e12 + 100}
+	judge(&e, simCalls(), 10, 100, goRules)
+	if e.Agree || e.ToleranceMs != 200 {
+		t.Errorf("250 ms late after a start lag of 100 ms: agree %v, tolerance %v; want a disagreement at 200 ms", e.Agree, e.ToleranceMs)
+	}
 	e = RunEntry{observed: realCalls(), Error: "TypeScript client: boom"}
 	judge(&e, simCalls(), 0, 100, goRules)
 	if e.Agree {
@@ -137,16 +155,41 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-func TestServerStallFromLog(t *testing.T) {
+func TestServerProbeFromLog(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "serve.log")
-	if err := os.WriteFile(p, []byte("        5 ms  tool:1     start\n"+serve.StallPrefix+"123.4 ms\nwaitsim serve: stopped\n"), 0o644); err != nil {
+	log := "        5 ms  tool:1     start\n" + serve.StallPrefix + "123.4 ms\n" + serve.FirstCallPrefix + "1796218052789.997\nwaitsim serve: stopped\n"
+	if err := os.WriteFile(p, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := serverStall(nil, p); got != 123.4 {
-		t.Errorf("serverStall = %v, want 123.4", got)
+	if got := probeOf(nil, p); got != (serverProbe{stallMs: 123.4, firstCallUnixMs: 1796218052789.997}) {
+		t.Errorf("probeOf = %+v, want the stall 123.4 and the first call 1796218052789.997", got)
 	}
-	if got := serverStall(&server{stallMs: 7}, p); got != 7 {
-		t.Errorf("an HTTP server's stall: %v, want 7", got)
+	if got := probeOf(&server{probe: serverProbe{stallMs: 7}}, p); got.stallMs != 7 {
+		t.Errorf("an HTTP server's stall: %v, want 7", got.stallMs)
+	}
+	if got := probeOf(nil, filepath.Join(t.TempDir(), "none.log")); got != (serverProbe{}) {
+		t.Errorf("no log: %+v, want nothing", got)
+	}
+}
+
+// The start lag is how much later than simulated the first call reached
+// the server, measured on the wall clock by the client and the server.
+func TestStartLag(t *testing.T) {
+	sim := []results.CallSummary{{Caller: "A", StartMs: 500}, {Caller: "B", StartMs: 200}}
+	for _, tc := range []struct {
+		client, first, want float64
+	}{
+		{1000, 1500.5, 300.5}, // the first simulated call starts at 200 ms
+		{1000, 1150, 0},       // earlier than simulated: no lag
+		{0, 1500, 0},          // the client's start unknown
+		{1000, 0, 0},          // no call reached the server
+	} {
+		if got := startLag(sim, tc.client, tc.first); got != tc.want {
+			t.Errorf("startLag(client %v, first call %v) = %v, want %v", tc.client, tc.first, got, tc.want)
+		}
+	}
+	if got := startLag(nil, 1000, 1500); got != 0 {
+		t.Errorf("no simulated call: %v, want 0", got)
 	}
 }
 

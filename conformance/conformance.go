@@ -185,17 +185,26 @@ type RunEntry struct {
 	// ServeExit is the HTTP server's exit code after SIGINT (-1: none, stdio).
 	ServeExit int `json:"serveExit"`
 	// StallMs is the largest stall seen while the case ran, by the runner's
-	// probe or by this run's server (`waitsim serve --probe`); ToleranceMs
-	// the tolerance it gave (see Report).
-	StallMs      float64          `json:"stallMs"`
-	ToleranceMs  float64          `json:"toleranceMs"`
-	MaxAbsDiffMs float64          `json:"maxAbsDiffMs"`
-	WallMs       float64          `json:"wallMs"`
-	Log          string           `json:"log,omitempty"` // the server's log file
-	Calls        []CallComparison `json:"calls"`
+	// probe, by this run's server (`waitsim serve --probe`) or by the
+	// client itself (ClientStallMs); StartLagMs how much later than
+	// simulated the first call reached the server (startLag); ToleranceMs
+	// the tolerance they gave (see Report).
+	StallMs float64 `json:"stallMs"`
+	// ClientStallMs is the client's own largest stall after its start: the
+	// TypeScript client's event-loop delay (node's monitorEventLoopDelay);
+	// 0 for the Go client, which runs in the runner under its probe.
+	ClientStallMs float64          `json:"clientStallMs,omitempty"`
+	StartLagMs    float64          `json:"startLagMs"`
+	ToleranceMs   float64          `json:"toleranceMs"`
+	MaxAbsDiffMs  float64          `json:"maxAbsDiffMs"`
+	WallMs        float64          `json:"wallMs"`
+	Log           string           `json:"log,omitempty"` // the server's log file
+	Calls         []CallComparison `json:"calls"`
 
-	observed      []Observed // what the client saw, until judged
-	serverStallMs float64    // the largest stall its server's probe saw
+	observed          []Observed // what the client saw, until judged
+	serverStallMs     float64    // the largest stall its server's probe saw
+	clientStartUnixMs float64    // when the client's callers started (Unix ms)
+	firstCallUnixMs   float64    // when its server got the first call (Unix ms)
 }
 
 // HangGraceMs is how long after the last resolve the simulation predicts
@@ -206,23 +215,55 @@ type RunEntry struct {
 // late reply is not taken for a hang, and it bounds every run.
 const HangGraceMs = 5000
 
-// serverStall returns the largest stall the server's probe logged (0 if it
-// did not): from an HTTP server's stderr, or from a stdio server's log file.
-func serverStall(srv *server, logFile string) float64 {
-	if srv != nil {
-		return srv.stallMs
+// serverProbe is what a server's probe (`waitsim serve --probe`) logged at
+// its exit: its largest stall, and the instant the first tools/call
+// arrived (Unix ms; 0 when it logged none).
+type serverProbe struct {
+	stallMs         float64
+	firstCallUnixMs float64
+}
+
+// read takes a log line of the probe's into p (other lines are ignored).
+func (p *serverProbe) read(line string) {
+	if v, ok := strings.CutPrefix(line, serve.StallPrefix); ok {
+		fmt.Sscanf(v, "%f", &p.stallMs)
 	}
+	if v, ok := strings.CutPrefix(line, serve.FirstCallPrefix); ok {
+		fmt.Sscanf(v, "%f", &p.firstCallUnixMs)
+	}
+}
+
+// probeOf returns what the server's probe logged: from an HTTP server's
+// stderr, or from a stdio server's log file (zero if it logged nothing).
+func probeOf(srv *server, logFile string) serverProbe {
+	if srv != nil {
+		return srv.probe
+	}
+	var p serverProbe
 	b, err := os.ReadFile(logFile)
 	if err != nil {
+		return p
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		p.read(line)
+	}
+	return p
+}
+
+// startLag is how much later than the simulation's first call the real
+// first call reached the server: its server's first tools/call instant
+// minus the client's start plus the simulated first call's start (both
+// clocks are this machine's wall clock), at least 0; 0 when either
+// instant is unknown.
+func startLag(sim []results.CallSummary, clientStartUnixMs, firstCallUnixMs float64) float64 {
+	if clientStartUnixMs <= 0 || firstCallUnixMs <= 0 || len(sim) == 0 {
 		return 0
 	}
-	var ms float64
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, serve.StallPrefix); ok {
-			fmt.Sscanf(v, "%f", &ms)
-		}
+	first := sim[0].StartMs
+	for _, c := range sim[1:] {
+		first = min(first, c.StartMs)
 	}
-	return ms
+	return math.Max(0, firstCallUnixMs-clientStartUnixMs-float64(first))
 }
 
 // ErrNoSimulation: a case has no simulation result to compare with.
@@ -618,21 +659,26 @@ func runOne(ctx context.Context, opts Options, j job, run int, tk *ticket) RunEn
 		e.Error = fmt.Sprintf("%s: %v", j.leg.Name, proxyErr)
 	}
 	e.observed = out.Calls
-	e.serverStallMs = serverStall(srv, e.Log)
+	sp := probeOf(srv, e.Log)
+	e.serverStallMs, e.firstCallUnixMs = sp.stallMs, sp.firstCallUnixMs
+	e.ClientStallMs, e.clientStartUnixMs = out.StallMs, out.StartUnixMs
 	e.WallMs = float64(time.Since(start).Milliseconds())
 	return e
 }
 
 // judge compares run e with the simulation's calls under the tolerance
-// max(floorMs, StallFactor × the larger of caseStallMs, the runner's probe
-// while the case ran, and the stall e's own server logged).
+// max(floorMs, StallFactor × the largest of caseStallMs, the runner's
+// probe while the case ran, the stall e's own server logged and its
+// client's own) + e's start lag: a first call that reached the server late
+// moves every reply the server times by as much (startLag).
 func judge(e *RunEntry, sim []results.CallSummary, caseStallMs, floorMs float64, rules judgeRules) {
 	if rules.client == ClientTS && rules.idleMs > 0 {
 		floorMs = math.Max(floorMs, ProxiedTSToleranceMs)
 	}
-	stallMs := math.Max(caseStallMs, e.serverStallMs)
+	stallMs := max(caseStallMs, e.serverStallMs, e.ClientStallMs)
 	e.StallMs = stallMs
-	e.ToleranceMs = math.Ceil(math.Max(floorMs, StallFactor*stallMs))
+	e.StartLagMs = math.Round(startLag(sim, e.clientStartUnixMs, e.firstCallUnixMs)*10) / 10
+	e.ToleranceMs = math.Ceil(math.Max(floorMs, StallFactor*stallMs) + e.StartLagMs)
 	e.Calls = compare(sim, e.observed, e.ToleranceMs, rules)
 	e.Agree = e.Error == ""
 	for _, cc := range e.Calls {
@@ -752,10 +798,10 @@ func runTSClient(ctx context.Context, script string, plan Plan, logFile string, 
 
 // server is one `waitsim serve --http` process.
 type server struct {
-	cmd     *exec.Cmd
-	url     string
-	done    chan struct{} // closed when its log is fully copied
-	stallMs float64       // its probe's largest stall, once done
+	cmd   *exec.Cmd
+	url   string
+	done  chan struct{} // closed when its log is fully copied
+	probe serverProbe   // what its probe logged, once done
 }
 
 // startServer starts waitsim with args and waits for its "listening on" line.
@@ -791,9 +837,7 @@ func startServer(bin string, args []string, logFile string) (*server, error) {
 			if u, ok := strings.CutPrefix(line, serve.ListeningPrefix); ok {
 				urlc <- strings.Fields(u)[0]
 			}
-			if v, ok := strings.CutPrefix(line, serve.StallPrefix); ok {
-				fmt.Sscanf(v, "%f", &s.stallMs)
-			}
+			s.probe.read(line)
 		}
 	}()
 	select {

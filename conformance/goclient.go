@@ -93,7 +93,7 @@ func runGoClient(ctx context.Context, plan Plan, ready func()) clientOutput {
 	for i := range d.calls {
 		d.calls[i].ProgressNotes = d.notes[token(d.calls[i].Caller, d.calls[i].Index)]
 	}
-	return clientOutput{Calls: d.calls}
+	return clientOutput{Calls: d.calls, StartUnixMs: float64(d.t0.UnixMicro()) / 1000}
 }
 
 // noteSettle is how long the Go driver waits after its last call for

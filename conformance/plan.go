@@ -77,6 +77,12 @@ type Observed struct {
 type clientOutput struct {
 	Calls []Observed `json:"calls"`
 	Error string     `json:"error,omitempty"`
+	// StartUnixMs is the instant its callers' times count from (their
+	// "since the first caller's start"), in Unix ms.
+	StartUnixMs float64 `json:"startUnixMs"`
+	// StallMs is the client's own largest stall after StartUnixMs, in ms:
+	// the TypeScript client's largest event-loop delay (0 from the Go client).
+	StallMs float64 `json:"stallMs,omitempty"`
 	// TransportErrors are what the TypeScript client's transport reported
 	// after the start (kept in the run's log).
 	TransportErrors []transportError `json:"transportErrors,omitempty"`

@@ -1,8 +1,11 @@
 package serve
 
 import (
+	"context"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ProbeStepMs is the sleep of the stall probe, in ms.
@@ -12,6 +15,49 @@ const ProbeStepMs = 5
 // at exit the largest stall its probe saw, e.g.
 // "waitsim serve: largest stall 12.5 ms".
 const StallPrefix = "waitsim serve: largest stall "
+
+// FirstCallPrefix opens the log line with which `waitsim serve --probe`
+// reports at exit the wall-clock instant its first tools/call request
+// arrived, in Unix ms, e.g. "waitsim serve: first tool call at unix ms
+// 1796218052789.997" (no line when no call came). Scenario time starts
+// there (docs/real-clients.md); `make conformance` compares it with its
+// client's start to measure how late the first call arrived.
+const FirstCallPrefix = "waitsim serve: first tool call at unix ms "
+
+// firstCall notes when the first tools/call request reached server: the
+// outermost receiving middleware, so the instant the SDK handed it over.
+type firstCall struct {
+	once sync.Once
+	at   time.Time
+	mu   sync.Mutex
+}
+
+func watchFirstCall(server *mcp.Server) *firstCall {
+	f := &firstCall{}
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				f.once.Do(func() {
+					f.mu.Lock()
+					f.at = time.Now()
+					f.mu.Unlock()
+				})
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return f
+}
+
+// unixMs is the first call's instant in Unix ms, ok false before any.
+func (f *firstCall) unixMs() (ms float64, ok bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.at.IsZero() {
+		return 0, false
+	}
+	return float64(f.at.UnixMicro()) / 1000, true
+}
 
 // Probe measures how late this process wakes a sleeping goroutine: every
 // ProbeStepMs it sleeps and records by how much the wake overshot (a

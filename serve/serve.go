@@ -40,7 +40,9 @@ type Options struct {
 	// Ready, when not nil, is called with the URL once HTTP listens.
 	Ready func(url string)
 	// Probe runs a stall probe (Probe) while serving and logs the largest
-	// stall at the end, on a line that starts with StallPrefix.
+	// stall at the end, on a line that starts with StallPrefix, and the
+	// instant the first tools/call arrived, on a line that starts with
+	// FirstCallPrefix.
 	Probe bool
 	// AllowOrigins are the Origin header values (scheme://host[:port]) HTTP
 	// accepts beside loopback ones; any other Origin gets 403.
@@ -83,8 +85,14 @@ func Run(ctx context.Context, server *mcp.Server, opts Options) error {
 	}
 	guard(server, logw)
 	if opts.Probe {
+		first := watchFirstCall(server)
 		p := StartProbe()
-		defer func() { fmt.Fprintf(logw, "%s%.1f ms\n", StallPrefix, p.Stop()) }()
+		defer func() {
+			fmt.Fprintf(logw, "%s%.1f ms\n", StallPrefix, p.Stop())
+			if ms, ok := first.unixMs(); ok {
+				fmt.Fprintf(logw, "%s%.3f\n", FirstCallPrefix, ms)
+			}
+		}()
 	}
 	if opts.HTTP == "" {
 		in, out := opts.Stdin, opts.Stdout

@@ -21,7 +21,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { createWriteStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 
 const TOOL = "orchestration_wait_agents";
 const DEFAULT_REQUEST_TIMEOUT_MS = 60000; // the SDK's own default
@@ -146,15 +146,29 @@ async function runCaller(spec) {
   }
 }
 
+// The client's own stalls: how late its event loop ran a timer after the
+// start (node samples every EVENT_LOOP_RESOLUTION_MS); the runner scales its
+// tolerance by them, as by its own probe's and the server's.
+const EVENT_LOOP_RESOLUTION_MS = 5; // serve.ProbeStepMs, the Go probe's step
+const eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
+eventLoop.enable();
+
 let out;
+let startUnixMs;
 try {
+  eventLoop.reset();
   t0 = performance.now();
+  startUnixMs = Date.now();
   if (plan.deadlineMs) setTimeout(deadlineHit, plan.deadlineMs).unref();
   await Promise.all(plan.callers.map(runCaller));
   out = { calls };
 } catch (e) {
   out = { calls, error: String(e?.stack ?? e) };
 }
+eventLoop.disable();
+out.startUnixMs = startUnixMs;
+// The histogram's delays include its own resolution's wait: only the excess is a stall.
+if (eventLoop.count > 0) out.stallMs = Math.max(0, eventLoop.max / 1e6 - EVENT_LOOP_RESOLUTION_MS);
 out.transportErrors = transportErrors;
 await Promise.race([client.close().catch(() => {}), sleep(CLOSE_WAIT_MS)]);
 process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(0));
