@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -13,7 +14,8 @@ import (
 
 // A server over stdio pipes in a synctest bubble: a call gets its reply
 // when the tool returns, the client's closing its end is a clean end (nil),
-// and the probe logs its largest stall at the end.
+// and the probe logs its largest stall and its first call's instant at the
+// end.
 func TestServeOverStdio(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
@@ -45,6 +47,11 @@ func TestServeOverStdio(t *testing.T) {
 		// In the bubble every wake is on time: the probe saw no stall.
 		if !strings.Contains(log.String(), "waitsim serve: case x over stdio\n") || !strings.Contains(log.String(), "\n"+StallPrefix+"0.0 ms\n") {
 			t.Errorf("the log has no stdio line or no probe line %q:\n%s", StallPrefix, log.String())
+		}
+		// The call arrived at the instant it was sent (no time passes in
+		// the bubble but by sleeping).
+		if want := fmt.Sprintf("\n%s%.3f\n", FirstCallPrefix, float64(start.UnixMicro())/1000); !strings.Contains(log.String(), want) {
+			t.Errorf("the log has no first call line %q:\n%s", want, log.String())
 		}
 	})
 }
