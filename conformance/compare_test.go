@@ -141,11 +141,11 @@ func TestJudgeTolerance(t *testing.T) {
 
 func TestSummarize(t *testing.T) {
 	rep := &Report{Results: []RunEntry{
-		{Client: "go", Transport: "sse", Agree: true, MaxAbsDiffMs: 3, StallMs: 40, Calls: []CallComparison{{}, {}}},
+		{Client: "go", Transport: "sse", Agree: true, MaxAbsDiffMs: 3, StallMs: 40, StartLagMs: 25, Calls: []CallComparison{{}, {}}},
 		{Client: "ts", Transport: "stdio", Agree: false, MaxAbsDiffMs: 7, Calls: []CallComparison{{Mismatches: []string{"x"}, LostOutputs: true}}},
 	}}
 	summarize(rep)
-	if rep.Agree || rep.Runs != 2 || rep.Calls != 3 || rep.Disagreements != 1 || rep.LostOutputs != 1 || rep.MaxAbsDiffMs != 7 || rep.MaxStallMs != 40 || len(rep.Profiles) != 2 {
+	if rep.Agree || rep.Runs != 2 || rep.Calls != 3 || rep.Disagreements != 1 || rep.LostOutputs != 1 || rep.MaxAbsDiffMs != 7 || rep.MaxStallMs != 40 || rep.MaxStartLagMs != 25 || len(rep.Profiles) != 2 {
 		t.Errorf("summary %+v", rep)
 	}
 	empty := &Report{}

@@ -12,7 +12,9 @@ import (
 const ProbeStepMs = 5
 
 // StallPrefix opens the log line with which `waitsim serve --probe` reports
-// at exit the largest stall its probe saw, e.g.
+// at exit the largest stall its probe saw since the first tools/call
+// request arrived (over the whole run when none did: a stall before any
+// call, while the server and its client start, delays no call), e.g.
 // "waitsim serve: largest stall 12.5 ms".
 const StallPrefix = "waitsim serve: largest stall "
 
@@ -32,7 +34,9 @@ type firstCall struct {
 	mu   sync.Mutex
 }
 
-func watchFirstCall(server *mcp.Server) *firstCall {
+// watchFirstCall watches server's requests for the first tools/call, and
+// calls onFirst then.
+func watchFirstCall(server *mcp.Server, onFirst func()) *firstCall {
 	f := &firstCall{}
 	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -41,6 +45,7 @@ func watchFirstCall(server *mcp.Server) *firstCall {
 					f.mu.Lock()
 					f.at = time.Now()
 					f.mu.Unlock()
+					onFirst()
 				})
 			}
 			return next(ctx, method, req)
@@ -92,6 +97,14 @@ func StartProbe() *Probe {
 		}
 	}()
 	return p
+}
+
+// restart forgets the stalls seen so far (one under way when it is called
+// still counts whole, when it ends).
+func (p *Probe) restart() {
+	p.mu.Lock()
+	p.max = 0
+	p.mu.Unlock()
 }
 
 // Stop stops the probe and returns the largest stall it saw, in ms.

@@ -40,7 +40,8 @@ type Options struct {
 	// Ready, when not nil, is called with the URL once HTTP listens.
 	Ready func(url string)
 	// Probe runs a stall probe (Probe) while serving and logs the largest
-	// stall at the end, on a line that starts with StallPrefix, and the
+	// stall since the first tools/call at the end, on a line that starts
+	// with StallPrefix, and the
 	// instant the first tools/call arrived, on a line that starts with
 	// FirstCallPrefix.
 	Probe bool
@@ -85,8 +86,8 @@ func Run(ctx context.Context, server *mcp.Server, opts Options) error {
 	}
 	guard(server, logw)
 	if opts.Probe {
-		first := watchFirstCall(server)
 		p := StartProbe()
+		first := watchFirstCall(server, p.restart)
 		defer func() {
 			fmt.Fprintf(logw, "%s%.1f ms\n", StallPrefix, p.Stop())
 			if ms, ok := first.unixMs(); ok {

@@ -55,3 +55,47 @@ func TestServeOverStdio(t *testing.T) {
 		}
 	})
 }
+
+// The server's probe counts the stalls from the first tool call on: one
+// before it (a start on a loaded machine) delays no call.
+func TestProbeRestartsAtFirstCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := StartProbe()
+		p.mu.Lock()
+		p.max = 2 * time.Second // a stall while the server started
+		p.mu.Unlock()
+		server := testServer()
+		first := watchFirstCall(server, p.restart)
+		ctx := context.Background()
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := server.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ss.Close()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		if _, ok := first.unixMs(); ok {
+			t.Error("a first call before any tools/call")
+		}
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if p.mu.Lock(); p.max != 2*time.Second {
+			t.Errorf("tools/list restarted the probe (max %v)", p.max)
+		}
+		p.mu.Unlock()
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: workTool, Arguments: map[string]any{"ms": 10}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Stop(); got != 0 {
+			t.Errorf("after the first call the probe reports %v ms, want 0 (the earlier stall forgotten)", got)
+		}
+		if _, ok := first.unixMs(); !ok {
+			t.Error("no first call after a tools/call")
+		}
+	})
+}
