@@ -626,7 +626,7 @@ func runOne(ctx context.Context, opts Options, j job, run int, tk *ticket) RunEn
 		e.Error = err.Error()
 		return e
 	}
-	plan := Plan{Callers: c.World().Callers, DeadlineMs: e.DeadlineMs}
+	plan := Plan{Callers: c.World().Callers, DeadlineMs: e.DeadlineMs, StallStepMs: serve.ProbeStepMs}
 	var srv *server
 	var px *proxy
 	if j.transport == TransportStdio {

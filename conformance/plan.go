@@ -21,6 +21,10 @@ type Plan struct {
 	// opens as the callers start, as in the simulation, however long the
 	// wait at the barrier was (a proxy's idle timer runs on that stream).
 	Reconnect bool `json:"reconnect,omitempty"`
+	// StallStepMs is the step a client that probes its own stalls samples
+	// at (the TypeScript client's event-loop monitor): serve.ProbeStepMs,
+	// the Go probes' step.
+	StallStepMs float64 `json:"stallStepMs,omitempty"`
 }
 
 // What ended a call at its client (Observed.Cause; CallComparison's

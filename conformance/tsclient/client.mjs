@@ -4,8 +4,10 @@
 // (plan.url, perhaps through a proxy), warms up with tools/list, writes
 // "ready" on stdout and waits for a "go" line on stdin (so that every client
 // of a case starts together), then runs the plan's callers in parallel and
-// writes what each call saw as one line of JSON on stdout. Times are ms since
-// "go" (with plan.reconnect: since the fresh session's connect after it).
+// writes what each call saw as one line of JSON on stdout, with the start's
+// wall-clock instant (startUnixMs) and its own largest stall (stallMs). Times
+// are ms since "go" (with plan.reconnect: since the fresh session's connect
+// after it).
 //
 // What ends a call (its cause): the reply ("received"), the client's own
 // request timeout (-32001: "timeout"), a 504 from a proxy before the
@@ -147,16 +149,17 @@ async function runCaller(spec) {
 }
 
 // The client's own stalls: how late its event loop ran a timer after the
-// start (node samples every EVENT_LOOP_RESOLUTION_MS); the runner scales its
-// tolerance by them, as by its own probe's and the server's.
-const EVENT_LOOP_RESOLUTION_MS = 5; // serve.ProbeStepMs, the Go probe's step
-const eventLoop = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
-eventLoop.enable();
+// start, sampled at the Go probes' step (plan.stallStepMs; no sampling
+// without one); the runner scales its tolerance by them, as by its own
+// probe's and the server's.
+const stallStepMs = plan.stallStepMs > 0 ? Math.max(1, Math.round(plan.stallStepMs)) : 0;
+const eventLoop = stallStepMs > 0 ? monitorEventLoopDelay({ resolution: stallStepMs }) : undefined;
+eventLoop?.enable();
 
 let out;
 let startUnixMs;
 try {
-  eventLoop.reset();
+  eventLoop?.reset();
   t0 = performance.now();
   startUnixMs = Date.now();
   if (plan.deadlineMs) setTimeout(deadlineHit, plan.deadlineMs).unref();
@@ -165,10 +168,10 @@ try {
 } catch (e) {
   out = { calls, error: String(e?.stack ?? e) };
 }
-eventLoop.disable();
+eventLoop?.disable();
 out.startUnixMs = startUnixMs;
 // The histogram's delays include its own resolution's wait: only the excess is a stall.
-if (eventLoop.count > 0) out.stallMs = Math.max(0, eventLoop.max / 1e6 - EVENT_LOOP_RESOLUTION_MS);
+if (eventLoop?.count > 0) out.stallMs = Math.max(0, eventLoop.max / 1e6 - stallStepMs);
 out.transportErrors = transportErrors;
 await Promise.race([client.close().catch(() => {}), sleep(CLOSE_WAIT_MS)]);
 process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(0));
