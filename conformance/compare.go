@@ -92,6 +92,10 @@ type judgeRules struct {
 	// restarts it on each progress notification (a progress token sent and
 	// resetOnProgress): its timer runs from the note's arrival.
 	resetMs map[string]int64
+	// lagMs is the run's start lag (RunEntry.StartLagMs): what the server
+	// times (a reply, a note, a proxy's timeout after the server's last
+	// byte) may come this much later than simulated, never earlier.
+	lagMs float64
 }
 
 // noteAnchor is, for simulated call s lost to its caller's own request
@@ -155,10 +159,13 @@ func tieAt(s results.CallSummary, rules judgeRules) bool {
 // index): lost or received and what ended the call (a tie between the
 // client's timeout and the proxy's may go either way), error or not, every
 // reply field exactly except remainingMs, the resolve time (for a hang: the
-// cut that left it waiting) within toleranceMs, the cut a pending client saw,
+// cut that left it waiting) within toleranceMs — late by up to toleranceMs
+// plus the run's start lag (rules.lagMs) —, the cut a pending client saw,
 // and the number of progress notifications up to the end within the
-// tolerance; a progress notification above its total is a mismatch too
-// (contract §2 step 11).
+// tolerance (and the lag, for notes that came late); a progress
+// notification above its total is a mismatch too (contract §2 step 11).
+// remainingMs and the time from a note to the timeout it restarted are
+// differences of two instants the lag moves alike: toleranceMs alone.
 func compare(sim []results.CallSummary, real []Observed, toleranceMs float64, rules judgeRules) []CallComparison {
 	type key struct {
 		caller string
@@ -223,14 +230,14 @@ func compare(sim []results.CallSummary, real []Observed, toleranceMs float64, ru
 			// The timer ran from the note's arrival: the simulated one's
 			// note came the timeout before its end.
 			c.NoteDelayMs = math.Round((at-float64(s.EndMs-rules.resetMs[s.Caller]))*10) / 10
-			if math.Abs(c.NoteDelayMs) > toleranceMs+rules.holdMs {
-				c.Mismatches = append(c.Mismatches, fmt.Sprintf("the last progress notification before the timeout arrived at %.1f ms, simulation %d ms: off by %.1f ms, tolerance %.0f ms and the proxy's hold %.0f ms", at, s.EndMs-rules.resetMs[s.Caller], c.NoteDelayMs, toleranceMs, rules.holdMs))
+			if c.NoteDelayMs < -toleranceMs || c.NoteDelayMs > toleranceMs+rules.holdMs+rules.lagMs {
+				c.Mismatches = append(c.Mismatches, fmt.Sprintf("the last progress notification before the timeout arrived at %.1f ms, simulation %d ms: off by %.1f ms, tolerance %.0f ms and the proxy's hold %.0f ms%s", at, s.EndMs-rules.resetMs[s.Caller], c.NoteDelayMs, toleranceMs, rules.holdMs, lagText(rules.lagMs)))
 			}
 			if off := c.DiffMs - c.NoteDelayMs; math.Abs(off) > toleranceMs {
 				c.Mismatches = append(c.Mismatches, fmt.Sprintf("resolves at %.1f ms, %.1f ms after its last progress notification; the simulation %d ms after: off by %.1f ms, tolerance %.0f ms", r.EndMs, r.EndMs-at, rules.resetMs[s.Caller], off, toleranceMs))
 			}
-		} else if math.Abs(c.DiffMs) > toleranceMs {
-			c.Mismatches = append(c.Mismatches, fmt.Sprintf("resolves at %.1f ms, simulation %d ms: off by %.1f ms, tolerance %.0f ms", r.EndMs, s.EndMs, c.DiffMs, toleranceMs))
+		} else if c.DiffMs < -toleranceMs || c.DiffMs > toleranceMs+rules.lagMs {
+			c.Mismatches = append(c.Mismatches, fmt.Sprintf("resolves at %.1f ms, simulation %d ms: off by %.1f ms, tolerance %.0f ms%s", r.EndMs, s.EndMs, c.DiffMs, toleranceMs, lagText(rules.lagMs)))
 		}
 		c.Mismatches = append(c.Mismatches, compareReplies(s.Reply, r.Reply, toleranceMs)...)
 		for _, n := range r.ProgressNotes {
@@ -301,12 +308,13 @@ func compareReplies(sim, real map[string]any, toleranceMs float64) []string {
 
 // progressWindow is the range of progress counts that agree with real call
 // r ending at endMs: from the notifications received by endMs − tolerance
-// to those received by endMs + tolerance, plus one for the TypeScript
+// to those received by endMs + tolerance + the start lag (a late start
+// delays the notes, not a timeout the client timed), plus one for the TypeScript
 // client, whose SDK discards a notification it processes after the call
 // settled (contract §4), so that a note the simulation delivers at the
 // very instant of the end may never be seen.
 func progressWindow(r *Observed, endMs, toleranceMs float64, rules judgeRules) (lo, hi int) {
-	lo, hi = notesBy(r, endMs-toleranceMs), notesBy(r, endMs+toleranceMs)
+	lo, hi = notesBy(r, endMs-toleranceMs), notesBy(r, endMs+toleranceMs+rules.lagMs)
 	if rules.client == ClientTS {
 		hi++
 	}
@@ -322,6 +330,14 @@ func notesBy(r *Observed, atMs float64) int {
 		}
 	}
 	return n
+}
+
+// lagText names a start lag in a mismatch ("" for none).
+func lagText(lagMs float64) string {
+	if lagMs <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%.0f ms more late: the start lag)", lagMs)
 }
 
 // causeText is a cause for a mismatch, with its detail (the simulation's

@@ -2,10 +2,12 @@ package conformance
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/serve"
@@ -114,23 +116,49 @@ func TestJudgeTolerance(t *testing.T) {
 	if !e.Agree || e.StallMs != 90 {
 		t.Errorf("250 ms late, the server's stall 90 ms: agree %v, stall %v; want agreement", e.Agree, e.StallMs)
 	}
-	// The client's own stall counts as the probes' do.
+	// The TypeScript client's own stall counts as the probes' do.
 	e = RunEntry{observed: obs, ClientStallMs: 90}
-	judge(&e, simCalls(), 10, 100, goRules)
+	judge(&e, simCalls(), 10, 100, judgeRules{client: ClientTS})
 	if !e.Agree || e.StallMs != 90 {
 		t.Errorf("250 ms late, the client's stall 90 ms: agree %v, stall %v; want agreement", e.Agree, e.StallMs)
 	}
-	// A first call that reached the server late moves the server's replies:
-	// its lag is added to the tolerance.
-	e = RunEntry{observed: obs, clientStartUnixMs: 1e12, firstCallUnixMs: 1e12 + 200}
-	judge(&e, simCalls(), 10, 100, goRules)
-	if !e.Agree || e.StartLagMs != 200 || e.ToleranceMs != 300 {
-		t.Errorf("250 ms late after a start lag of 200 ms: agree %v, lag %v, tolerance %v; want agreement at 300 ms", e.Agree, e.StartLagMs, e.ToleranceMs)
+	// A first call that reached the server late moves what the server
+	// times later, never earlier: late by the lag more passes, early does
+	// not, and remainingMs (two instants the lag moves alike) gets no more.
+	lagged := func(lagMs float64) RunEntry {
+		return RunEntry{observed: obs, clientStartUnixMs: 1e12, firstCallUnixMs: 1e12 + lagMs}
 	}
-	e = RunEntry{observed: obs, clientStartUnixMs: 1e12, firstCallUnixMs: 1e12 + 100}
+	e = lagged(200)
 	judge(&e, simCalls(), 10, 100, goRules)
-	if e.Agree || e.ToleranceMs != 200 {
-		t.Errorf("250 ms late after a start lag of 100 ms: agree %v, tolerance %v; want a disagreement at 200 ms", e.Agree, e.ToleranceMs)
+	if !e.Agree || e.StartLagMs != 200 || e.ToleranceMs != 100 {
+		t.Errorf("250 ms late after a start lag of 200 ms: agree %v, lag %v, tolerance %v; want agreement", e.Agree, e.StartLagMs, e.ToleranceMs)
+	}
+	e = lagged(100)
+	judge(&e, simCalls(), 10, 100, goRules)
+	if e.Agree {
+		t.Errorf("250 ms late after a start lag of 100 ms: agree %v, want a disagreement", e.Agree)
+	}
+	early := realCalls()
+	early[0].EndMs = 29750
+	e = RunEntry{observed: early, clientStartUnixMs: 1e12, firstCallUnixMs: 1e12 + 200}
+	judge(&e, simCalls(), 10, 100, goRules)
+	if e.Agree {
+		t.Error("250 ms early after a start lag of 200 ms agrees; a late start makes nothing early")
+	}
+	rem := realCalls()
+	rem[0].Reply = maps.Clone(rem[0].Reply)
+	rem[0].Reply["remainingMs"] = 10250.0
+	e = RunEntry{observed: rem, clientStartUnixMs: 1e12, firstCallUnixMs: 1e12 + 200}
+	judge(&e, simCalls(), 10, 100, goRules)
+	if e.Agree {
+		t.Error("remainingMs 250 ms off after a start lag of 200 ms agrees; the lag moves both of its instants")
+	}
+	// A lag or a client's stall beyond any lateness a run survives is a
+	// broken measurement.
+	e = lagged(HangGraceMs + 1)
+	judge(&e, simCalls(), 10, 100, goRules)
+	if e.Agree || !strings.Contains(e.Error, "measurement") {
+		t.Errorf("a start lag above HangGraceMs: agree %v, error %q; want an error", e.Agree, e.Error)
 	}
 	e = RunEntry{observed: realCalls(), Error: "TypeScript client: boom"}
 	judge(&e, simCalls(), 0, 100, goRules)
@@ -157,39 +185,50 @@ func TestSummarize(t *testing.T) {
 
 func TestServerProbeFromLog(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "serve.log")
-	log := "        5 ms  tool:1     start\n" + serve.StallPrefix + "123.4 ms\n" + serve.FirstCallPrefix + "1796218052789.997\nwaitsim serve: stopped\n"
+	log := "        5 ms  tool:1     start\n" + serve.ProbePrefix + `{"largestStallMs":123.4,"firstCallUnixMs":1796218052789.997}` + "\nwaitsim serve: stopped\n"
 	if err := os.WriteFile(p, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := probeOf(nil, p); got != (serverProbe{stallMs: 123.4, firstCallUnixMs: 1796218052789.997}) {
+	if got := probeOf(nil, p); got.err != nil || got.ProbeReport != (serve.ProbeReport{LargestStallMs: 123.4, FirstCallUnixMs: 1796218052789.997}) {
 		t.Errorf("probeOf = %+v, want the stall 123.4 and the first call 1796218052789.997", got)
 	}
-	if got := probeOf(&server{probe: serverProbe{stallMs: 7}}, p); got.stallMs != 7 {
-		t.Errorf("an HTTP server's stall: %v, want 7", got.stallMs)
+	if got := probeOf(&server{probe: serverProbe{ProbeReport: serve.ProbeReport{LargestStallMs: 7}}}, p); got.LargestStallMs != 7 {
+		t.Errorf("an HTTP server's stall: %v, want 7", got.LargestStallMs)
 	}
 	if got := probeOf(nil, filepath.Join(t.TempDir(), "none.log")); got != (serverProbe{}) {
 		t.Errorf("no log: %+v, want nothing", got)
 	}
+	if err := os.WriteFile(p, []byte(serve.ProbePrefix+"{\"largestStallMs\":\"12\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := probeOf(nil, p); got.err == nil {
+		t.Errorf("a malformed probe line: %+v, want an error", got)
+	}
 }
 
-// The start lag is how much later than simulated the first call reached
-// the server, measured on the wall clock by the client and the server.
+// The start lag is how much later than its client's start the first call
+// reached the server, measured on the wall clock by both.
 func TestStartLag(t *testing.T) {
-	sim := []results.CallSummary{{Caller: "A", StartMs: 500}, {Caller: "B", StartMs: 200}}
 	for _, tc := range []struct {
 		client, first, want float64
 	}{
-		{1000, 1500.5, 300.5}, // the first simulated call starts at 200 ms
-		{1000, 1150, 0},       // earlier than simulated: no lag
-		{0, 1500, 0},          // the client's start unknown
-		{1000, 0, 0},          // no call reached the server
+		{1000, 1300.5, 300.5},
+		{1000, 990, 0}, // the clocks' resolution: no lag
+		{0, 1500, 0},   // the client's start unknown
+		{1000, 0, 0},   // no call reached the server
 	} {
-		if got := startLag(sim, tc.client, tc.first); got != tc.want {
+		if got := startLag(tc.client, tc.first); got != tc.want {
 			t.Errorf("startLag(client %v, first call %v) = %v, want %v", tc.client, tc.first, got, tc.want)
 		}
 	}
-	if got := startLag(nil, 1000, 1500); got != 0 {
-		t.Errorf("no simulated call: %v, want 0", got)
+}
+
+func TestStaggerOffset(t *testing.T) {
+	if got := staggerOffset(3, 150); got != 450*time.Millisecond {
+		t.Errorf("the 4th client 150 ms apart starts %v after the release, want 450ms", got)
+	}
+	if got := staggerOffset(5, 0); got != 0 {
+		t.Errorf("no stagger: %v, want 0", got)
 	}
 }
 

@@ -231,25 +231,24 @@ type RunEntry struct {
 const HangGraceMs = 5000
 
 // serverProbe is what a server's probe (`waitsim serve --probe`) logged at
-// its exit: its largest stall, and the instant the first tools/call
-// arrived (Unix ms; 0 when it logged none).
+// its exit (zero when it logged nothing), or why its line did not parse.
 type serverProbe struct {
-	stallMs         float64
-	firstCallUnixMs float64
+	serve.ProbeReport
+	err error
 }
 
-// read takes a log line of the probe's into p (other lines are ignored).
+// read takes the probe's line into p (other lines are ignored).
 func (p *serverProbe) read(line string) {
-	if v, ok := strings.CutPrefix(line, serve.StallPrefix); ok {
-		fmt.Sscanf(v, "%f", &p.stallMs)
-	}
-	if v, ok := strings.CutPrefix(line, serve.FirstCallPrefix); ok {
-		fmt.Sscanf(v, "%f", &p.firstCallUnixMs)
+	if v, ok := strings.CutPrefix(line, serve.ProbePrefix); ok {
+		p.ProbeReport = serve.ProbeReport{}
+		if p.err = json.Unmarshal([]byte(v), &p.ProbeReport); p.err != nil {
+			p.err = fmt.Errorf("the server's probe line %q: %w", line, p.err)
+		}
 	}
 }
 
 // probeOf returns what the server's probe logged: from an HTTP server's
-// stderr, or from a stdio server's log file (zero if it logged nothing).
+// stderr, or from a stdio server's log file.
 func probeOf(srv *server, logFile string) serverProbe {
 	if srv != nil {
 		return srv.probe
@@ -265,20 +264,15 @@ func probeOf(srv *server, logFile string) serverProbe {
 	return p
 }
 
-// startLag is how much later than the simulation's first call the real
-// first call reached the server: its server's first tools/call instant
-// minus the client's start plus the simulated first call's start (both
-// clocks are this machine's wall clock), at least 0; 0 when either
-// instant is unknown.
-func startLag(sim []results.CallSummary, clientStartUnixMs, firstCallUnixMs float64) float64 {
-	if clientStartUnixMs <= 0 || firstCallUnixMs <= 0 || len(sim) == 0 {
+// startLag is how much later than its client's start the first call
+// reached the server (the instant the server's scenario time starts), in
+// ms: the server's first tools/call instant minus the client's start, both
+// on this machine's wall clock; at least 0, and 0 when either is unknown.
+func startLag(clientStartUnixMs, firstCallUnixMs float64) float64 {
+	if clientStartUnixMs <= 0 || firstCallUnixMs <= 0 {
 		return 0
 	}
-	first := sim[0].StartMs
-	for _, c := range sim[1:] {
-		first = min(first, c.StartMs)
-	}
-	return math.Max(0, firstCallUnixMs-clientStartUnixMs-float64(first))
+	return math.Max(0, firstCallUnixMs-clientStartUnixMs)
 }
 
 // ErrNoSimulation: a case has no simulation result to compare with.
@@ -466,7 +460,7 @@ func runBatch(ctx context.Context, opts Options, jobs []job, run int) ([]RunEntr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tk := &ticket{b: bar, ctx: ctx, offset: time.Duration(float64(i) * opts.StaggerMs * float64(time.Millisecond))}
+			tk := &ticket{b: bar, ctx: ctx, offset: staggerOffset(i, opts.StaggerMs)}
 			defer tk.leave()
 			entries[i] = runOne(ctx, opts, j, run, tk)
 		}()
@@ -507,6 +501,12 @@ func runBatch(ctx context.Context, opts Options, jobs []job, run int) ([]RunEntr
 		return legName(a.Proxy) < legName(b.Proxy)
 	})
 	return entries, nil
+}
+
+// staggerOffset is when the i-th client of a batch starts after the
+// barrier's release: i × staggerMs.
+func staggerOffset(i int, staggerMs float64) time.Duration {
+	return time.Duration(float64(i) * staggerMs * float64(time.Millisecond))
 }
 
 // legName is a leg's name, "" for none.
@@ -676,25 +676,35 @@ func runOne(ctx context.Context, opts Options, j job, run int, tk *ticket) RunEn
 	}
 	e.observed = out.Calls
 	sp := probeOf(srv, e.Log)
-	e.serverStallMs, e.firstCallUnixMs = sp.stallMs, sp.firstCallUnixMs
-	e.ClientStallMs, e.clientStartUnixMs = out.StallMs, out.StartUnixMs
+	if sp.err != nil && e.Error == "" {
+		e.Error = sp.err.Error()
+	}
+	e.serverStallMs, e.firstCallUnixMs = sp.LargestStallMs, sp.FirstCallUnixMs
+	e.ClientStallMs, e.clientStartUnixMs = math.Round(out.StallMs*10)/10, out.StartUnixMs
 	e.WallMs = float64(time.Since(start).Milliseconds())
 	return e
 }
 
 // judge compares run e with the simulation's calls under the tolerance
-// max(floorMs, StallFactor × the largest of caseStallMs, the runner's
-// probe while the case ran, the stall e's own server logged and its
-// client's own) + e's start lag: a first call that reached the server late
-// moves every reply the server times by as much (startLag).
+// max(floorMs, StallFactor × the largest of caseStallMs — the runner's
+// probe while the batch ran —, the stall e's own server logged and its
+// client's own), and lets what the server times come up to e's start lag
+// later still (compare): a first call that reached the server late starts
+// the server's scenario time as much later. A start lag or a client's stall
+// above HangGraceMs is no lateness any run here survives but a broken
+// measurement (clocks, units): the run is an error.
 func judge(e *RunEntry, sim []results.CallSummary, caseStallMs, floorMs float64, rules judgeRules) {
 	if rules.client == ClientTS && rules.idleMs > 0 {
 		floorMs = math.Max(floorMs, ProxiedTSToleranceMs)
 	}
 	stallMs := max(caseStallMs, e.serverStallMs, e.ClientStallMs)
 	e.StallMs = stallMs
-	e.StartLagMs = math.Round(startLag(sim, e.clientStartUnixMs, e.firstCallUnixMs)*10) / 10
-	e.ToleranceMs = math.Ceil(math.Max(floorMs, StallFactor*stallMs) + e.StartLagMs)
+	e.StartLagMs = math.Round(startLag(e.clientStartUnixMs, e.firstCallUnixMs)*10) / 10
+	if e.Error == "" && (e.StartLagMs > HangGraceMs || e.ClientStallMs > HangGraceMs) {
+		e.Error = fmt.Sprintf("start lag %.1f ms, the client's stall %.1f ms: above %d ms (HangGraceMs), a measurement gone wrong (clocks or units)", e.StartLagMs, e.ClientStallMs, HangGraceMs)
+	}
+	rules.lagMs = e.StartLagMs
+	e.ToleranceMs = math.Ceil(math.Max(floorMs, StallFactor*stallMs))
 	e.Calls = compare(sim, e.observed, e.ToleranceMs, rules)
 	e.Agree = e.Error == ""
 	for _, cc := range e.Calls {

@@ -11,23 +11,29 @@ import (
 // ProbeStepMs is the sleep of the stall probe, in ms.
 const ProbeStepMs = 5
 
-// StallPrefix opens the log line with which `waitsim serve --probe` reports
-// at exit the largest stall its probe saw since the first tools/call
-// request arrived (over the whole run when none did: a stall before any
-// call, while the server and its client start, delays no call), e.g.
-// "waitsim serve: largest stall 12.5 ms".
-const StallPrefix = "waitsim serve: largest stall "
+// ProbePrefix opens the log line with which `waitsim serve --probe`
+// reports at exit what its probe measured, as one JSON object (a
+// ProbeReport), e.g. `waitsim serve: probe {"largestStallMs":12.5,
+// "firstCallUnixMs":1796218052789.997}`.
+const ProbePrefix = "waitsim serve: probe "
 
-// FirstCallPrefix opens the log line with which `waitsim serve --probe`
-// reports at exit the wall-clock instant its first tools/call request
-// arrived, in Unix ms, e.g. "waitsim serve: first tool call at unix ms
-// 1796218052789.997" (no line when no call came). Scenario time starts
-// there (docs/real-clients.md); `make conformance` compares it with its
-// client's start to measure how late the first call arrived.
-const FirstCallPrefix = "waitsim serve: first tool call at unix ms "
+// ProbeReport is what `waitsim serve --probe` measured, on its ProbePrefix
+// line.
+type ProbeReport struct {
+	// LargestStallMs is the largest stall its probe saw since the first
+	// tools/call request arrived (over the whole run when none did: a stall
+	// before any call, while the server and its client start, delays no
+	// call), in ms.
+	LargestStallMs float64 `json:"largestStallMs"`
+	// FirstCallUnixMs is the wall-clock instant the first tools/call
+	// request arrived, in Unix ms (0: none did). `make conformance`
+	// compares it with its client's start to measure how late the first
+	// call arrived.
+	FirstCallUnixMs float64 `json:"firstCallUnixMs,omitempty"`
+}
 
 // firstCall notes when the first tools/call request reached server: the
-// outermost receiving middleware, so the instant the SDK handed it over.
+// instant the SDK handed it to the receiving middleware.
 type firstCall struct {
 	once sync.Once
 	at   time.Time

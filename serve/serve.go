@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -39,11 +40,9 @@ type Options struct {
 	Log io.Writer
 	// Ready, when not nil, is called with the URL once HTTP listens.
 	Ready func(url string)
-	// Probe runs a stall probe (Probe) while serving and logs the largest
-	// stall since the first tools/call at the end, on a line that starts
-	// with StallPrefix, and the
-	// instant the first tools/call arrived, on a line that starts with
-	// FirstCallPrefix.
+	// Probe runs a stall probe (Probe) while serving and logs at the end,
+	// on a line that starts with ProbePrefix, a ProbeReport: the largest
+	// stall since the first tools/call and the instant that call arrived.
 	Probe bool
 	// AllowOrigins are the Origin header values (scheme://host[:port]) HTTP
 	// accepts beside loopback ones; any other Origin gets 403.
@@ -84,17 +83,17 @@ func Run(ctx context.Context, server *mcp.Server, opts Options) error {
 		defer l.Close(time.Second)
 		logw = l
 	}
-	guard(server, logw)
 	if opts.Probe {
 		p := StartProbe()
 		first := watchFirstCall(server, p.restart)
 		defer func() {
-			fmt.Fprintf(logw, "%s%.1f ms\n", StallPrefix, p.Stop())
-			if ms, ok := first.unixMs(); ok {
-				fmt.Fprintf(logw, "%s%.3f\n", FirstCallPrefix, ms)
-			}
+			rep := ProbeReport{LargestStallMs: p.Stop()}
+			rep.FirstCallUnixMs, _ = first.unixMs()
+			b, _ := json.Marshal(rep)
+			fmt.Fprintf(logw, "%s%s\n", ProbePrefix, b)
 		}()
 	}
+	guard(server, logw) // the last middleware: the outermost
 	if opts.HTTP == "" {
 		in, out := opts.Stdin, opts.Stdout
 		if in == nil {
