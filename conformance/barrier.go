@@ -9,7 +9,7 @@ import (
 // barrier starts the clients of a batch: each connects and warms up, then
 // arrives; when all have arrived (or left after a failure), onRelease runs
 // and every arrived client starts its callers, each after its ticket's
-// offset (StartStaggerMs apart).
+// offset (Options.StaggerMs apart).
 type barrier struct {
 	wg      sync.WaitGroup
 	release chan struct{}

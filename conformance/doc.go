@@ -20,8 +20,10 @@
 //   - Wall time is the point here: nothing of it runs in the deterministic
 //     suite; `make conformance` runs it.
 //   - Real outcomes are compared with the simulation's prediction for the
-//     same case within a stated tolerance, scaled by the process's measured
-//     scheduling stalls.
+//     same case within a stated tolerance, scaled by the measured
+//     scheduling stalls of the runner, the server and the TypeScript client;
+//     what the server times may come late by the run's measured start lag
+//     (its first call's arrival after the client's start), never early.
 //   - No process outlives a run: every server, proxy and client the runner
 //     starts is stopped with a bounded wait, and every run has a deadline
 //     (HangGraceMs after the last simulated resolve) by which a call still

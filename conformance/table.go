@@ -48,8 +48,9 @@ func PrintTable(w io.Writer, rep *Report) {
 
 // ToleranceText says how the tolerance was set, e.g. "tolerance max(150 ms
 // — 500 ms for the TypeScript client behind a proxy —, 4 × a run's largest
-// stall) + its start lag; largest stall 12.3 ms, largest start lag 40.5 ms".
+// stall), late by its start lag more; largest stall 12.3 ms, largest start
+// lag 40.5 ms".
 func (rep *Report) ToleranceText() string {
-	return fmt.Sprintf("tolerance max(%.0f ms — %d ms for the TypeScript client behind a proxy —, %.0f × a run's largest stall) + its start lag; largest stall %.1f ms, largest start lag %.1f ms",
+	return fmt.Sprintf("tolerance max(%.0f ms — %d ms for the TypeScript client behind a proxy —, %.0f × a run's largest stall), late by its start lag more; largest stall %.1f ms, largest start lag %.1f ms",
 		rep.ToleranceMs, ProxiedTSToleranceMs, rep.StallFactor, rep.MaxStallMs, rep.MaxStartLagMs)
 }

@@ -32,7 +32,7 @@ func runConformance(args []string) int {
 	clients := fs.String("clients", "ts,go", "clients: ts (TypeScript SDK), go (Go SDK)")
 	transports := fs.String("transports", "stdio,sse,json", "transports of the plain cases: stdio, sse (streamable HTTP), json (streamable HTTP, JSON responses); a case with a transport: runs over its own mode")
 	proxies := fs.String("proxies", strings.Join(conformance.ProxyLegNames(), ","), "proxy legs of a case with transport.idleTimeoutMs (Debian's nginx and haproxy; none: leave such cases out)")
-	tol := fs.Float64("tolerance-ms", conformance.DefaultToleranceMs, "largest |real − simulated| accepted for resolve times and remainingMs, ms")
+	tol := fs.Float64("tolerance-ms", conformance.DefaultToleranceMs, "floor of the tolerance on |real − simulated| for resolve times and remainingMs, ms (a run's is at least 4 × its largest stall; server-timed ends may come its start lag later still)")
 	stagger := fs.Float64("stagger-ms", conformance.StartStaggerMs, "space the starts of a batch's clients this far apart, ms (0: all at once)")
 	tsclient := fs.String("tsclient", workspace.OutDir+"/tsclient/client.mjs", "the TypeScript client script, beside its installed node_modules (make conformance installs it); relative to the module root")
 	out := fs.String("out", workspace.ConformanceResults, "where to write the table")

@@ -43,7 +43,7 @@ func runServe(args []string) int {
 	test := fs.String("test", "", "the test function that calls waitsim.Run (default: the only one; in waitsim's own module "+workspace.OwnSuiteTest+")")
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (e.g. 127.0.0.1:8080; port 0 picks one) instead of stdio")
 	jsonResp := fs.Bool("json-response", false, "with --http: answer calls with one JSON body instead of an SSE stream")
-	probe := fs.Bool("probe", false, "log the largest scheduling stall of the serving process at exit (make conformance scales its tolerance by it)")
+	probe := fs.Bool("probe", false, "log at exit, as one JSON line, the largest scheduling stall of the serving process since its first tool call and that call's wall-clock instant (make conformance scales its tolerance by the one and measures the start lag by the other)")
 	stateless := fs.Bool("stateless", false, "with --http: no sessions (progress cannot reach the client with --json-response)")
 	eventStore := fs.Bool("event-store", true, "with --http, stateful: keep an event store, so that SSE events carry ids and a client resumes a cut stream (Last-Event-ID); =false serves streams no client can resume")
 	var origins []string
