@@ -21,9 +21,10 @@ const ProbePrefix = "waitsim serve: probe "
 // line.
 type ProbeReport struct {
 	// LargestStallMs is the largest stall its probe saw since the first
-	// tools/call request arrived (over the whole run when none did: a stall
-	// before any call, while the server and its client start, delays no
-	// call), in ms.
+	// tools/call request arrived (over the whole run when none did), in ms:
+	// a stall before it, while the server and its client start, delays no
+	// call but the first call's arrival, which `make conformance` measures
+	// as its start lag.
 	LargestStallMs float64 `json:"largestStallMs"`
 	// FirstCallUnixMs is the wall-clock instant the first tools/call
 	// request arrived, in Unix ms (0: none did). `make conformance`
@@ -105,8 +106,9 @@ func StartProbe() *Probe {
 	return p
 }
 
-// restart forgets the stalls seen so far (one under way when it is called
-// still counts whole, when it ends).
+// restart forgets the stalls seen so far: one under way that the probe has
+// not recorded yet still counts whole when it ends, one it has recorded is
+// forgotten.
 func (p *Probe) restart() {
 	p.mu.Lock()
 	p.max = 0
