@@ -29,6 +29,9 @@ const TOOL = "orchestration_wait_agents";
 const DEFAULT_REQUEST_TIMEOUT_MS = 60000; // the SDK's own default
 const NO_TIMEOUT_MS = 2 ** 31 - 1; // setTimeout's largest delay
 const CLOSE_WAIT_MS = 2000; // bound on client.close() before the output is written
+// stderrWritten settles when a stdio server's stderr is all in its log file
+// (its last line, `waitsim serve --probe`'s, comes as it exits).
+let stderrWritten;
 
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 const plan = JSON.parse((await lines.next()).value);
@@ -73,7 +76,11 @@ function connectTo() {
     transport = new StreamableHTTPClientTransport(new URL(plan.url), { fetch: watchingFetch });
   } else {
     transport = new StdioClientTransport({ command: plan.command[0], args: plan.command.slice(1), stderr: "pipe" });
-    if (plan.stderrFile) transport.stderr?.pipe(createWriteStream(plan.stderrFile, { flags: "a" }));
+    if (plan.stderrFile && transport.stderr) {
+      const file = createWriteStream(plan.stderrFile, { flags: "a" });
+      stderrWritten = new Promise((resolve) => file.on("close", resolve));
+      transport.stderr.pipe(file);
+    }
   }
   // Set before connect: the SDK chains its own handler after this one.
   transport.onerror = (e) => {
@@ -174,4 +181,5 @@ out.startUnixMs = startUnixMs;
 if (eventLoop?.count > 0) out.stallMs = Math.max(0, eventLoop.max / 1e6 - stallStepMs);
 out.transportErrors = transportErrors;
 await Promise.race([client.close().catch(() => {}), sleep(CLOSE_WAIT_MS)]);
+if (stderrWritten) await Promise.race([stderrWritten, sleep(CLOSE_WAIT_MS)]);
 process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(0));
