@@ -692,7 +692,7 @@ func runOne(ctx context.Context, opts Options, j job, run int, tk *ticket) RunEn
 	if sp.err != nil && e.Error == "" {
 		e.Error = sp.err.Error()
 	}
-	e.serverStallMs, e.firstCallUnixMs = sp.LargestStallMs, sp.FirstCallUnixMs
+	e.serverStallMs, e.firstCallUnixMs = math.Round(sp.LargestStallMs*10)/10, sp.FirstCallUnixMs
 	e.ClientStallMs, e.clientStartUnixMs = math.Round(out.StallMs*10)/10, out.StartUnixMs
 	e.WallMs = float64(time.Since(start).Milliseconds())
 	return e
