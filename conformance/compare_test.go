@@ -126,7 +126,7 @@ func TestJudgeTolerance(t *testing.T) {
 	// times later, never earlier: late by the lag more passes, early does
 	// not, and remainingMs (two instants the lag moves alike) gets no more.
 	lagged := func(lagMs float64) RunEntry {
-		return RunEntry{observed: obs, clientStartUnixMs: 1e12, firstCallUnixMs: 1e12 + lagMs}
+		return RunEntry{observed: obs, StartLagMs: lagMs}
 	}
 	e = lagged(200)
 	judge(&e, simCalls(), 10, 100, goRules)
@@ -140,7 +140,7 @@ func TestJudgeTolerance(t *testing.T) {
 	}
 	early := realCalls()
 	early[0].EndMs = 29750
-	e = RunEntry{observed: early, clientStartUnixMs: 1e12, firstCallUnixMs: 1e12 + 200}
+	e = RunEntry{observed: early, StartLagMs: 200}
 	judge(&e, simCalls(), 10, 100, goRules)
 	if e.Agree {
 		t.Error("250 ms early after a start lag of 200 ms agrees; a late start makes nothing early")
@@ -148,7 +148,7 @@ func TestJudgeTolerance(t *testing.T) {
 	rem := realCalls()
 	rem[0].Reply = maps.Clone(rem[0].Reply)
 	rem[0].Reply["remainingMs"] = 10250.0
-	e = RunEntry{observed: rem, clientStartUnixMs: 1e12, firstCallUnixMs: 1e12 + 200}
+	e = RunEntry{observed: rem, StartLagMs: 200}
 	judge(&e, simCalls(), 10, 100, goRules)
 	if e.Agree {
 		t.Error("remainingMs 250 ms off after a start lag of 200 ms agrees; the lag moves both of its instants")

@@ -229,10 +229,8 @@ type RunEntry struct {
 	Log          string           `json:"log,omitempty"` // the server's log file
 	Calls        []CallComparison `json:"calls"`
 
-	observed          []Observed // what the client saw, until judged
-	serverStallMs     float64    // the largest stall its server's probe saw
-	clientStartUnixMs float64    // when the client's callers started (Unix ms)
-	firstCallUnixMs   float64    // when its server got the first call (Unix ms)
+	observed      []Observed // what the client saw, until judged
+	serverStallMs float64    // the largest stall its server's probe saw
 }
 
 // HangGraceMs is how long after the last resolve the simulation predicts
@@ -692,8 +690,9 @@ func runOne(ctx context.Context, opts Options, j job, run int, tk *ticket) RunEn
 	if sp.err != nil && e.Error == "" {
 		e.Error = sp.err.Error()
 	}
-	e.serverStallMs, e.firstCallUnixMs = math.Round(sp.LargestStallMs*10)/10, sp.FirstCallUnixMs
-	e.ClientStallMs, e.clientStartUnixMs = math.Round(out.StallMs*10)/10, out.StartUnixMs
+	e.serverStallMs = math.Round(sp.LargestStallMs*10) / 10
+	e.ClientStallMs = math.Round(out.StallMs*10) / 10
+	e.StartLagMs = math.Round(startLag(out.StartUnixMs, sp.FirstCallUnixMs)*10) / 10
 	e.WallMs = float64(time.Since(start).Milliseconds())
 	return e
 }
@@ -712,7 +711,6 @@ func judge(e *RunEntry, sim []results.CallSummary, caseStallMs, floorMs float64,
 	}
 	stallMs := max(caseStallMs, e.serverStallMs, e.ClientStallMs)
 	e.StallMs = stallMs
-	e.StartLagMs = math.Round(startLag(e.clientStartUnixMs, e.firstCallUnixMs)*10) / 10
 	if e.Error == "" && (e.StartLagMs > HangGraceMs || e.ClientStallMs > HangGraceMs) {
 		e.Error = fmt.Sprintf("start lag %.1f ms, the client's stall %.1f ms: above %d ms (HangGraceMs), a measurement gone wrong (clocks or units)", e.StartLagMs, e.ClientStallMs, HangGraceMs)
 	}

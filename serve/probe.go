@@ -36,9 +36,8 @@ type ProbeReport struct {
 // firstCall notes when the first tools/call request reached server: the
 // instant the SDK handed it to the receiving middleware.
 type firstCall struct {
-	once sync.Once
-	at   time.Time
-	mu   sync.Mutex
+	mu sync.Mutex
+	at time.Time
 }
 
 // watchFirstCall watches server's requests for the first tools/call, and
@@ -48,12 +47,15 @@ func watchFirstCall(server *mcp.Server, onFirst func()) *firstCall {
 	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/call" {
-				f.once.Do(func() {
-					f.mu.Lock()
+				f.mu.Lock()
+				first := f.at.IsZero()
+				if first {
 					f.at = time.Now()
-					f.mu.Unlock()
+				}
+				f.mu.Unlock()
+				if first {
 					onFirst()
-				})
+				}
 			}
 			return next(ctx, method, req)
 		}
