@@ -37,22 +37,25 @@ func TestGremlinsPinned(t *testing.T) {
 
 // SuiteEnv hands each suite process an environment of its own: workers
 // append to it side by side (a shared backing array raced when the user set
-// GOGC), and the user's GOGC is kept.
+// GOGC), and the user's GOGC and GOMAXPROCS are kept; each is added once
+// where the user set none.
 func TestSuiteEnvCopies(t *testing.T) {
-	for _, env := range [][]string{{"A=1"}, {"A=1", "GOGC=50"}} {
+	for _, env := range [][]string{{"A=1"}, {"A=1", "GOGC=50"}, {"GOMAXPROCS=3", "A=1"}} {
 		base := append(make([]string, 0, 10), env...)
 		a := append(SuiteEnv(base), "X=a")
 		b := append(SuiteEnv(base), "X=b")
 		if a[len(a)-1] != "X=a" || b[len(b)-1] != "X=b" {
 			t.Fatalf("%q: two environments share their storage: %q and %q", env, a, b)
 		}
-		want := "GOGC=" + SuiteGOGC
-		if len(env) == 2 {
-			want = "GOGC=50"
-		}
-		gogc := slices.DeleteFunc(slices.Clone(a), func(kv string) bool { return !strings.HasPrefix(kv, "GOGC=") })
-		if !slices.Equal(gogc, []string{want}) {
-			t.Fatalf("%q: got %q, want %s once", env, a, want)
+		for name, def := range map[string]string{"GOGC": SuiteGOGC, "GOMAXPROCS": SuiteGOMAXPROCS} {
+			want := name + "=" + def
+			if i := slices.IndexFunc(env, func(kv string) bool { return strings.HasPrefix(kv, name+"=") }); i >= 0 {
+				want = env[i]
+			}
+			got := slices.DeleteFunc(slices.Clone(a), func(kv string) bool { return !strings.HasPrefix(kv, name+"=") })
+			if !slices.Equal(got, []string{want}) {
+				t.Fatalf("%q: got %q, want %s once", env, a, want)
+			}
 		}
 	}
 }

@@ -196,12 +196,25 @@ func DoorTests(dir string) []string {
 // not see the collector.
 const SuiteGOGC = "400"
 
+// SuiteGOMAXPROCS is the number of processors (GOMAXPROCS) of the same
+// suite processes, unless the environment sets its own; never serve's. A
+// world runs one goroutine at a time, and the cases of a table run one
+// after the other, so a second processor buys only the handing of the
+// world's goroutines from one to the other (futex and yield calls).
+// MEASURE. A campaign's workers each run such a process: one processor
+// each shares the cores among them. It decides nothing a world does: its
+// traces are the same at any GOMAXPROCS (make determinism).
+const SuiteGOMAXPROCS = "1"
+
 // SuiteEnv is a copy of env for a suite process (the caller may append to
-// it): GOGC=SuiteGOGC added when env has no GOGC of its own.
+// it): GOGC=SuiteGOGC and GOMAXPROCS=SuiteGOMAXPROCS added where env has
+// none of its own.
 func SuiteEnv(env []string) []string {
-	out := append(make([]string, 0, len(env)+2), env...)
-	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GOGC=") }) {
-		out = append(out, "GOGC="+SuiteGOGC)
+	out := append(make([]string, 0, len(env)+3), env...)
+	for _, kv := range [...][2]string{{"GOGC", SuiteGOGC}, {"GOMAXPROCS", SuiteGOMAXPROCS}} {
+		if !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, kv[0]+"=") }) {
+			out = append(out, kv[0]+"="+kv[1])
+		}
 	}
 	return out
 }
