@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -134,5 +135,100 @@ func TestKillSuiteOrder(t *testing.T) {
 	}
 	if !strings.Contains(msg, "world 7 of 20: -rapid.seed="+fmt.Sprint(checkSeed(seed, 6))) {
 		t.Errorf("the kill does not name its world and seed: %s", msg)
+	}
+}
+
+// TestFitFileSize: for every world whose messages break no line, fileSize
+// is the size of the world's file, also with messages the encoder must
+// quote and escape (control characters, bytes that are not UTF-8, runes
+// other encoders escape, YAML's own signs); and fitFile, which writes a
+// world with empty messages once, cuts every world exactly as
+// shrinkByWriting, which writes it after every cut, does: worlds far
+// inside the limit, near it and past it, and worlds with messages of many
+// lines (written as indented blocks).
+func TestFitFileSize(t *testing.T) {
+	g := rapid.Custom(Generate)
+	odd := []string{"", "\x00\x01\x7f", "\xff\xfe", "\u2028\u00ad", "\U000e0001", "a: b", "- x", "#c", "'\"", "日🙂é", "\\", "1", "x\ny", "\r", strings.Repeat("a\n", 200)}
+	// world is the generator's world i, with odd messages grown n times
+	// (none for n 0): a fresh value on every call.
+	world := func(i, n int) scenario.Scenario {
+		w := g.Example(int(checkSeed(20261130, i)))
+		if n == 0 {
+			return w
+		}
+		grow := func(msgs []string) {
+			for j := range msgs {
+				msgs[j] = strings.Repeat(msgs[j]+odd[(i+j)%len(odd)], n)
+			}
+		}
+		for a := range w.Agents {
+			grow(w.Agents[a].Messages)
+		}
+		for c := range w.Changes {
+			grow(w.Changes[c].Messages)
+		}
+		if w.Bridge != nil {
+			for r := range w.Bridge.Read {
+				for o := range w.Bridge.Read[r].Outputs {
+					grow(w.Bridge.Read[r].Outputs[o].Messages)
+				}
+			}
+		}
+		return w
+	}
+	type sample struct {
+		i, n, big int // world i, odd messages ×n, and a message of big bytes
+	}
+	var samples []sample
+	for i := range 40 {
+		samples = append(samples, sample{i, 0, 0})
+		if i%2 == 0 {
+			samples = append(samples, sample{i, 1, 0})
+		}
+	}
+	// Worlds near and past the limit: one long message added, or every
+	// message of a large world grown.
+	for k, big := range []int{fitBytes / 2, fitBytes * 7 / 8, fitBytes, fitBytes * 3 / 2} {
+		samples = append(samples, sample{k, 0, big})
+	}
+	samples = append(samples, sample{9, 2, 0}, sample{36, 2, 0})
+	build := func(s sample) scenario.Scenario {
+		w := world(s.i, s.n)
+		if s.big > 0 {
+			// Characters written escaped (2 bytes for 1), in quotes, or as they are.
+			ch := []string{"日🙂é", "#c", "'\"", "\\"}[s.i%4]
+			w.Agents[0].Messages = append(w.Agents[0].Messages, strings.Repeat(ch, s.big/len(ch)+1))
+		}
+		return w
+	}
+	oneLines, past, blocks := 0, 0, 0
+	for _, s := range samples {
+		sc := build(s)
+		b, err := scenario.MarshalScenario(sc, "size")
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch size, oneLine := fileSize(sc); {
+		case !oneLine:
+			blocks++
+		case size != len(b):
+			t.Fatalf("%+v: fileSize %d, the file has %d bytes", s, size, len(b))
+		case len(b) > fitBytes:
+			past++
+			fallthrough
+		default:
+			oneLines++
+		}
+		fitted, shrunk := build(s), build(s)
+		fitFile(&fitted)
+		shrinkByWriting(&shrunk)
+		if !reflect.DeepEqual(fitted, shrunk) {
+			t.Fatalf("%+v: fitFile and shrinkByWriting differ", s)
+		}
+	}
+	// The test means something only if every path was taken.
+	t.Logf("%d worlds of one-line messages (%d past the limit), %d with blocks", oneLines, past, blocks)
+	if oneLines < 40 || past < 2 || blocks < 2 {
+		t.Fatalf("%d worlds of one-line messages (%d past the limit), %d with blocks: want every path taken", oneLines, past, blocks)
 	}
 }
