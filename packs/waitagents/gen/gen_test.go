@@ -232,3 +232,14 @@ func TestFitFileSize(t *testing.T) {
 		t.Fatalf("%d worlds of one-line messages (%d past the limit), %d with blocks: want every path taken", oneLines, past, blocks)
 	}
 }
+
+// BenchmarkGenerate draws the 200 worlds of a mutant's generator run
+// (go test -run '^$' -bench Generate ./packs/waitagents/gen/).
+func BenchmarkGenerate(b *testing.B) {
+	g := rapid.Custom(Generate)
+	for b.Loop() {
+		for i := range 200 {
+			_ = g.Example(int(checkSeed(20261130, i)))
+		}
+	}
+}
