@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -31,8 +34,11 @@ type genState struct {
 	on       bool
 	baseline time.Duration
 	timeout  time.Duration
-	note     string
-	ran      bool // the campaign was asked for (GenWorlds > 0)
+	// costOrder is every world by its cost in the baseline run, cheapest
+	// first (empty when the generator measured none).
+	costOrder []int
+	note      string
+	ran       bool // the campaign was asked for (GenWorlds > 0)
 	// err is the baseline run's failure when the machine is to blame
 	// (campaign.ErrEnvironment): it stops the whole campaign.
 	err error
@@ -53,16 +59,23 @@ func (r *runner) genBaseline(ctx context.Context) {
 	}
 	r.gen.ran = true
 	kept := r.keptRun(ctx, "generator-baseline", r.cfg.GenRun, fmt.Sprint(r.cfg.GenWorlds), r.baseKey)
-	var rep testrun.Report
+	var k keptGenBaseline
 	var err error
-	if kept.load(&rep) && rep.Exit == 0 && rep.Passed > 0 && !rep.TimedOut {
+	if kept.load(&k) && k.Report.Exit == 0 && k.Report.Passed > 0 && !k.Report.TimedOut {
 		r.note("the generator's baseline outcome reused: it passed before on the same test binary and inputs (the suite's files, the go command's settings)")
 	} else {
-		rep, err = r.runWith(ctx, r.baseBin, r.cfg.GenRun, 0, nil, r.genParams())
-		if err == nil && rep.Exit == 0 && rep.Passed > 0 && !rep.TimedOut {
-			kept.keep(ctx, rep)
+		params := r.genParams()
+		params.Results = filepath.Join(r.tmp, "generator-baseline.json")
+		k.Report, err = r.runWith(ctx, r.baseBin, r.cfg.GenRun, 0, nil, params)
+		k.WorldMs = nil
+		if res, rerr := results.ReadRun(params.Results); rerr == nil {
+			k.WorldMs = res.WorldMs
+		}
+		if err == nil && k.Report.Exit == 0 && k.Report.Passed > 0 && !k.Report.TimedOut {
+			kept.keep(ctx, k)
 		}
 	}
+	rep := k.Report
 	if errors.Is(err, campaign.ErrEnvironment) {
 		r.gen.err = err // the campaign stops: runAll returns it
 		return
@@ -80,8 +93,51 @@ func (r *runner) genBaseline(ctx context.Context) {
 		return
 	}
 	r.gen.on = true
+	r.gen.costOrder = costOrder(k.WorldMs)
 	r.gen.baseline = rep.Wall
 	r.gen.timeout = max(r.cfg.TimeoutFloor, time.Duration(float64(rep.Wall)*r.cfg.TimeoutFactor))
+}
+
+// keptGenBaseline is the outcome of a generator's baseline run that
+// passed, kept for the next campaign on the same inputs: its report and
+// what each world cost (results.RunResult.WorldMs; none from a generator
+// that does not write them).
+type keptGenBaseline struct {
+	Report  testrun.Report
+	WorldMs []float64 `json:",omitempty"`
+}
+
+// costOrder is the worlds' indices by their cost in ms (ms, by index),
+// cheapest first, the index breaking ties.
+func costOrder(ms []float64) []int {
+	order := make([]int, len(ms))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return ms[order[a]] < ms[order[b]] })
+	return order
+}
+
+// genOrder is a hot generator request's order (results.HotRequest.GenOrder):
+// the worlds that killed the most mutants so far in the campaign, then every
+// world by its cost in the baseline, cheapest first (as kill first orders
+// the table's cases); the generator runs the rest, if any, by index.
+func (r *runner) genOrder() []int {
+	top := r.worlds.Top()
+	if len(r.gen.costOrder) == 0 {
+		return top
+	}
+	seen := make(map[int]bool, len(top))
+	for _, w := range top {
+		seen[w] = true
+	}
+	order := slices.Clip(top)
+	for _, w := range r.gen.costOrder {
+		if !seen[w] {
+			order = append(order, w)
+		}
+	}
+	return order
 }
 
 // startGenBaseline runs genBaseline in the background, as soon as the

@@ -3,6 +3,7 @@ package mutants
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,5 +130,26 @@ func TestGenDetailFromHead(t *testing.T) {
 	}
 	if got := genDetail(killed, testrun.Report{}); got != "the suite failed" {
 		t.Fatalf("without a broken invariant: %q, want the verdict's first line", got)
+	}
+}
+
+// TestGenOrder: a hot generator request tries first the worlds that killed
+// the most mutants so far, then every other world by its cost in the
+// baseline, cheapest first, each world once; without costs, the killers
+// alone (the generator runs the rest by index).
+func TestGenOrder(t *testing.T) {
+	r := &runner{}
+	for _, w := range []int{4, 2, 4} {
+		r.worlds.Add(w)
+	}
+	if got := r.genOrder(); !slices.Equal(got, []int{4, 2}) {
+		t.Fatalf("without costs: %v, want the killers [4 2]", got)
+	}
+	r.gen.costOrder = costOrder([]float64{5, 0.5, 9, 0.5, 3, 1})
+	if !slices.Equal(r.gen.costOrder, []int{1, 3, 5, 4, 0, 2}) {
+		t.Fatalf("costOrder: %v, want [1 3 5 4 0 2] (ties by index)", r.gen.costOrder)
+	}
+	if got := r.genOrder(); !slices.Equal(got, []int{4, 2, 1, 3, 5, 0}) {
+		t.Fatalf("with costs: %v, want [4 2 1 3 5 0]", got)
 	}
 }

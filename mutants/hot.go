@@ -188,7 +188,7 @@ func (r *runner) hotTable(ctx context.Context, wk *worker, m *mutant) (testrun.R
 // hotGen runs the generator on mutant m in wk's hot process; ok as
 // hotTable's.
 func (r *runner) hotGen(ctx context.Context, wk *worker, m *mutant) (testrun.Report, bool, error) {
-	req := results.HotRequest{Kind: results.HotGenerator, Mutant: m.switchN, GenWorlds: r.cfg.GenWorlds, GenOrder: r.worlds.Top()}
+	req := results.HotRequest{Kind: results.HotGenerator, Mutant: m.switchN, GenWorlds: r.cfg.GenWorlds, GenOrder: r.genOrder()}
 	rep, wall, outcome, err := r.hotRun(ctx, wk, req, r.gen.timeout)
 	if err != nil || outcome == testrun.HotLost {
 		return testrun.Report{}, false, err

@@ -139,6 +139,12 @@ type RunResult struct {
 	// Serve is how serving a case ended, when the params asked for one
 	// (Params.Serve).
 	Serve *ServeResult `json:"serve,omitempty"`
+	// WorldMs is what a run of the scenario generator as a kill suite
+	// (Params.KillSuite, every world passing: a mutation campaign's
+	// baseline) measured: each world's wall time in ms, by the world's
+	// index from 0. The campaign tries the cheapest first
+	// (HotRequest.GenOrder).
+	WorldMs []float64 `json:"worldMs,omitempty"`
 }
 
 // IndexEntry is one case of a run's table: its id, the file that defines

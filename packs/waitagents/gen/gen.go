@@ -423,7 +423,13 @@ func Check(t *testing.T, r Runner, opts Options) {
 	setDefault("rapid.checks", strconv.Itoa(opts.Worlds))
 	setDefault("rapid.nofailfile", "true") // never write into the source tree
 	if params.KillSuite {
-		killSuite(r, t, t, nil, func(_ int, msg string) { t.Fatal(msg) })
+		ms := killSuite(r, t, t, nil, func(_ int, msg string) { t.Fatal(msg) })
+		if params.Results != "" && !t.Failed() {
+			// A campaign's baseline: what each world cost.
+			if err := results.WriteRun(params.Results, results.RunResult{Version: results.ResultVersion, WorldMs: ms}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		return
 	}
 	rapid.Check(t, func(rt *rapid.T) {
@@ -461,11 +467,12 @@ func world(r Runner, t *testing.T, sc scenario.Scenario) (results.CaseResult, []
 // counterexample ending the run through kill (with its world's index, from
 // 1; 0 for one of rapid's fail files), unshrunk. The worlds are rapid.Check's
 // own (checkSeed; TestKillWorldsAreRapids), run in another order: the
-// worlds first names (indices from 0, those that killed other mutants),
-// then the rest by index; rapid's fail files for tb's test, as
-// rapid.Check replays them, come before all of them. A mutant is killed
-// when one of these worlds fails, whatever their order.
-func killSuite(r Runner, tb rapid.TB, t *testing.T, first []int, kill func(world int, msg string)) {
+// worlds first names (indices from 0: those that killed other mutants,
+// then the cheapest), then the rest by index; rapid's fail files for tb's
+// test, as rapid.Check replays them, come before all of them. A mutant is
+// killed when one of these worlds fails, whatever their order. ms is each
+// world's wall time in ms, by index (0 for a world that did not run).
+func killSuite(r Runner, tb rapid.TB, t *testing.T, first []int, kill func(world int, msg string)) (ms []float64) {
 	n, _ := strconv.Atoi(flag.Lookup("rapid.checks").Value.String())
 	seed, _ := strconv.ParseUint(flag.Lookup("rapid.seed").Value.String(), 10, 64)
 	fail := func(i int, sc scenario.Scenario, why []string) {
@@ -487,7 +494,7 @@ func killSuite(r Runner, tb rapid.TB, t *testing.T, first []int, kill func(world
 		}
 	})
 	if t.Failed() {
-		return
+		return nil
 	}
 	g := rapid.Custom(Generate)
 	order := slices.Clone(first)
@@ -495,17 +502,22 @@ func killSuite(r Runner, tb rapid.TB, t *testing.T, first []int, kill func(world
 		order = append(order, i)
 	}
 	done := make([]bool, n)
+	ms = make([]float64, n)
 	for _, i := range order {
 		if i < 0 || i >= n || done[i] {
 			continue
 		}
 		done[i] = true
+		start := time.Now()
 		sc := g.Example(int(checkSeed(seed, i)))
-		if _, why := world(r, t, sc); len(why) > 0 {
+		_, why := world(r, t, sc)
+		ms[i] = float64(time.Since(start).Microseconds()) / 1000
+		if len(why) > 0 {
 			fail(i+1, sc, why)
-			return
+			return ms
 		}
 	}
+	return ms
 }
 
 // checkSeed is the seed of the i-th world (from 0) rapid.Check draws from
@@ -529,7 +541,7 @@ func serveHot(t *testing.T, r Runner, req results.HotRequest) results.HotReply {
 	ok := t.Run("generated", func(st *testing.T) {
 		// rapid as the door's own test (its fail files are found by
 		// the test's name), running in this subtest.
-		killSuite(r, namedTB{st, t.Name()}, st, req.GenOrder, func(world int, m string) {
+		_ = killSuite(r, namedTB{st, t.Name()}, st, req.GenOrder, func(world int, m string) {
 			msg, rep.World = m, world
 			st.Fatal(m)
 		})

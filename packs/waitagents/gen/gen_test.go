@@ -243,3 +243,40 @@ func BenchmarkGenerate(b *testing.B) {
 		}
 	}
 }
+
+// passing passes every world it runs and counts them.
+type passing struct{ ran int }
+
+func (p *passing) Run(_ *testing.T, c *scenario.Case) results.CaseResult {
+	p.ran++
+	return results.CaseResult{Verdict: results.VerdictPass}
+}
+
+// TestKillSuiteCosts: the generator as a campaign's baseline (a kill suite
+// given a results file) writes what each of its worlds cost, by index.
+func TestKillSuiteCosts(t *testing.T) {
+	old := flag.Lookup("rapid.checks").Value.String()
+	_ = flag.Set("rapid.checks", "5")
+	setDefault("rapid.nofailfile", "true")
+	defer func() { _ = flag.Set("rapid.checks", old) }()
+	dir := t.TempDir()
+	pf, res := filepath.Join(dir, "params.json"), filepath.Join(dir, "results.json")
+	if err := results.WriteParams(pf, results.Params{KillSuite: true, GenWorlds: 5, Results: res}); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(results.ParamsEnv, pf)
+	r := &passing{}
+	t.Run("baseline", func(st *testing.T) { Check(st, r, Options{}) })
+	got, err := results.ReadRun(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ran != 5 || len(got.WorldMs) != 5 {
+		t.Fatalf("%d worlds ran, %d costs written (%v): want 5 and 5", r.ran, len(got.WorldMs), got.WorldMs)
+	}
+	for i, ms := range got.WorldMs {
+		if ms <= 0 {
+			t.Errorf("world %d cost %v ms", i, ms)
+		}
+	}
+}
