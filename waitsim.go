@@ -113,6 +113,7 @@ func Run(t *testing.T, p Params) {
 	if params.Hot != nil {
 		// A hot runner's process: request after request, each one
 		// mutant's run of the table (serveHot), until the runner ends it.
+		r.files = &hotFiles{}
 		hot.Serve(t, *params.Hot, results.HotTable, func(t *testing.T, req results.HotRequest) results.HotReply {
 			return r.serveHot(t, req)
 		})
@@ -195,6 +196,7 @@ type runner struct {
 	orderOnly   bool          // the hot request runs the cases of its order alone
 	sites       bool          // the mutation sites each case runs are recorded (results.Params.Sites)
 	ran         results.Sites // the record
+	files       *hotFiles     // a hot process's loads, kept for its later requests; nil otherwise
 }
 
 // serveHot runs one hot request (package hot) on a fresh runner: what a
@@ -204,7 +206,7 @@ type runner struct {
 func (r *runner) serveHot(t *testing.T, req results.HotRequest) results.HotReply {
 	h := &runner{t: t, p: r.p, params: results.Params{Order: req.Order, KillSuite: true}, viaCommand: true, pack: r.pack,
 		root: r.root, pkgDir: r.pkgDir, dir: r.dir, fsRoot: r.fsRoot, run: results.RunResult{Version: results.ResultVersion},
-		hot: &results.HotReply{}, stopAtFirst: req.StopAtFirst, orderOnly: req.Only && req.StopAtFirst}
+		hot: &results.HotReply{}, stopAtFirst: req.StopAtFirst, orderOnly: req.Only && req.StopAtFirst, files: r.files}
 	opts, err := h.pack.LoadOptions()
 	if err != nil {
 		h.hotFail(t.Name(), fmt.Sprintf("%s: the tools under test: %v", h.pack.Name(), err))
@@ -524,8 +526,8 @@ func (r *runner) runLazily() (stopped bool) {
 			continue
 		}
 		seen[o.File] = true
-		cases, problems := scenario.LoadFile(o.File, r.opts)
-		if len(problems) > 0 {
+		cases, ok := r.loadFile(o.File)
+		if !ok {
 			return false
 		}
 		cases = orderCases(cases, r.params.Order)
@@ -561,8 +563,8 @@ func (r *runner) runInOrder() (stopped bool) {
 		}
 		f, ok := files[o.File]
 		if !ok {
-			cases, problems := scenario.LoadFile(o.File, r.opts)
-			if len(problems) > 0 {
+			cases, ok := r.loadFile(o.File)
+			if !ok {
 				return false
 			}
 			f = &loaded{cases: cases, ran: make([]bool, len(cases))}
@@ -594,6 +596,17 @@ func (r *runner) runInOrder() (stopped bool) {
 		}
 	}
 	return false
+}
+
+// loadFile loads one scenario file (scenario.LoadFile; a hot process
+// through its kept loads, hotFiles); ok is false when the file has
+// problems, which the full load that follows reports.
+func (r *runner) loadFile(file string) (cases []scenario.Case, ok bool) {
+	if r.files != nil {
+		return r.files.load(file, r.opts)
+	}
+	cases, problems := scenario.LoadFile(file, r.opts)
+	return cases, len(problems) == 0
 }
 
 // only keeps the cases the params name (results.Params.Cases).
