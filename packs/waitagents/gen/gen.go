@@ -243,8 +243,8 @@ func Generate(t *rapid.T) scenario.Scenario {
 // the world is written after every cut (shrinkByWriting). Either way the
 // cuts are the same (TestFitFileSize).
 func fitFile(sc *scenario.Scenario) {
-	size, oneLine := fileSize(*sc)
-	if !oneLine {
+	size, ok := fileSize(*sc)
+	if !ok {
 		shrinkByWriting(sc)
 		return
 	}
@@ -280,17 +280,16 @@ func shrinkByWriting(sc *scenario.Scenario) {
 // fitBytes is the size fitFile keeps a world's file within.
 var fitBytes = scenario.MaxFileBytes * 3 / 4
 
-// fileSize is the size of sc written as a file (scenario.MarshalScenario)
-// when no message of sc breaks a line (oneLine; otherwise size means
-// nothing), or more than fitBytes when sc cannot be written: sc written
-// with every message empty, plus what each message's written length adds
-// to an empty one's. The encoder writes a message that breaks no line in
+// fileSize is the size of sc written as a file (scenario.MarshalScenario);
+// ok is false, and size means nothing, when a message of sc breaks a line
+// or sc cannot be written. It is sc written with every message empty, plus
+// what each message's written length adds to an empty one's. The encoder writes a message that breaks no line in
 // its place, on its list item's line, as a token of its own whatever its
 // column (writtenLen); one that breaks lines as a block of lines, each
 // indented to its column.
-func fileSize(sc scenario.Scenario) (size int, oneLine bool) {
+func fileSize(sc scenario.Scenario) (size int, ok bool) {
 	extra := 0
-	oneLine = true
+	oneLine := true
 	empty := func(msgs []string) []string {
 		if msgs == nil {
 			return nil
@@ -325,7 +324,7 @@ func fileSize(sc scenario.Scenario) (size int, oneLine bool) {
 	}
 	out, err := scenario.MarshalScenario(sc, "size")
 	if err != nil {
-		return fitBytes + 1, true
+		return 0, false
 	}
 	return len(out) + extra, true
 }
