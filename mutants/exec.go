@@ -23,16 +23,12 @@ func (r *runner) runSuite(ctx context.Context, bin string, timeout time.Duration
 // runWith runs bin with the -test.run pattern run and flags added, handing
 // it params (testrun.Runner.Run).
 func (r *runner) runWith(ctx context.Context, bin, run string, timeout time.Duration, flags []string, params results.Params, env ...string) (testrun.Report, error) {
-	if err := r.waitTest2json(); err != nil {
-		return testrun.Report{}, err
-	}
 	return r.testrun().Run(ctx, bin, run, timeout, flags, params, env...)
 }
 
 // testrun is how the runner runs the suite's test binary (testrun.Runner),
 // made from the runner's state as it is now.
 func (r *runner) testrun() *testrun.Runner {
-	_ = r.waitTest2json() // runWith returns its error
 	return &testrun.Runner{Env: r.env, Pkg: r.suite.Pkg, Dir: r.suite.Dir, Test2json: r.test2json, Tmp: r.tmp, ParamsN: &r.paramsN}
 }
 

@@ -37,15 +37,11 @@ type runner struct {
 	tmp       string // private temporary directory, removed at the end
 	env       []string
 	goflags   string
-	test2json string // set by setup's goroutine: read it after waitTest2json
-	// test2jsonDone is closed once test2json's path is known, or
-	// test2jsonErr says why it is not (setup).
-	test2jsonDone chan struct{}
-	test2jsonErr  error
-	suite         verdict.Suite
-	timeout       time.Duration
-	inputs        map[string]string        // root-relative path → sha256 of the suite's inputs
-	inputDirs     atomic.Pointer[[]string] // the package directories they were found in (set by hashInputs while other steps run)
+	test2json string
+	suite     verdict.Suite
+	timeout   time.Duration
+	inputs    map[string]string        // root-relative path → sha256 of the suite's inputs
+	inputDirs atomic.Pointer[[]string] // the package directories they were found in (set by hashInputs while other steps run)
 	// inputsReady is closed once phase 1 has hashed the suite's inputs
 	// (or failed to): kept runs are keyed by them.
 	inputsReady chan struct{}
@@ -176,7 +172,6 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	r.inputsReady = make(chan struct{})
 	defer r.waitGen()
 	r.srcRe = regexp.MustCompile(regexp.QuoteMeta(tmp+string(filepath.Separator)) + `w\d+` + regexp.QuoteMeta(string(filepath.Separator)) + `src` + regexp.QuoteMeta(string(filepath.Separator)))
-	defer r.waitTest2json() // its go command writes into tmp
 	if err := r.setup(ctx); err != nil {
 		return nil, err
 	}
@@ -262,9 +257,6 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
-	}
-	if err := r.waitTest2json(); err != nil {
-		return nil, err // as before it was looked for beside the rest
 	}
 	res.BaselineMs = base.Wall.Milliseconds()
 	if baseErr != nil {
@@ -353,8 +345,8 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 }
 
 // setup starts the reaper (before the environment every child gets is
-// made: it marks it) and finds the go command's settings and the suite,
-// and starts finding test2json (waitTest2json).
+// made: it marks it) and finds the go command's settings, test2json and the
+// suite.
 func (r *runner) setup(ctx context.Context) error {
 	if err := workspace.StartReaper(); err != nil {
 		r.notes = append(r.notes, "no reaper: if the run is killed with SIGKILL, a grandchild (the go command's linker) may outlive it: "+err.Error())
@@ -376,22 +368,14 @@ func (r *runner) setup(ctx context.Context) error {
 		env = append(env, "")
 	}
 	r.goflags = env[3]
-	// test2json's path, beside the rest: the go command takes about 0.2 s
-	// to tell it (2 December 2026, this machine), and only a run of the
-	// suite's binary needs it (waitTest2json).
-	r.test2jsonDone = make(chan struct{})
-	go func() {
-		defer close(r.test2jsonDone)
-		out, err := r.command(ctx, r.cfg.Root, "go", "tool", "-n", "test2json").Output()
-		switch {
-		case err != nil && ctx.Err() != nil:
-			r.test2jsonErr = ctx.Err()
-		case err != nil:
-			r.test2jsonErr = campaign.ToolFailure("go tool -n test2json", err)
-		default:
-			r.test2json = strings.TrimSpace(string(out))
+	out, err = r.command(ctx, r.cfg.Root, "go", "tool", "-n", "test2json").Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-	}()
+		return campaign.ToolFailure("go tool -n test2json", err)
+	}
+	r.test2json = strings.TrimSpace(string(out))
 	s, err := ResolveSuite(r.cfg.Root, r.cfg.SuitePkg, r.cfg.SuiteRun)
 	if err != nil {
 		return err
@@ -399,15 +383,6 @@ func (r *runner) setup(ctx context.Context) error {
 	r.suite = s
 	r.salt = cacheSalt(env, s, &r.cfg)
 	return nil
-}
-
-// waitTest2json waits for test2json's path (setup) and says why there is
-// none.
-func (r *runner) waitTest2json() error {
-	if r.test2jsonDone != nil {
-		<-r.test2jsonDone
-	}
-	return r.test2jsonErr
 }
 
 // cacheSalt is the part of every cache key that is not a file: the go
