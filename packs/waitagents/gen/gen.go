@@ -300,25 +300,17 @@ func fileSize(sc scenario.Scenario) (size int, ok bool) {
 		}
 		return make([]string, len(msgs))
 	}
-	sc.Agents = slices.Clone(sc.Agents)
-	for i := range sc.Agents {
-		sc.Agents[i].Messages = empty(sc.Agents[i].Messages)
-	}
-	sc.Changes = slices.Clone(sc.Changes)
-	for i := range sc.Changes {
-		sc.Changes[i].Messages = empty(sc.Changes[i].Messages)
-	}
+	// sc's own lists, copied before they are emptied.
+	sc.Agents, sc.Changes = slices.Clone(sc.Agents), slices.Clone(sc.Changes)
 	if sc.Bridge != nil {
 		b := *sc.Bridge
 		b.Read = slices.Clone(b.Read)
 		for i := range b.Read {
 			b.Read[i].Outputs = slices.Clone(b.Read[i].Outputs)
-			for j := range b.Read[i].Outputs {
-				b.Read[i].Outputs[j].Messages = empty(b.Read[i].Outputs[j].Messages)
-			}
 		}
 		sc.Bridge = &b
 	}
+	messageLists(&sc, func(msgs *[]string) { *msgs = empty(*msgs) })
 	if !oneLine {
 		return 0, false
 	}
@@ -330,31 +322,35 @@ func fileSize(sc scenario.Scenario) (size int, ok bool) {
 }
 
 // longestMessage is the longest message of sc in bytes (the first of
-// those as long, agents, then changes, then the bridge's outputs), nil
-// when sc has none.
+// those as long, in messageLists' order), nil when sc has none.
 func longestMessage(sc *scenario.Scenario) *string {
 	var longest *string
-	visit := func(msgs []string) {
-		for i := range msgs {
-			if longest == nil || len(msgs[i]) > len(*longest) {
-				longest = &msgs[i]
+	messageLists(sc, func(msgs *[]string) {
+		for i := range *msgs {
+			if longest == nil || len((*msgs)[i]) > len(*longest) {
+				longest = &(*msgs)[i]
 			}
 		}
-	}
+	})
+	return longest
+}
+
+// messageLists calls f with each list of messages of sc: the agents', the
+// roster changes', then the outputs of the bridge's reads.
+func messageLists(sc *scenario.Scenario, f func(msgs *[]string)) {
 	for i := range sc.Agents {
-		visit(sc.Agents[i].Messages)
+		f(&sc.Agents[i].Messages)
 	}
 	for i := range sc.Changes {
-		visit(sc.Changes[i].Messages)
+		f(&sc.Changes[i].Messages)
 	}
 	if sc.Bridge != nil {
 		for i := range sc.Bridge.Read {
 			for j := range sc.Bridge.Read[i].Outputs {
-				visit(sc.Bridge.Read[i].Outputs[j].Messages)
+				f(&sc.Bridge.Read[i].Outputs[j].Messages)
 			}
 		}
 	}
-	return longest
 }
 
 // writtenLen is the length of s, a string that breaks no line, as the

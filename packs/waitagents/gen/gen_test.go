@@ -156,24 +156,11 @@ func TestFitFileSize(t *testing.T) {
 		if n == 0 {
 			return w
 		}
-		grow := func(msgs []string) {
-			for j := range msgs {
-				msgs[j] = strings.Repeat(msgs[j]+odd[(i+j)%len(odd)], n)
+		messageLists(&w, func(msgs *[]string) {
+			for j := range *msgs {
+				(*msgs)[j] = strings.Repeat((*msgs)[j]+odd[(i+j)%len(odd)], n)
 			}
-		}
-		for a := range w.Agents {
-			grow(w.Agents[a].Messages)
-		}
-		for c := range w.Changes {
-			grow(w.Changes[c].Messages)
-		}
-		if w.Bridge != nil {
-			for r := range w.Bridge.Read {
-				for o := range w.Bridge.Read[r].Outputs {
-					grow(w.Bridge.Read[r].Outputs[o].Messages)
-				}
-			}
-		}
+		})
 		return w
 	}
 	type sample struct {
@@ -208,7 +195,11 @@ func TestFitFileSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		switch size, oneLine := fileSize(sc); {
+		size, oneLine := fileSize(sc)
+		if again, _ := scenario.MarshalScenario(sc, "size"); string(again) != string(b) {
+			t.Fatalf("%+v: fileSize changed the world", s)
+		}
+		switch {
 		case !oneLine:
 			blocks++
 		case size != len(b):
