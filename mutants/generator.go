@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,7 +9,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -93,7 +93,7 @@ func (r *runner) genBaseline(ctx context.Context) {
 		return
 	}
 	r.gen.on = true
-	r.gen.costOrder = costOrder(k.WorldMs)
+	r.gen.costOrder = worldsByCost(k.WorldMs)
 	r.gen.baseline = rep.Wall
 	r.gen.timeout = max(r.cfg.TimeoutFloor, time.Duration(float64(rep.Wall)*r.cfg.TimeoutFactor))
 }
@@ -107,37 +107,27 @@ type keptGenBaseline struct {
 	WorldMs []float64 `json:",omitempty"`
 }
 
-// costOrder is the worlds' indices by their cost in ms (ms, by index),
+// worldsByCost is the worlds' indices by their cost in ms (ms, by index),
 // cheapest first, the index breaking ties.
-func costOrder(ms []float64) []int {
+func worldsByCost(ms []float64) []int {
 	order := make([]int, len(ms))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return ms[order[a]] < ms[order[b]] })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ms[a], ms[b]) })
 	return order
 }
 
 // genOrder is a hot generator request's order (results.HotRequest.GenOrder):
-// the worlds that killed the most mutants so far in the campaign, then every
-// world by its cost in the baseline, cheapest first (as kill first orders
-// the table's cases); the generator runs the rest, if any, by index.
+// with the worlds' costs in the baseline, every world, those that killed
+// the most mutants so far in the campaign first, then by cost, cheapest
+// first, as kill first orders the table's cases; without them, the
+// killers alone (the generator runs the rest by index).
 func (r *runner) genOrder() []int {
-	top := r.worlds.Top()
 	if len(r.gen.costOrder) == 0 {
-		return top
+		return r.worlds.Top()
 	}
-	seen := make(map[int]bool, len(top))
-	for _, w := range top {
-		seen[w] = true
-	}
-	order := slices.Clip(top)
-	for _, w := range r.gen.costOrder {
-		if !seen[w] {
-			order = append(order, w)
-		}
-	}
-	return order
+	return r.worlds.Order(r.gen.costOrder)
 }
 
 // startGenBaseline runs genBaseline in the background, as soon as the

@@ -133,23 +133,23 @@ func TestGenDetailFromHead(t *testing.T) {
 	}
 }
 
-// TestGenOrder: a hot generator request tries first the worlds that killed
-// the most mutants so far, then every other world by its cost in the
-// baseline, cheapest first, each world once; without costs, the killers
-// alone (the generator runs the rest by index).
+// TestGenOrder: a hot generator request tries every world, those that
+// killed the most mutants so far first (ties by cost), then the rest by
+// their cost in the baseline, cheapest first (ties by index); without
+// costs, the killers alone (the generator runs the rest by index).
 func TestGenOrder(t *testing.T) {
 	r := &runner{}
-	for _, w := range []int{4, 2, 4} {
+	for _, w := range []int{4, 2, 4, 0} {
 		r.worlds.Add(w)
 	}
-	if got := r.genOrder(); !slices.Equal(got, []int{4, 2}) {
-		t.Fatalf("without costs: %v, want the killers [4 2]", got)
+	if got := r.genOrder(); !slices.Equal(got, []int{4, 0, 2}) {
+		t.Fatalf("without costs: %v, want the killers [4 0 2]", got)
 	}
-	r.gen.costOrder = costOrder([]float64{5, 0.5, 9, 0.5, 3, 1})
-	if !slices.Equal(r.gen.costOrder, []int{1, 3, 5, 4, 0, 2}) {
-		t.Fatalf("costOrder: %v, want [1 3 5 4 0 2] (ties by index)", r.gen.costOrder)
+	r.gen.costOrder = worldsByCost([]float64{5, 0.5, 3, 0.5, 3, 1})
+	if !slices.Equal(r.gen.costOrder, []int{1, 3, 5, 2, 4, 0}) {
+		t.Fatalf("worldsByCost: %v, want [1 3 5 2 4 0] (ties by index)", r.gen.costOrder)
 	}
-	if got := r.genOrder(); !slices.Equal(got, []int{4, 2, 1, 3, 5, 0}) {
-		t.Fatalf("with costs: %v, want [4 2 1 3 5 0]", got)
+	if got := r.genOrder(); !slices.Equal(got, []int{4, 2, 0, 1, 3, 5}) {
+		t.Fatalf("with costs: %v, want [4 2 0 1 3 5]", got)
 	}
 }
