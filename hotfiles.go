@@ -15,15 +15,22 @@ import (
 // requests after the one that loaded them: a hot request loads each file
 // its order reaches, and most requests reach the same few files (one
 // traced campaign, 2 December 2026: loading was a tenth of its hot
-// processes' CPU). Loading is a function of the file's bytes and the load
-// options alone (scenario.LoadFile reads nothing else), so a file whose
-// bytes and options are those of a kept load gives that load's cases, each
-// a deep copy (a world may not change the case it runs, but nothing
-// enforces that): what a load of its own gives. A file that changed, that
-// is past the size limit, or whose load found problems is loaded afresh.
+// processes' CPU). Loading is a function of the file's bytes, the load
+// options and the loader's code (scenario.LoadFile reads nothing else). A
+// request uses the kept loads only when it runs the cases of its mutant's
+// site alone (results.HotRequest.Only): the runner says so only when the
+// mutant's site never ran outside a case in the schemata binary's check,
+// so loading never runs the mutated code, and every kept load was made,
+// and is served, by the loader as it is (a mutant of the loader itself
+// loads afresh and keeps nothing). A file whose bytes and options are
+// those of a kept load gives that load's cases, each a deep copy (a world
+// may not change the case it runs, but nothing enforces that): what a load
+// of its own gives. A file that changed, that is past the size limit, or
+// whose load found problems is loaded afresh.
 type hotFiles struct {
 	mu    sync.Mutex
 	files map[string]hotFile
+	loads int // loads of a file of its own (scenario.LoadFile), kept or not
 }
 
 // hotFile is one kept load.
@@ -46,10 +53,14 @@ func (h *hotFiles) load(file string, opts scenario.Options) ([]scenario.Case, bo
 		}
 	}
 	cases, problems := scenario.LoadFile(file, opts)
+	h.mu.Lock()
+	h.loads++
+	h.mu.Unlock()
 	if len(problems) > 0 {
 		return nil, false
 	}
-	if okSrc && err == nil {
+	// Kept only when the file did not change while it was loaded.
+	if again, ok := h.read(file); okSrc && err == nil && ok && bytes.Equal(again, src) {
 		h.mu.Lock()
 		if h.files == nil {
 			h.files = map[string]hotFile{}

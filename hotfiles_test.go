@@ -9,10 +9,10 @@ import (
 	"github.com/waitsim/waitsim/scenario"
 )
 
-// TestHotFilesLoad: a hot process's kept load gives what a load of its own
-// gives: after the cases it handed out were changed deep inside (a
-// caller's args, a roster change, an expectation), after the file
-// changed, and under other load options.
+// TestHotFilesLoad: a hot process's kept load serves, and gives what a
+// load of its own gives: after the cases it handed out were changed deep
+// inside (a caller's args, a roster change, an expectation); a file that
+// changed, or other load options, load afresh.
 func TestHotFilesLoad(t *testing.T) {
 	src, err := os.ReadFile("scenarios/table/membership.yaml")
 	if err != nil {
@@ -37,6 +37,9 @@ func TestHotFilesLoad(t *testing.T) {
 		if !ok || !reflect.DeepEqual(got, fresh()) {
 			t.Fatalf("round %d: the kept load differs from a load of its own", round)
 		}
+		if h.loads != 1 {
+			t.Fatalf("round %d: %d loads of the file, want 1 (the kept load serves)", round, h.loads)
+		}
 		// What a world could do to the case it runs.
 		got[0].Scenario.Callers[0].Args["timeoutMs"] = 1
 		got[0].Scenario.Callers[0].Args["sessionIds"].([]any)[0] = "z"
@@ -49,13 +52,13 @@ func TestHotFilesLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := len(h.files[file].src)
-	if got, ok := h.load(file, opts); !ok || !reflect.DeepEqual(got, fresh()) || len(h.files[file].src) == before {
+	if got, ok := h.load(file, opts); !ok || !reflect.DeepEqual(got, fresh()) || len(h.files[file].src) == before || h.loads != 2 {
 		t.Fatal("after the file changed: the kept load served")
 	}
 	// Other options: loaded again, and kept under them.
 	old := string(h.files[file].opts)
 	opts.DefaultTool = "other"
-	if got, ok := h.load(file, opts); !ok || !reflect.DeepEqual(got, fresh()) || string(h.files[file].opts) == old {
+	if got, ok := h.load(file, opts); !ok || !reflect.DeepEqual(got, fresh()) || string(h.files[file].opts) == old || h.loads != 3 {
 		t.Fatal("under other options: the kept load served")
 	}
 }

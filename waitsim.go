@@ -196,7 +196,7 @@ type runner struct {
 	orderOnly   bool          // the hot request runs the cases of its order alone
 	sites       bool          // the mutation sites each case runs are recorded (results.Params.Sites)
 	ran         results.Sites // the record
-	files       *hotFiles     // a hot process's loads, kept for its later requests; nil otherwise
+	files       *hotFiles     // a hot process's loads, kept for its later requests; nil when not to be used
 }
 
 // serveHot runs one hot request (package hot) on a fresh runner: what a
@@ -206,7 +206,10 @@ type runner struct {
 func (r *runner) serveHot(t *testing.T, req results.HotRequest) results.HotReply {
 	h := &runner{t: t, p: r.p, params: results.Params{Order: req.Order, KillSuite: true}, viaCommand: true, pack: r.pack,
 		root: r.root, pkgDir: r.pkgDir, dir: r.dir, fsRoot: r.fsRoot, run: results.RunResult{Version: results.ResultVersion},
-		hot: &results.HotReply{}, stopAtFirst: req.StopAtFirst, orderOnly: req.Only && req.StopAtFirst, files: r.files}
+		hot: &results.HotReply{}, stopAtFirst: req.StopAtFirst, orderOnly: req.Only && req.StopAtFirst}
+	if h.orderOnly {
+		h.files = r.files // loading never runs the mutant's code (hotFiles)
+	}
 	opts, err := h.pack.LoadOptions()
 	if err != nil {
 		h.hotFail(t.Name(), fmt.Sprintf("%s: the tools under test: %v", h.pack.Name(), err))
