@@ -235,8 +235,8 @@ func Generate(t *rapid.T) scenario.Scenario {
 // fitFile halves the longest message of sc until sc, written as a file,
 // keeps well inside the loader's MaxFileBytes, so that every draw is a file
 // the loader takes. Writing the world out again after each cut was nearly
-// all the cost of drawing worlds (200 worlds: 830 ms, against 20 ms
-// without fitFile, 2 December 2026). When no message breaks a line (the
+// all the cost of drawing worlds (200 worlds: 830–900 ms, against 20 ms
+// without fitFile, 2 December 2026; BenchmarkGenerate). When no message breaks a line (the
 // generator draws none that does), the file's size is known from the world
 // written once with empty messages (fileSize), and a cut changes it by
 // what it changes the message's written length (writtenLen); otherwise
@@ -387,7 +387,10 @@ type Options struct {
 // against every invariant and the reference model; rapid shrinks a failure to a minimal world,
 // written to opts.Out as a scenario file that loads as it is. Under a
 // mutant's kill suite (results.Params.KillSuite) it stops at the first
-// counterexample instead, without shrinking, so that a kill never times out.
+// counterexample instead, without shrinking, so that a kill never times out;
+// given a results file too (results.Params.Results: a campaign's baseline),
+// it writes what each world cost (results.RunResult.WorldMs) once every
+// world passed.
 func Check(t *testing.T, r Runner, opts Options) {
 	t.Helper()
 	params, _, err := results.ReadParams()
@@ -420,9 +423,11 @@ func Check(t *testing.T, r Runner, opts Options) {
 	if params.KillSuite {
 		ms := killSuite(r, t, t, nil, func(_ int, msg string) { t.Fatal(msg) })
 		if params.Results != "" && !t.Failed() {
-			// A campaign's baseline: what each world cost.
+			// A campaign's baseline: what each world cost. Without
+			// them the campaign tries the worlds by index: its
+			// verdicts are the same, so a failed write fails nothing.
 			if err := results.WriteRun(params.Results, results.RunResult{Version: results.ResultVersion, WorldMs: ms}); err != nil {
-				t.Fatal(err)
+				t.Logf("the worlds' costs were not written: %v", err)
 			}
 		}
 		return
@@ -466,7 +471,8 @@ func world(r Runner, t *testing.T, sc scenario.Scenario) (results.CaseResult, []
 // then the cheapest), then the rest by index; rapid's fail files for tb's
 // test, as rapid.Check replays them, come before all of them. A mutant is
 // killed when one of these worlds fails, whatever their order. ms is each
-// world's wall time in ms, by index (0 for a world that did not run).
+// world's wall time in ms, by index (0 for a world that did not run; nil
+// when one of the fail files failed).
 func killSuite(r Runner, tb rapid.TB, t *testing.T, first []int, kill func(world int, msg string)) (ms []float64) {
 	n, _ := strconv.Atoi(flag.Lookup("rapid.checks").Value.String())
 	seed, _ := strconv.ParseUint(flag.Lookup("rapid.seed").Value.String(), 10, 64)
