@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // lockHandle is the open lock file, flock(2)ed.
@@ -28,16 +29,21 @@ func (l *TreeLock) lock() error {
 		}
 		l.madeDir = dir
 	}
+	start := time.Now()
 	for attempt := 0; ; attempt++ {
 		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return fmt.Errorf("the campaign lock %s: %v", l.path, err)
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			defer f.Close()
+			f.Close()
 			if errors.Is(err, syscall.EWOULDBLOCK) {
 				b, _ := os.ReadFile(l.path)
 				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+				if gone(pid) && time.Since(start) < deadHolderWait {
+					lockRetry()
+					continue
+				}
 				return &LockedError{Path: l.path, PID: pid}
 			}
 			return fmt.Errorf("the campaign lock %s: flock: %v", l.path, err)
@@ -57,6 +63,24 @@ func (l *TreeLock) lock() error {
 		l.held = f
 		return nil
 	}
+}
+
+// deadHolderWait bounds how long lock waits for a lock whose holder (the
+// pid in the file) is gone: a child the holder was starting when it was
+// killed keeps a copy of the file open between fork and exec, or until
+// its parent-death signal ends it, and a busy machine can leave it there
+// a while (a race-enabled CI run found the lock still held just after the
+// killed holder was reaped). A bound, not a measurement: a live holder is
+// reported at once, whatever it is.
+const deadHolderWait = 2 * time.Second
+
+// lockRetry is what lock does before it tries a dead holder's lock again
+// (a variable for the tests).
+var lockRetry = func() { time.Sleep(10 * time.Millisecond) }
+
+// gone reports whether no process has the id pid (0: unknown, not gone).
+func gone(pid int) bool {
+	return pid > 0 && errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 // Release gives the lock back: the file is removed (while still locked,
