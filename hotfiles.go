@@ -3,7 +3,6 @@ package waitsim
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"reflect"
 	"sync"
 
@@ -71,15 +70,11 @@ func (h *hotFiles) load(file string, opts scenario.Options) ([]scenario.Case, bo
 	return cases, true
 }
 
-// read is file's bytes, when the file is within the scenario files' size
-// limit.
+// read is file's bytes, when it is a regular file within the scenario
+// files' size limit (limits.ReadBytes).
 func (h *hotFiles) read(file string) ([]byte, bool) {
-	st, err := os.Stat(file)
-	if err != nil || !st.Mode().IsRegular() || st.Size() > limits.Scenario.MaxBytes {
-		return nil, false
-	}
-	src, err := os.ReadFile(file)
-	return src, err == nil && int64(len(src)) <= limits.Scenario.MaxBytes
+	src, err := limits.ReadBytes(file, limits.Scenario)
+	return src, err == nil
 }
 
 // deepCopy copies v and everything its exported fields reach (maps,

@@ -3,7 +3,9 @@
 // equivalents file, the gremlins config, the params and results files
 // (each a Kind, kinds.go). Read opens a file, Check checks bytes already in
 // memory; either returns the text to parse or an *Error naming the
-// line:column, the field and what is wrong.
+// line:column, the field and what is wrong. ReadBytes is Read's reading
+// alone, for bytes that are only compared, never parsed (a hot process's
+// kept scenario files).
 //
 // Rules:
 //   - Only a regular file is read: a FIFO, a device, a socket or a

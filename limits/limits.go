@@ -77,44 +77,56 @@ type Text struct {
 	Values int
 }
 
-// Read reads file as a file of kind k and checks it (Check). A file that is
-// not a regular file is refused by what it is (a named pipe, a device, a
-// directory…) before it is opened for reading, and a file larger than
-// k.MaxBytes without reading more than that. Refusals are *Error; the
-// errors of the file system (no such file, permission) are returned as
-// they are (os.IsNotExist holds for a missing file).
+// Read reads file as a file of kind k (ReadBytes) and checks it (Check).
+// Refusals are *Error; the errors of the file system (no such file,
+// permission) are returned as they are (os.IsNotExist holds for a missing
+// file).
 func Read(file string, k Kind) (Text, error) {
-	st, err := os.Stat(file)
+	b, err := ReadBytes(file, k)
 	if err != nil {
 		return Text{}, err
 	}
+	return Check(b, k)
+}
+
+// ReadBytes reads the bytes of file, a file of kind k, without checking
+// what they hold. A file that is not a regular file is refused by what it
+// is (a named pipe, a device, a directory…) before it is opened for
+// reading, and a file larger than k.MaxBytes without reading more than
+// that. Refusals are *Error; the errors of the file system are returned as
+// they are.
+func ReadBytes(file string, k Kind) ([]byte, error) {
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
 	if err := k.regular(st.Mode()); err != nil {
-		return Text{}, err
+		return nil, err
 	}
 	if st.Size() > k.MaxBytes {
-		return Text{}, k.tooBig(st.Size())
+		return nil, k.tooBig(st.Size())
 	}
 	// Opened without blocking (open.go), and checked again: a FIFO put in
 	// the file's place after the Stat does not hang the open.
 	f, err := open(file)
 	if err != nil {
-		return Text{}, err
+		return nil, err
 	}
 	defer f.Close()
 	if st, err = f.Stat(); err != nil {
-		return Text{}, err
+		return nil, err
 	}
 	if err := k.regular(st.Mode()); err != nil {
-		return Text{}, err
+		return nil, err
 	}
 	b, err := io.ReadAll(io.LimitReader(f, k.MaxBytes+1))
 	if err != nil {
-		return Text{}, err
+		return nil, err
 	}
 	if int64(len(b)) > k.MaxBytes {
-		return Text{}, k.tooBig(max(st.Size(), int64(len(b))))
+		return nil, k.tooBig(max(st.Size(), int64(len(b))))
 	}
-	return Check(b, k)
+	return b, nil
 }
 
 // Check checks src, the bytes of a file of kind k, against k's limits

@@ -253,8 +253,7 @@ func fitFile(sc *scenario.Scenario) {
 		if longest == nil || *longest == "" {
 			return
 		}
-		r := []rune(*longest)
-		half := string(r[:len(r)/2])
+		half := halve(*longest)
 		size += writtenLen(half) - writtenLen(*longest)
 		*longest = half
 	}
@@ -272,9 +271,14 @@ func shrinkByWriting(sc *scenario.Scenario) {
 		if longest == nil || *longest == "" {
 			return
 		}
-		r := []rune(*longest)
-		*longest = string(r[:len(r)/2])
+		*longest = halve(*longest)
 	}
+}
+
+// halve is the first half of s, in runes.
+func halve(s string) string {
+	r := []rune(s)
+	return string(r[:len(r)/2])
 }
 
 // fitBytes is the size fitFile keeps a world's file within.
