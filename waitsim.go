@@ -646,6 +646,13 @@ func (r *runner) writeResults() {
 	run := r.run
 	r.mu.Unlock()
 	run.Count()
+	if r.params.NoTraces {
+		run.Cases = slices.Clone(run.Cases)
+		for i := range run.Cases {
+			c := &run.Cases[i]
+			c.Timeline, c.Trace, c.BridgeReqs, c.ToolEvents = "", nil, nil, nil
+		}
+	}
 	if err := results.WriteRun(r.params.Results, run); err != nil {
 		r.t.Errorf("waitsim: writing the results: %v", err)
 	}

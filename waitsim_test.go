@@ -13,6 +13,7 @@ import (
 
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
+	"github.com/waitsim/waitsim/sim/timeline"
 )
 
 // fakePack runs no world: a case passes unless its id is in fail. It
@@ -128,6 +129,47 @@ func TestParamsPathsAndResults(t *testing.T) {
 	for _, c := range run.Cases {
 		if !strings.Contains(c.Repro, "--case") || !strings.Contains(c.Repro, "'") {
 			t.Errorf("%s: repro %q: want `waitsim run` of its quoted file and case", c.ID, c.Repro)
+		}
+	}
+}
+
+// tracePack is a fakePack whose cases have every trace field filled.
+type tracePack struct{ fakePack }
+
+func (p *tracePack) Run(t *testing.T, c *scenario.Case) results.CaseResult {
+	r := p.fakePack.Run(t, c)
+	r.TraceHash = "h-" + c.ID
+	r.Trace = []timeline.Entry{{}}
+	r.BridgeReqs = []results.BridgeRequest{{}}
+	r.ToolEvents = []results.ToolEvent{{}}
+	r.Calls = []results.CallSummary{{Caller: "A"}}
+	return r
+}
+
+// Params.NoTraces: the results file keeps each case's verdict, failures,
+// calls and trace hash, and leaves its timeline and structured views out;
+// without it they are there.
+func TestParamsNoTraces(t *testing.T) {
+	for _, noTraces := range []bool{false, true} {
+		dir := t.TempDir()
+		writeFile(t, dir, "a.yaml", one("a1", "a2"))
+		out := filepath.Join(t.TempDir(), "results.json")
+		withParams(t, results.Params{Paths: []string{dir}, Results: out, NoTraces: noTraces})
+		p := &tracePack{fakePack{fail: map[string]bool{"a2": true}}}
+		nested(t, nil, func(t *testing.T) { Run(t, Params{Pack: p}) })
+		run, err := results.ReadRun(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(run.Cases) != 2 || run.Failed != 1 {
+			t.Fatalf("noTraces %t: %d cases, %d failed; want 2 and 1", noTraces, len(run.Cases), run.Failed)
+		}
+		for _, c := range run.Cases {
+			traced := c.Timeline != "" || c.Trace != nil || c.BridgeReqs != nil || c.ToolEvents != nil
+			if traced == noTraces || c.TraceHash != "h-"+c.ID || len(c.Calls) != 1 || (c.ID == "a2") != (len(c.Failures) == 1) {
+				t.Errorf("noTraces %t: case %s: timeline %q, %d entries, %d requests, %d events, hash %q, %d calls, failures %q",
+					noTraces, c.ID, c.Timeline, len(c.Trace), len(c.BridgeReqs), len(c.ToolEvents), c.TraceHash, len(c.Calls), c.Failures)
+			}
 		}
 	}
 }

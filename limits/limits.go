@@ -119,9 +119,23 @@ func ReadBytes(file string, k Kind) ([]byte, error) {
 	if err := k.regular(st.Mode()); err != nil {
 		return nil, err
 	}
-	b, err := io.ReadAll(io.LimitReader(f, k.MaxBytes+1))
-	if err != nil {
-		return nil, err
+	// Read into a buffer of the file's size, as os.ReadFile does: one
+	// allocation for a file that does not grow (io.ReadAll's doubling from
+	// 512 bytes allocated and cleared a results file's size about twice
+	// over). A file that grows goes on in larger buffers up to the limit.
+	b := make([]byte, 0, st.Size()+1)
+	for int64(len(b)) <= k.MaxBytes {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):min(int64(cap(b)), k.MaxBytes+1)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if int64(len(b)) > k.MaxBytes {
 		return nil, k.tooBig(max(st.Size(), int64(len(b))))

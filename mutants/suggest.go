@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/waitsim/waitsim/mutants/campaign"
@@ -14,6 +15,7 @@ import (
 	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/suggest"
+	"golang.org/x/sync/errgroup"
 )
 
 // suggestAll is `--suggest` (issue 12 item 4): for every survivor of the
@@ -39,61 +41,51 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 	}
 	head := suggest.Build{Bin: r.baseBin}
 	// Files are written and removed only once every search is done: an
-	// interrupted run changes nothing.
+	// interrupted run changes nothing. The searches share nothing but the
+	// head build, which they only run: up to Workers of them run at once,
+	// each its own mutant's (a search runs head and its mutant side by
+	// side, and between runs writes and loads its worlds in this process).
 	writes := map[string][]byte{} // path → content; nil removes it
+	var mu sync.Mutex             // writes, res.Mutants[i] and Progress
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(r.cfg.Workers, 1))
 	for n, m := range muts {
 		i, ok := byID[m.res.ID]
 		if !ok || m.res.Source == verdict.SourceSanity {
 			continue
 		}
 		file := filepath.Join(dir, suggest.CaseName(m.res.ID)+".yaml")
-		if res.Mutants[i].Status != verdict.StatusSurvived {
-			if res.Mutants[i].Status == verdict.StatusKilled {
+		if st := res.Mutants[i].Status; st != verdict.StatusSurvived {
+			if st == verdict.StatusKilled {
+				mu.Lock()
 				writes[file] = nil
+				mu.Unlock()
 			}
 			continue
 		}
-		mb, err := r.suggestBuild(ctx, m, n)
-		var nv *campaign.NotViable
-		if errors.As(err, &nv) {
-			res.Mutants[i].SuggestNote = "its build failed again: " + verdict.FirstLine(nv.Out)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		tmp := filepath.Join(r.tmp, "suggest", fmt.Sprint(n))
-		if err := os.MkdirAll(tmp, 0o755); err != nil {
-			return err
-		}
-		if r.cfg.Progress != nil {
-			fmt.Fprintf(r.cfg.Progress, "suggest: searching generated worlds for %s\n", m.res.ID)
-		}
-		start := time.Now()
-		f, note, err := suggest.Search(ctx, suggest.Job{ID: m.res.ID, Intent: m.res.Intent, Head: head, Mutant: mb,
-			Run: r.suggestRunner(), Tmp: tmp})
-		if r.cfg.Progress != nil {
-			what := "none found"
-			if f != nil {
-				what = "found " + f.Name
+		g.Go(func() error {
+			f, note, searched, err := r.suggestOne(gctx, m, n, head, &mu)
+			mu.Lock()
+			defer mu.Unlock()
+			mr := &res.Mutants[i]
+			switch {
+			case err != nil:
+				return err
+			case f == nil:
+				mr.SuggestNote = note
+				if searched {
+					writes[file] = nil
+				}
+			default:
+				writes[file] = f.YAML
+				mr.Suggested = string(f.YAML)
+				mr.SuggestedFile = mutation.RelTo(r.cfg.Root, file)
 			}
-			fmt.Fprintf(r.cfg.Progress, "suggest: %s: %s (%.1fs)\n", m.res.ID, what, time.Since(start).Seconds())
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			res.Mutants[i].SuggestNote = "the search failed: " + err.Error()
-			continue
-		}
-		if f == nil {
-			res.Mutants[i].SuggestNote = note
-			writes[file] = nil
-			continue
-		}
-		writes[file] = f.YAML
-		res.Mutants[i].Suggested = string(f.YAML)
-		res.Mutants[i].SuggestedFile = mutation.RelTo(r.cfg.Root, file)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -113,6 +105,50 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 		}
 	}
 	return nil
+}
+
+// suggestOne searches for a case that kills survivor m (its n-th place in
+// the campaign names its scratch directories). It returns the case, or nil
+// and a note saying why there is none; searched is false when no search
+// ran to its end (the mutant's build failed again, or the search did),
+// and then its suggestion file, if any, is left as it is. The error is the
+// runner's own failure (or ctx's). mu guards the progress lines.
+func (r *runner) suggestOne(ctx context.Context, m *mutant, n int, head suggest.Build, mu *sync.Mutex) (f *suggest.Found, note string, searched bool, err error) {
+	mb, err := r.suggestBuild(ctx, m, n)
+	var nv *campaign.NotViable
+	if errors.As(err, &nv) {
+		return nil, "its build failed again: " + verdict.FirstLine(nv.Out), false, nil
+	}
+	if err != nil {
+		return nil, "", false, err
+	}
+	tmp := filepath.Join(r.tmp, "suggest", fmt.Sprint(n))
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil, "", false, err
+	}
+	progress := func(format string, args ...any) {
+		if r.cfg.Progress != nil {
+			mu.Lock()
+			fmt.Fprintf(r.cfg.Progress, format, args...)
+			mu.Unlock()
+		}
+	}
+	progress("suggest: searching generated worlds for %s\n", m.res.ID)
+	start := time.Now()
+	f, note, err = suggest.Search(ctx, suggest.Job{ID: m.res.ID, Intent: m.res.Intent, Head: head, Mutant: mb,
+		Run: r.suggestRunner(), Tmp: tmp})
+	what := "none found"
+	if f != nil {
+		what = "found " + f.Name
+	}
+	progress("suggest: %s: %s (%.1fs)\n", m.res.ID, what, time.Since(start).Seconds())
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", false, ctx.Err()
+		}
+		return nil, "the search failed: " + err.Error(), false, nil
+	}
+	return f, note, true, nil
 }
 
 // suggestBuild is m's test binary: the schemata binary with its switch, or

@@ -31,6 +31,12 @@ type Params struct {
 	Cases []string `json:"cases,omitempty"`
 	// Results is the file the run writes its RunResult to.
 	Results string `json:"results,omitempty"`
+	// NoTraces leaves each case's trace out of the results file: its
+	// Timeline, Trace, BridgeReqs and ToolEvents (TraceHash stays). For a
+	// caller that reads only verdicts, failures and calls (`waitsim mutate
+	// --suggest` runs batches of generated worlds), the file is a fraction
+	// of its size, to write and to read.
+	NoTraces bool `json:"noTraces,omitempty"`
 	// Repeat runs every case this many times and fails a case whose traces
 	// differ (0 and 1: once).
 	Repeat int `json:"repeat,omitempty"`

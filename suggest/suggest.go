@@ -221,7 +221,7 @@ func (s *searcher) both(ctx context.Context, dir string) (head, mut map[string]o
 func (s *searcher) run(ctx context.Context, b Build, dir, who string) (map[string]outcome, error) {
 	out := filepath.Join(dir, who+".json")
 	params := filepath.Join(dir, who+"-params.json")
-	if err := results.WriteParams(params, results.Params{Paths: []string{dir}, Results: out}); err != nil {
+	if err := results.WriteParams(params, results.Params{Paths: []string{dir}, Results: out, NoTraces: true}); err != nil {
 		return nil, err
 	}
 	b.Env = append(workspace.SuiteEnv(b.Env), results.ParamsEnv+"="+params)
