@@ -36,7 +36,7 @@ func TestHotSameVerdicts(t *testing.T) {
 	// A timeout of 3 × the baseline, at least 8 s: the survivor runs the
 	// whole suite, as the baseline did, so it ends well inside it however
 	// loaded the machine (at 0.5 × the baseline it timed out under -race at
-	// load 18); d-spins is ended by it, not by the sim's wall-clock
+	// load 18); d-hangs is ended by it, not by the sim's wall-clock
 	// watchdog, which the runner puts beyond it (testrun.WatchdogMs).
 	cfg := Config{Root: root, CatalogDir: "mutants/testdata/hot-catalog", NoOperators: true, NoVet: true, Workers: 1,
 		TimeoutFactor: 3, TimeoutFloor: 8 * time.Second, GenWorlds: 10}
@@ -45,7 +45,7 @@ func TestHotSameVerdicts(t *testing.T) {
 		"a-schema-bound":     {verdict.StatusKilled, ""},
 		"b-unobservable":     {verdict.StatusSurvived, verdict.StatusSurvived},
 		"c-goroutine-panics": {verdict.StatusKilled, ""},
-		"d-spins":            {verdict.StatusTimedOut, ""},
+		"d-hangs":            {verdict.StatusTimedOut, ""},
 		"e-description":      {verdict.StatusKilled, ""},
 	}
 	runs := map[string]map[string]verdict.MutantResult{}
@@ -84,7 +84,7 @@ func TestHotSameVerdicts(t *testing.T) {
 			t.Errorf("%s: the cold runner says it ran %q", id, c.Runner)
 		}
 	}
-	for _, id := range []string{"a-schema-bound", "b-unobservable", "d-spins"} {
+	for _, id := range []string{"a-schema-bound", "b-unobservable", "d-hangs"} {
 		if hot[id].Runner != campaign.RunnerHot {
 			t.Errorf("%s: judged by a run of its own under the hot runner, want a hot process's verdict", id)
 		}
