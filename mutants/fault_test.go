@@ -138,7 +138,7 @@ func procsUnder(dir string) []string {
 }
 
 // TestKillGroupLeavesNothing kills the process group of a campaign with
-// SIGKILL while a busy-loop mutant's test binary runs (its timeout is
+// SIGKILL while the test binary of a mutant that never ends runs (its timeout is
 // 60 s): every test binary must die with it (the parent-death signal
 // reaches every child, not only test2json), and the next run removes the
 // directory the dead run left in the temp dir, and only that one.
@@ -182,7 +182,7 @@ func TestKillGroupLeavesNothing(t *testing.T) {
 		for sc.Scan() {
 		}
 	}()
-	// Wait until the busy loop runs: a test binary of the run's temp dir
+	// Wait until the mutant that never ends runs: a test binary of the run's temp dir
 	// seen for a whole second (the baseline's and the sanity mutant's end
 	// in milliseconds).
 	deadline := time.Now().Add(90 * time.Second)

@@ -19,7 +19,7 @@ import (
 // published schemas, which the package builds once — so the survivor after
 // it in the same process (b-unobservable) survives only because the
 // package is reset between requests —, one whose goroutine panics and ends
-// the process (judged by a run of its own), one that spins past its
+// the process (judged by a run of its own), one that hangs past its
 // timeout (the process is ended: timed out), one that changes a value
 // chosen at init (run in a process of its own), and the sanity mutant.
 // One worker, so that every mutant meets the one before it in the same

@@ -385,7 +385,7 @@ killgroup() {
 
 # ------------------------------------------------------------- two-campaigns
 STEP=two-campaigns
-# The first campaign reaches its busy-loop mutant (a 60 s timeout) and stays
+# The first campaign reaches its mutant that never ends (a 60 s timeout) and stays
 # there; it runs in a process group of its own.
 FAULTS_MARK=first setsid "$W" mutate "${FX[@]}" --progress plain --only sum-loops --timeout-floor 60s --mode overlay --no-cache --out "$T/first.json" >"$T/first.out" 2>"$T/first.err" &
 FIRST=$!
