@@ -289,9 +289,8 @@ func startLag(clientStartUnixMs, firstCallUnixMs float64) float64 {
 // ErrNoSimulation: a case has no simulation result to compare with.
 var ErrNoSimulation = errors.New("no simulation result")
 
-// Run runs every plain case with every client over every transport — a
-// case's client runs in parallel, one server each, cases one after another
-// —, then every case with a transport: (proxied through each of the
+// Run runs every plain case with every client over every transport — all
+// of them in parallel in one batch, one server each —, then every case with a transport: (proxied through each of the
 // proxy legs when it has an idle timeout) with the client its callers'
 // profile names, all of them in parallel, and compares each with the
 // simulation. It returns an error only when it could not run at all;
@@ -349,13 +348,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep := &Report{Version: ReportVersion, ToleranceMs: opts.ToleranceMs, StallFactor: StallFactor}
 	for run := 1; run <= opts.Runs; run++ {
 		var batches [][]job
+		var b []job
 		for _, c := range plain {
-			var b []job
 			for _, client := range opts.Clients {
 				for _, tr := range opts.Transports {
 					b = append(b, job{c: c, client: client, transport: tr})
 				}
 			}
+		}
+		if len(b) > 0 {
 			batches = append(batches, b)
 		}
 		if len(wired) > 0 {
