@@ -165,8 +165,9 @@ func TestParamsNoTraces(t *testing.T) {
 			t.Fatalf("noTraces %t: %d cases, %d failed; want 2 and 1", noTraces, len(run.Cases), run.Failed)
 		}
 		for _, c := range run.Cases {
-			traced := c.Timeline != "" || c.Trace != nil || c.BridgeReqs != nil || c.ToolEvents != nil
-			if traced == noTraces || c.TraceHash != "h-"+c.ID || len(c.Calls) != 1 || (c.ID == "a2") != (len(c.Failures) == 1) {
+			all := c.Timeline != "" && c.Trace != nil && c.BridgeReqs != nil && c.ToolEvents != nil
+			none := c.Timeline == "" && c.Trace == nil && c.BridgeReqs == nil && c.ToolEvents == nil
+			if (noTraces && !none) || (!noTraces && !all) || c.TraceHash != "h-"+c.ID || len(c.Calls) != 1 || (c.ID == "a2") != (len(c.Failures) == 1) {
 				t.Errorf("noTraces %t: case %s: timeline %q, %d entries, %d requests, %d events, hash %q, %d calls, failures %q",
 					noTraces, c.ID, c.Timeline, len(c.Trace), len(c.BridgeReqs), len(c.ToolEvents), c.TraceHash, len(c.Calls), c.Failures)
 			}

@@ -79,7 +79,8 @@ const ProxiedTSToleranceMs = 500
 // more when it lands in a bridge read (the read's cost then doubles the read
 // reserve, contract §2 step 6, and the call ends early), and again in the
 // next call of a chain. In the measurements above (DefaultToleranceMs) the
-// largest |real − simulated| was 3.6 times the case's probe stall. A
+// largest |real − simulated| was 3.6 times the case's probe stall (each
+// plain case had a batch of its own then). A
 // client's own stall delays a reply's arrival and the next call of a chain;
 // on 2 December 2026 (docs/real-clients.md) what was left of a run's
 // |real − simulated| after its start lag was at most 2.2 times its largest
@@ -699,18 +700,19 @@ func runOne(ctx context.Context, opts Options, j job, run int, tk *ticket) RunEn
 }
 
 // judge compares run e with the simulation's calls under the tolerance
-// max(floorMs, StallFactor × the largest of caseStallMs — the runner's
-// probe while the batch ran —, the stall e's own server logged and its
-// client's own), and lets what the server times come up to e's start lag
+// max(floorMs, StallFactor × the largest of batchStallMs — the runner's
+// probe while the batch ran: every plain case's runs share one batch, as
+// every proxied run does, so a stall anywhere in it counts for each of its
+// runs —, the stall e's own server logged and its client's own), and lets what the server times come up to e's start lag
 // later still (compare): a first call that reached the server late starts
 // the server's scenario time as much later. A start lag or a client's stall
 // above HangGraceMs is no lateness any run here survives but a broken
 // measurement (clocks, units): the run is an error.
-func judge(e *RunEntry, sim []results.CallSummary, caseStallMs, floorMs float64, rules judgeRules) {
+func judge(e *RunEntry, sim []results.CallSummary, batchStallMs, floorMs float64, rules judgeRules) {
 	if rules.client == ClientTS && rules.idleMs > 0 {
 		floorMs = math.Max(floorMs, ProxiedTSToleranceMs)
 	}
-	stallMs := max(caseStallMs, e.serverStallMs, e.ClientStallMs)
+	stallMs := max(batchStallMs, e.serverStallMs, e.ClientStallMs)
 	e.StallMs = stallMs
 	if e.Error == "" && (e.StartLagMs > HangGraceMs || e.ClientStallMs > HangGraceMs) {
 		e.Error = fmt.Sprintf("start lag %.1f ms, the client's stall %.1f ms: above %d ms (HangGraceMs), a measurement gone wrong (clocks or units)", e.StartLagMs, e.ClientStallMs, HangGraceMs)

@@ -119,16 +119,30 @@ func ReadBytes(file string, k Kind) ([]byte, error) {
 	if err := k.regular(st.Mode()); err != nil {
 		return nil, err
 	}
-	// Read into a buffer of the file's size, as os.ReadFile does: one
-	// allocation for a file that does not grow (io.ReadAll's doubling from
-	// 512 bytes allocated and cleared a results file's size about twice
-	// over). A file that grows goes on in larger buffers up to the limit.
-	b := make([]byte, 0, st.Size()+1)
-	for int64(len(b)) <= k.MaxBytes {
+	b, err := readLimited(f, st.Size(), k.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > k.MaxBytes {
+		return nil, k.tooBig(max(st.Size(), int64(len(b))))
+	}
+	return b, nil
+}
+
+// readLimited reads r to its end, or to maxBytes+1 bytes when it holds
+// more, into a buffer of the size hint says (the file's size, as os.ReadFile
+// does: one allocation for a file that does not grow, where io.ReadAll's
+// doubling from 512 bytes allocated and cleared about twice the size). The
+// hint is bounded by maxBytes: a file that grew after its Stat gets no larger
+// buffer than the limit; one that holds more goes on in larger buffers, up
+// to maxBytes+1 bytes, which the caller refuses.
+func readLimited(r io.Reader, hint, maxBytes int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(hint, 0), maxBytes)+1)
+	for int64(len(b)) <= maxBytes {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
 		}
-		n, err := f.Read(b[len(b):min(int64(cap(b)), k.MaxBytes+1)])
+		n, err := r.Read(b[len(b):min(int64(cap(b)), maxBytes+1)])
 		b = b[:len(b)+n]
 		if err == io.EOF {
 			break
@@ -136,9 +150,6 @@ func ReadBytes(file string, k Kind) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-	}
-	if int64(len(b)) > k.MaxBytes {
-		return nil, k.tooBig(max(st.Size(), int64(len(b))))
 	}
 	return b, nil
 }

@@ -368,3 +368,31 @@ func TestDocsStateTheLimits(t *testing.T) {
 		}
 	}
 }
+
+// readLimited: the whole reader up to the limit whatever the hint says, one
+// byte past it for a reader that holds more, and a buffer no larger than the
+// limit for a hint above it (a file that grew after its Stat).
+func TestReadLimited(t *testing.T) {
+	for _, c := range []struct {
+		src        string
+		hint, max  int64
+		want       string
+		wantCapMax int
+	}{
+		{"", 0, 10, "", 11},
+		{"abc", 3, 10, "abc", 11},
+		{"abcdefghij", 2, 10, "abcdefghij", 0},
+		{"abcdefghijk", 11, 10, "abcdefghijk", 0},
+		{"abcdefghijklmnop", 3, 10, "abcdefghijk", 0},
+		{"abc", 1 << 20, 10, "abc", 11},
+		{"abc", -5, 10, "abc", 11},
+	} {
+		b, err := readLimited(strings.NewReader(c.src), c.hint, c.max)
+		if err != nil || string(b) != c.want {
+			t.Errorf("%q, hint %d, limit %d: %q, %v; want %q", c.src, c.hint, c.max, b, err, c.want)
+		}
+		if c.wantCapMax > 0 && cap(b) > c.wantCapMax {
+			t.Errorf("%q, hint %d, limit %d: a buffer of %d bytes, want at most %d", c.src, c.hint, c.max, cap(b), c.wantCapMax)
+		}
+	}
+}

@@ -46,40 +46,53 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 	// each its own mutant's (a search runs head and its mutant side by
 	// side, and between runs writes and loads its worlds in this process).
 	writes := map[string][]byte{} // path → content; nil removes it
-	var mu sync.Mutex             // writes, res.Mutants[i] and Progress
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(r.cfg.Workers, 1))
+	type search struct {
+		m    *mutant
+		n, i int // its place in muts, in res.Mutants
+		file string
+	}
+	var searches []search
 	for n, m := range muts {
 		i, ok := byID[m.res.ID]
 		if !ok || m.res.Source == verdict.SourceSanity {
 			continue
 		}
 		file := filepath.Join(dir, suggest.CaseName(m.res.ID)+".yaml")
-		if st := res.Mutants[i].Status; st != verdict.StatusSurvived {
-			if st == verdict.StatusKilled {
-				mu.Lock()
-				writes[file] = nil
-				mu.Unlock()
-			}
-			continue
+		switch res.Mutants[i].Status {
+		case verdict.StatusSurvived:
+			searches = append(searches, search{m, n, i, file})
+		case verdict.StatusKilled:
+			writes[file] = nil
 		}
+	}
+	// Searches that share the machine each get its time as many times
+	// over as run at once (their wall-time budget, and a run's limit):
+	// one that ends alone is not cut short beside others.
+	at := max(min(r.cfg.Workers, len(searches)), 1)
+	var mu sync.Mutex // writes, res.Mutants and Progress
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(at)
+	for _, s := range searches {
 		g.Go(func() error {
-			f, note, searched, err := r.suggestOne(gctx, m, n, head, &mu)
+			if err := gctx.Err(); err != nil {
+				return err // another search failed, or the run was interrupted
+			}
+			f, note, searched, err := r.suggestOne(gctx, s.m, s.n, head, time.Duration(at), &mu)
 			mu.Lock()
 			defer mu.Unlock()
-			mr := &res.Mutants[i]
+			mr := &res.Mutants[s.i]
 			switch {
 			case err != nil:
 				return err
 			case f == nil:
 				mr.SuggestNote = note
 				if searched {
-					writes[file] = nil
+					writes[s.file] = nil
 				}
 			default:
-				writes[file] = f.YAML
+				writes[s.file] = f.YAML
 				mr.Suggested = string(f.YAML)
-				mr.SuggestedFile = mutation.RelTo(r.cfg.Root, file)
+				mr.SuggestedFile = mutation.RelTo(r.cfg.Root, s.file)
 			}
 			return nil
 		})
@@ -112,8 +125,10 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 // and a note saying why there is none; searched is false when no search
 // ran to its end (the mutant's build failed again, or the search did),
 // and then its suggestion file, if any, is left as it is. The error is the
-// runner's own failure (or ctx's). mu guards the progress lines.
-func (r *runner) suggestOne(ctx context.Context, m *mutant, n int, head suggest.Build, mu *sync.Mutex) (f *suggest.Found, note string, searched bool, err error) {
+// runner's own failure (or ctx's). The search's wall-time budget and a
+// run's limit are share times their defaults (the searches running at
+// once). mu guards the progress lines.
+func (r *runner) suggestOne(ctx context.Context, m *mutant, n int, head suggest.Build, share time.Duration, mu *sync.Mutex) (f *suggest.Found, note string, searched bool, err error) {
 	mb, err := r.suggestBuild(ctx, m, n)
 	var nv *campaign.NotViable
 	if errors.As(err, &nv) {
@@ -136,7 +151,7 @@ func (r *runner) suggestOne(ctx context.Context, m *mutant, n int, head suggest.
 	progress("suggest: searching generated worlds for %s\n", m.res.ID)
 	start := time.Now()
 	f, note, err = suggest.Search(ctx, suggest.Job{ID: m.res.ID, Intent: m.res.Intent, Head: head, Mutant: mb,
-		Run: r.suggestRunner(), Tmp: tmp})
+		Run: r.suggestRunner(share * suggestRunLimit), Tmp: tmp, Budget: share * suggest.DefaultBudget})
 	what := "none found"
 	if f != nil {
 		what = "found " + f.Name
@@ -169,11 +184,15 @@ func (r *runner) suggestBuild(ctx context.Context, m *mutant, n int) (suggest.Bu
 	return suggest.Build{Bin: bin}, r.testbin().Build(ctx, ov, bin)
 }
 
+// suggestRunLimit bounds one run of a suite binary for package suggest (40
+// worlds, about a second): a bound, not a measurement.
+const suggestRunLimit = time.Minute
+
 // suggestRunner runs a suite binary for package suggest, in the suite's
-// directory, as the runner's own child (killed with it), within a minute.
-func (r *runner) suggestRunner() suggest.Runner {
+// directory, as the runner's own child (killed with it), within limit.
+func (r *runner) suggestRunner(limit time.Duration) suggest.Runner {
 	return func(ctx context.Context, b suggest.Build, args ...string) error {
-		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, limit)
 		defer cancel()
 		cmd := r.command(ctx, r.suite.Dir, b.Bin, args...)
 		cmd.Env = append(append([]string{}, cmd.Env...), b.Env...)

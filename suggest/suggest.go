@@ -42,7 +42,7 @@ type Job struct {
 	Tmp    string        // a private scratch directory
 	Worlds int           // generated worlds to search; default 400
 	Seed   int           // the first world's seed (world i has seed Seed+i); default 1
-	Budget time.Duration // wall time for search and shrink; default 90 s
+	Budget time.Duration // wall time for search and shrink; default DefaultBudget
 	// TestRun is the -test.run pattern of the suite's table test (the one
 	// that calls waitsim.Run); default "^TestTable$".
 	TestRun string
@@ -54,6 +54,11 @@ type Found struct {
 	YAML []byte // the file
 	Why  string // what differs between head and the mutant, one line
 }
+
+// DefaultBudget is a search's wall time (Job.Budget) when the job sets none:
+// a bound, not a measurement — the three searches of
+// TestSuggestDemonstration end in 3–25 s.
+const DefaultBudget = 90 * time.Second
 
 // batch is how many scenario files one run of a build takes.
 const batch = 40
@@ -69,7 +74,7 @@ func Search(ctx context.Context, j Job) (*Found, string, error) {
 		j.Seed = 1
 	}
 	if j.Budget <= 0 {
-		j.Budget = 90 * time.Second
+		j.Budget = DefaultBudget
 	}
 	deadline := time.Now().Add(j.Budget)
 	s := &searcher{j: j}

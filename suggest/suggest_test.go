@@ -1,10 +1,14 @@
 package suggest
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/waitsim/waitsim/results"
@@ -189,5 +193,38 @@ func TestSimplify(t *testing.T) {
 		if len(cands) > 0 && loaded == 0 {
 			rt.Fatalf("no candidate of %d loads", len(cands))
 		}
+	}
+}
+
+// Search's runs ask the suite for results without traces (it reads only
+// verdicts, failures and calls): every run's params file says noTraces.
+func TestSearchAsksNoTraces(t *testing.T) {
+	var mu sync.Mutex // head's and the mutant's runs are side by side
+	var runs, without int
+	stop := errors.New("stopped by the test")
+	run := func(ctx context.Context, b Build, args ...string) error {
+		var p results.Params
+		for _, kv := range b.Env {
+			if f, ok := strings.CutPrefix(kv, results.ParamsEnv+"="); ok {
+				src, err := os.ReadFile(f)
+				if err == nil {
+					err = json.Unmarshal(src, &p)
+				}
+				if err != nil {
+					t.Errorf("params file %s: %v", f, err)
+				}
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		runs++
+		if !p.NoTraces {
+			without++
+		}
+		return stop
+	}
+	_, _, err := Search(context.Background(), Job{ID: "m", Run: run, Tmp: t.TempDir(), Worlds: 3})
+	if !errors.Is(err, stop) || runs == 0 || without != 0 {
+		t.Errorf("error %v; %d runs, %d of them without noTraces", err, runs, without)
 	}
 }
