@@ -291,10 +291,10 @@ func startLag(clientStartUnixMs, firstCallUnixMs float64) float64 {
 var ErrNoSimulation = errors.New("no simulation result")
 
 // Run runs every plain case with every client over every transport — all
-// of them in parallel in one batch, one server each —, then every case with a transport: (proxied through each of the
-// proxy legs when it has an idle timeout) with the client its callers'
-// profile names, all of them in parallel, and compares each with the
-// simulation. It returns an error only when it could not run at all;
+// of them in parallel in one batch, one server each —, then every case
+// with a transport: (proxied through each of the proxy legs when it has an
+// idle timeout) with the client its callers' profile names, all of them in
+// parallel, and compares each with the simulation. It returns an error only when it could not run at all;
 // disagreements are in the Report.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if len(opts.Clients) == 0 {
@@ -703,11 +703,12 @@ func runOne(ctx context.Context, opts Options, j job, run int, tk *ticket) RunEn
 // max(floorMs, StallFactor × the largest of batchStallMs — the runner's
 // probe while the batch ran: every plain case's runs share one batch, as
 // every proxied run does, so a stall anywhere in it counts for each of its
-// runs —, the stall e's own server logged and its client's own), and lets what the server times come up to e's start lag
-// later still (compare): a first call that reached the server late starts
-// the server's scenario time as much later. A start lag or a client's stall
-// above HangGraceMs is no lateness any run here survives but a broken
-// measurement (clocks, units): the run is an error.
+// runs —, the stall e's own server logged and its client's own), and lets
+// what the server times come up to e's start lag later still (compare): a
+// first call that reached the server late starts the server's scenario time
+// as much later. A start lag or a client's stall above HangGraceMs is no
+// lateness any run here survives but a broken measurement (clocks, units):
+// the run is an error.
 func judge(e *RunEntry, sim []results.CallSummary, batchStallMs, floorMs float64, rules judgeRules) {
 	if rules.client == ClientTS && rules.idleMs > 0 {
 		floorMs = math.Max(floorMs, ProxiedTSToleranceMs)
