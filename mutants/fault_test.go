@@ -138,8 +138,8 @@ func procsUnder(dir string) []string {
 }
 
 // TestKillGroupLeavesNothing kills the process group of a campaign with
-// SIGKILL while the test binary of a mutant that never ends runs (its timeout is
-// 60 s): every test binary must die with it (the parent-death signal
+// SIGKILL while the test binary of a mutant that never ends runs (its timeout
+// is 60 s): every test binary must die with it (the parent-death signal
 // reaches every child, not only test2json), and the next run removes the
 // directory the dead run left in the temp dir, and only that one.
 func TestKillGroupLeavesNothing(t *testing.T) {
@@ -182,9 +182,9 @@ func TestKillGroupLeavesNothing(t *testing.T) {
 		for sc.Scan() {
 		}
 	}()
-	// Wait until the mutant that never ends runs: a test binary of the run's temp dir
-	// seen for a whole second (the baseline's and the sanity mutant's end
-	// in milliseconds).
+	// Wait until the mutant that never ends runs: a test binary of the run's temp
+	// dir seen for a whole second (the baseline's and the sanity mutant's end in
+	// milliseconds).
 	deadline := time.Now().Add(90 * time.Second)
 	seen := map[string]time.Time{}
 	for busy := false; !busy; {

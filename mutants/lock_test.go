@@ -24,8 +24,8 @@ func TestOneCampaignPerTree(t *testing.T) {
 	}
 	root := copyFixture(t)
 	dir := t.TempDir()
-	// The first campaign runs the mutant that never ends (its timeout 60 s) once the
-	// sanity mutant is done.
+	// The first campaign runs the mutant that never ends (its timeout 60 s) once
+	// the sanity mutant is done.
 	first, lines := startChild(t, fixtureArgs(root, "--only", "sum-loops", "--timeout-floor", "60s", "--mode", "overlay",
 		"--workers", "1", "--progress", "plain", "--no-cache", "--out", filepath.Join(dir, "first.json")))
 	if seen, ok := waitLine(lines, "[1/"); !ok {

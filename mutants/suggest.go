@@ -65,7 +65,7 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 			writes[file] = nil
 		}
 	}
-	// Searches that share the machine each get its time as many times
+	// Searches that share the machine each get their time as many times
 	// over as run at once (their wall-time budget, and a run's limit):
 	// one that ends alone is not cut short beside others.
 	at := max(min(r.cfg.Workers, len(searches)), 1)
@@ -77,7 +77,7 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 			if err := gctx.Err(); err != nil {
 				return err // another search failed, or the run was interrupted
 			}
-			f, note, searched, err := r.suggestOne(gctx, s.m, s.n, head, time.Duration(at), &mu)
+			f, note, searched, err := r.suggestOne(gctx, s.m, s.n, head, at, &mu)
 			mu.Lock()
 			defer mu.Unlock()
 			mr := &res.Mutants[s.i]
@@ -126,9 +126,9 @@ func (r *runner) suggestAll(ctx context.Context, muts []*mutant, res *verdict.Re
 // ran to its end (the mutant's build failed again, or the search did),
 // and then its suggestion file, if any, is left as it is. The error is the
 // runner's own failure (or ctx's). The search's wall-time budget and a
-// run's limit are share times their defaults (the searches running at
-// once). mu guards the progress lines.
-func (r *runner) suggestOne(ctx context.Context, m *mutant, n int, head suggest.Build, share time.Duration, mu *sync.Mutex) (f *suggest.Found, note string, searched bool, err error) {
+// run's limit are their defaults multiplied by at, the number of searches
+// running at once. mu guards the progress lines.
+func (r *runner) suggestOne(ctx context.Context, m *mutant, n int, head suggest.Build, at int, mu *sync.Mutex) (f *suggest.Found, note string, searched bool, err error) {
 	mb, err := r.suggestBuild(ctx, m, n)
 	var nv *campaign.NotViable
 	if errors.As(err, &nv) {
@@ -151,7 +151,7 @@ func (r *runner) suggestOne(ctx context.Context, m *mutant, n int, head suggest.
 	progress("suggest: searching generated worlds for %s\n", m.res.ID)
 	start := time.Now()
 	f, note, err = suggest.Search(ctx, suggest.Job{ID: m.res.ID, Intent: m.res.Intent, Head: head, Mutant: mb,
-		Run: r.suggestRunner(share * suggestRunLimit), Tmp: tmp, Budget: share * suggest.DefaultBudget})
+		Run: r.suggestRunner(time.Duration(at) * suggestRunLimit), Tmp: tmp, Budget: time.Duration(at) * suggest.DefaultBudget})
 	what := "none found"
 	if f != nil {
 		what = "found " + f.Name

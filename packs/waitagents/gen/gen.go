@@ -232,16 +232,16 @@ func Generate(t *rapid.T) scenario.Scenario {
 	return sc
 }
 
-// fitFile halves the longest message of sc until sc, written as a file,
-// keeps well inside the loader's MaxFileBytes, so that every draw is a file
-// the loader takes. Writing the world out again after each cut was nearly
-// all the cost of drawing worlds (200 worlds: 830–900 ms, against 20 ms
-// without fitFile, 2 December 2026; BenchmarkGenerate). When no message breaks a line (the
-// generator draws none that does), the file's size is known from the world
-// written once with empty messages (fileSize), and a cut changes it by
-// what it changes the message's written length (writtenLen); otherwise
-// the world is written after every cut (shrinkByWriting). Either way the
-// cuts are the same (TestFitFileSize).
+// fitFile halves the longest message of sc until sc, written as a file, keeps
+// well inside the loader's MaxFileBytes, so that every draw is a file the
+// loader takes. Writing the world out again after each cut was nearly all the
+// cost of drawing worlds (200 worlds: 830–900 ms, against 20 ms without
+// fitFile, 2 December 2026; BenchmarkGenerate). When no message breaks a line
+// (the generator draws none that does), the file's size is known from the
+// world written once with empty messages (fileSize), and a cut changes it by
+// what it changes the message's written length (writtenLen); otherwise the
+// world is written after every cut (shrinkByWriting). Either way the cuts are
+// the same (TestFitFileSize).
 func fitFile(sc *scenario.Scenario) {
 	size, ok := fileSize(*sc)
 	if !ok {
