@@ -450,21 +450,50 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	}
 	classify(&m.res, rep, r.timeout)
 	if m.res.Status != verdict.StatusKilled && !r.cfg.NoVet {
-		err := r.testbin().Vet(ctx, ov, m.files)
-		var nv *campaign.NotViable
-		if errors.As(err, &nv) {
-			m.res.Status = verdict.StatusNotViable
-			m.res.KilledBy = nil
-			m.res.Detail = r.srcRe.ReplaceAllString(nv.Error(), "")
-			return nil
-		}
-		if err != nil {
+		if err := r.vet(ctx, m, ov); err != nil {
 			return err
+		}
+		if m.res.Status == verdict.StatusNotViable {
+			return nil
 		}
 	}
 	if m.genBin == "" {
 		m.genBin, m.genEnv = bin, env // the generator's run follows (runAll)
 	}
+	return nil
+}
+
+// vet vets mutant m (not killed) through its overlay ov: one that fails
+// vet is made not viable. A pass is kept (testbin.KeptVetKeep) under m's
+// key, the hash of the suite's inputs and of m's mutated bytes, as a
+// baseline's is: vet, a function of the source alone, passes again on the
+// same bytes, and a campaign on unchanged inputs reads the pass instead of
+// vetting again (about 2.5 s of CPU a mutant on waittool/; the mutant is
+// still run). A failure is never kept. The error is the runner's own (or
+// ctx's).
+func (r *runner) vet(ctx context.Context, m *mutant, ov string) error {
+	var kept keptRunRef
+	if m.key != "" {
+		kept = r.keptRun(ctx, "vet", m.key)
+		kept.most = testbin.KeptVetKeep
+	}
+	var passed bool
+	if kept.load(&passed) && passed {
+		r.vetKept.Add(1)
+		return nil
+	}
+	err := r.testbin().Vet(ctx, ov, m.files)
+	var nv *campaign.NotViable
+	if errors.As(err, &nv) {
+		m.res.Status = verdict.StatusNotViable
+		m.res.KilledBy = nil
+		m.res.Detail = r.srcRe.ReplaceAllString(nv.Error(), "")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	kept.keep(ctx, true)
 	return nil
 }
 

@@ -74,7 +74,10 @@ type runner struct {
 	// sitesCut counts the hot runs that left out cases that never run
 	// their mutant's site (testbin/sites.go).
 	sitesCut atomic.Int64
-	notesMu  sync.Mutex
+	// vetKept counts the mutants whose vet pass was kept from an earlier
+	// campaign (runner.vet).
+	vetKept atomic.Int64
+	notesMu sync.Mutex
 }
 
 // mutant is one mutant to run, with its overlay (root-relative path →
@@ -301,6 +304,9 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if n := r.sitesCut.Load(); n > 0 {
 		r.note(fmt.Sprintf("mutation sites: the runs of %d mutants left out the cases that never run their mutated code (docs/mutation.md)", n))
 	}
+	if n := r.vetKept.Load(); n > 0 {
+		r.note(fmt.Sprintf("go vet's pass reused for %d mutants not killed: each passed vet before on the same mutated source and inputs (they were run again)", n))
+	}
 	notRun := 0
 	for _, m := range muts {
 		if m.res.Status == "" && m.res.Source != verdict.SourceSanity {
@@ -477,6 +483,7 @@ type keptBaseline struct {
 type keptRunRef struct {
 	r     *runner
 	kind  string
+	most  int // how many of kind are kept (testbin.KeepRun; 0: its default)
 	parts []string
 	path  string
 }
@@ -501,7 +508,7 @@ func (k keptRunRef) load(v any) bool { return testbin.LoadKeptRun(k.path, v) }
 
 func (k keptRunRef) keep(ctx context.Context, v any) {
 	if k.r != nil {
-		k.r.testbin().KeepRun(ctx, k.path, k.kind, k.parts, v)
+		k.r.testbin().KeepRun(ctx, k.path, k.kind, k.most, k.parts, v)
 	}
 }
 

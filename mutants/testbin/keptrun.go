@@ -30,6 +30,13 @@ import (
 // directory holds (the most recently used).
 const keptKeep = 10
 
+// KeptVetKeep is how many kept vet passes (kind "vet") of one package a
+// directory holds: more than any campaign here has mutants that are not
+// killed (the largest list of equivalents, mutants/equivalent-checker.yaml,
+// has 17), so that one campaign's own passes never push each other out. A
+// kept vet pass is a few hundred bytes.
+const KeptVetKeep = 100
+
 // KeptRunPath is the file that keeps the outcome of a run of kind decided
 // also by parts, under the suite's inputs whose key is inputsKey (InputsKey,
 // ModuleKey); "" when nothing can be kept (no directory).
@@ -70,9 +77,10 @@ func LoadKeptRun(path string, v any) bool {
 
 // KeepRun keeps v, the outcome of a run of kind that passed, at path (from
 // KeptRunPath before the run) when the suite's inputs, hashed again, are
-// still those it was named for, and prunes the kind's older runs. Nothing is kept on any
-// failure: the next campaign runs it again.
-func (g *Go) KeepRun(ctx context.Context, path, kind string, parts []string, v any) {
+// still those it was named for, and prunes the kind's older runs beyond
+// the keep most recently used (keep ≤ 0: keptKeep). Nothing is kept on any failure: the next
+// campaign runs it again.
+func (g *Go) KeepRun(ctx context.Context, path, kind string, keep int, parts []string, v any) {
 	if path == "" {
 		return
 	}
@@ -83,5 +91,8 @@ func (g *Go) KeepRun(ctx context.Context, path, kind string, parts []string, v a
 	if err != nil || campaign.WriteAtomic(path, b, ".run-*") != nil {
 		return
 	}
-	suitebin.PruneGlob(filepath.Join(g.KeptDir, g.keptName(kind)+"-*.json"), path, keptKeep)
+	if keep <= 0 {
+		keep = keptKeep
+	}
+	suitebin.PruneGlob(filepath.Join(g.KeptDir, g.keptName(kind)+"-*.json"), path, keep)
 }
