@@ -357,6 +357,9 @@ func (r *runner) buildSchemata(ctx context.Context, tc *testbin.TypeChecker, res
 		checked = !hotOK || sites != nil
 	}
 	if !checked {
+		if err := r.waitTest2json(ctx); err != nil {
+			return "", nil, "", err
+		}
 		ok, s, err := r.testrun().CheckSchemata(ctx, bin, r.suite.Run, dir, hotOK)
 		if err != nil {
 			return "", nil, "", err

@@ -33,15 +33,23 @@ type Config = campaign.Config
 
 // runner is one campaign in progress.
 type runner struct {
-	cfg       Config
-	tmp       string // private temporary directory, removed at the end
-	env       []string
-	goflags   string
-	test2json string
-	suite     verdict.Suite
-	timeout   time.Duration
-	inputs    map[string]string        // root-relative path → sha256 of the suite's inputs
-	inputDirs atomic.Pointer[[]string] // the package directories they were found in (set by hashInputs while other steps run)
+	cfg     Config
+	tmp     string // private temporary directory, removed at the end
+	env     []string
+	goflags string
+	// test2json is the test2json binary's path, or test2jsonErr why it
+	// could not be had: set by setup's `go tool -n test2json`, which runs
+	// beside phase 1 (0.17 s, while a campaign on kept binaries and
+	// baselines needs it only for its first run of its own), and read
+	// only once test2jsonReady is closed (waitTest2json).
+	test2json      string
+	test2jsonErr   error
+	test2jsonReady chan struct{}
+	suite          verdict.Suite
+	timeout        time.Duration
+	inputs         map[string]string        // root-relative path → sha256 of the suite's inputs
+	inputsKey      string                   // their key (testbin.InputsKey), set with them
+	inputDirs      atomic.Pointer[[]string] // the package directories they were found in (set by hashInputs while other steps run)
 	// inputsReady is closed once phase 1 has hashed the suite's inputs
 	// (or failed to): kept runs are keyed by them.
 	inputsReady chan struct{}
@@ -374,14 +382,20 @@ func (r *runner) setup(ctx context.Context) error {
 		env = append(env, "")
 	}
 	r.goflags = env[3]
-	out, err = r.command(ctx, r.cfg.Root, "go", "tool", "-n", "test2json").Output()
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	r.test2jsonReady = make(chan struct{})
+	t2j := r.command(ctx, r.cfg.Root, "go", "tool", "-n", "test2json") // made here: the goroutine reads no runner field
+	go func() {
+		defer close(r.test2jsonReady)
+		out, err := t2j.Output()
+		switch {
+		case err != nil && ctx.Err() != nil:
+			r.test2jsonErr = ctx.Err()
+		case err != nil:
+			r.test2jsonErr = campaign.ToolFailure("go tool -n test2json", err)
+		default:
+			r.test2json = strings.TrimSpace(string(out))
 		}
-		return campaign.ToolFailure("go tool -n test2json", err)
-	}
-	r.test2json = strings.TrimSpace(string(out))
+	}()
 	s, err := ResolveSuite(r.cfg.Root, r.cfg.SuitePkg, r.cfg.SuiteRun)
 	if err != nil {
 		return err
@@ -501,7 +515,7 @@ func (r *runner) keptRun(ctx context.Context, kind string, parts ...string) kept
 	}
 	// Named by the inputs' hash of phase 1 (the mutants' keys use it too);
 	// keep hashes them again.
-	return keptRunRef{r: r, kind: kind, parts: parts, path: r.testbin().KeptRunPath(testbin.InputsKey(r.salt, r.inputs), kind, parts...)}
+	return keptRunRef{r: r, kind: kind, parts: parts, path: r.testbin().KeptRunPath(r.inputsKey, kind, parts...)}
 }
 
 func (k keptRunRef) load(v any) bool { return testbin.LoadKeptRun(k.path, v) }
@@ -810,6 +824,7 @@ func (r *runner) hashInputs(ctx context.Context) error {
 		return err
 	}
 	r.inputs = in
+	r.inputsKey = testbin.InputsKey(r.salt, in)
 	return nil
 }
 
@@ -820,7 +835,14 @@ func (r *runner) testbin() *testbin.Go {
 	if p := r.inputDirs.Load(); p != nil {
 		dirs = *p
 	}
+	inputsKey := "" // read once phase 1 has hashed the inputs (inputsReady)
+	select {
+	case <-r.inputsReady:
+		inputsKey = r.inputsKey
+	default:
+	}
 	return &testbin.Go{
+		InputsKey: inputsKey,
 		Root:      r.cfg.Root,
 		Env:       r.env,
 		Pkg:       r.suite.Pkg,

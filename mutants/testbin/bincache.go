@@ -83,7 +83,10 @@ func overlayKey(modKey, kind string, files map[string][]byte) string {
 // that kind the directory keeps.
 func (g *Go) KeptBuild(ctx context.Context, kind string, keep int, files map[string][]byte, ov, bin string) (string, string, bool, error) {
 	dir := g.KeptDir
-	modKey, err := g.ModuleKey(ctx)
+	modKey, err := g.InputsKey, error(nil)
+	if modKey == "" {
+		modKey, err = g.ModuleKey(ctx)
+	}
 	if dir == "" || err != nil || os.MkdirAll(dir, 0o755) != nil {
 		return bin, "", false, g.Build(ctx, ov, bin)
 	}

@@ -19,13 +19,19 @@ import (
 // and the cache of kept binaries. The runner makes one from its own state
 // whenever it needs one (the fields are not updated behind its back).
 type Go struct {
-	Root      string              // the module's root
-	Env       []string            // the environment of every child process
-	Pkg       string              // the suite's package (verdict.Suite.Pkg)
-	Tmp       string              // the campaign's private temporary directory
-	KeptDir   string              // the directory of kept binaries and enumerations ("": none; KeptDir)
-	Salt      string              // go version, platform, suite: part of every key
-	InputDirs []string            // the directories of the suite's inputs (nil: not known yet)
+	Root      string   // the module's root
+	Env       []string // the environment of every child process
+	Pkg       string   // the suite's package (verdict.Suite.Pkg)
+	Tmp       string   // the campaign's private temporary directory
+	KeptDir   string   // the directory of kept binaries and enumerations ("": none; KeptDir)
+	Salt      string   // go version, platform, suite: part of every key
+	InputDirs []string // the directories of the suite's inputs (nil: not known yet)
+	// InputsKey is the key of the suite's inputs as the campaign hashed
+	// them at its start (InputsKey; "": not known yet). KeptBuild looks a
+	// kept binary up by it instead of hashing the inputs again: an edit
+	// after the start is caught by the campaign's own check at its end,
+	// which fails the campaign.
+	InputsKey string
 	Clean     func(string) string // what the reader is shown of a compiler's or vet's output
 }
 
