@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -184,4 +185,66 @@ func waitLine(lines <-chan string, prefix string) (seen []string, ok bool) {
 		}
 	}
 	return seen, false
+}
+
+// TestTest2jsonLookupEndsWithRun: the look-up of test2json, which runs
+// beside the campaign's first steps, does not outlive a campaign that ends
+// early: Run ends it and waits for it before it returns and removes its
+// temporary directory. Here the look-up takes its time, and the campaign
+// fails on its listing of the target's export data once the look-up is
+// known to be running (its baseline kept by a first campaign, it runs
+// nothing that waits for the look-up).
+func TestTest2jsonLookupEndsWithRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	real, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	script := fmt.Sprintf(`#!/bin/sh
+case " $* " in
+*" tool -n test2json "*)
+	echo $$ > '%[1]s.tmp' && mv '%[1]s.tmp' '%[1]s'
+	exec sleep 60
+	;;
+*" list -export "*)
+	while [ ! -f '%[1]s' ]; do sleep 0.01; done
+	echo 'go: the listing fails once the look-up runs' >&2
+	exit 1
+	;;
+esac
+exec '%[2]s' "$@"
+`, pidFile, real)
+	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fixtureConfig(t, campaign.ModeSchemata)
+	cfg.Root = copyFixture(t)
+	cfg.BinDir = t.TempDir()
+	cfg.Only = regexp.MustCompile("^add-subtracts$")
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", pathWith(dir))
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "the listing fails") {
+		t.Fatalf("err %v, want the listing's failure", err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Sscan(string(b), &pid); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, 0); err == nil {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the look-up of test2json (pid %d) outlived the campaign", pid)
+	}
 }

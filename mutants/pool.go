@@ -16,6 +16,7 @@ import (
 	"github.com/waitsim/waitsim/mutants/testbin"
 	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
+	"github.com/waitsim/waitsim/suitebin"
 )
 
 // plan is a campaign's mutants once they are prepared (planMutants) and
@@ -468,17 +469,17 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 
 // vet vets mutant m (not killed) through its overlay ov: one that fails
 // vet is made not viable. A pass is kept (testbin.KeptVetKeep) under m's
-// key, the hash of the suite's inputs and of m's mutated bytes, as a
-// baseline's is: vet, a function of the source alone, passes again on the
-// same bytes, and a campaign on unchanged inputs reads the pass instead of
-// vetting again (about 0.8 s of a mutant's time in a campaign on
+// key (the hash of the suite's inputs and of m's mutated bytes) and
+// vetBase, as a baseline's is: vet, a function of the files it reads and
+// the go command's settings, passes again on the same ones, and a campaign
+// on unchanged inputs reads the pass instead of vetting again (about 0.8 s of a mutant's time in a campaign on
 // waittool/, nearly half a listed equivalent's; the mutant is still run).
 // A failure is never kept. The error is the runner's own (or
 // ctx's).
 func (r *runner) vet(ctx context.Context, m *mutant, ov string) error {
 	var kept keptRunRef
-	if m.key != "" {
-		kept = r.keptRun(ctx, "vet", m.key)
+	if base := r.vetBase(ctx); m.key != "" && base != "" {
+		kept = r.keptRun(ctx, "vet", base, m.key)
 		kept.most = testbin.KeptVetKeep
 	}
 	var passed bool
@@ -499,6 +500,32 @@ func (r *runner) vet(ctx context.Context, m *mutant, ov string) error {
 	}
 	kept.keep(ctx, true)
 	return nil
+}
+
+// vetBase is the part of a kept vet pass's key that a mutant's key does not
+// hold, made once a campaign: the go command's build settings
+// (suitebin.GoEnvVars: cgo, the experiment, the compiler…) and the files of
+// the module's packages that the target's own tests import, which vet
+// type-checks with the target and which are not the suite's inputs when
+// the target is not the suite's package. "" when they cannot be had: then
+// no pass is read or kept, and every mutant that is not killed is vetted.
+func (r *runner) vetBase(ctx context.Context) string {
+	r.vetOnce.Do(func() {
+		env, err := r.command(ctx, r.cfg.Root, "go", append([]string{"env"}, suitebin.GoEnvVars...)...).Output()
+		if err != nil {
+			return
+		}
+		dirs, err := r.moduleDirs(ctx, r.cfg.Target)
+		if err != nil {
+			return
+		}
+		in, err := testbin.HashDirs(r.cfg.Root, dirs)
+		if err != nil {
+			return
+		}
+		r.vetBaseKey = testbin.InputsKey("waitsim-vet-v1\x00"+string(env), in)
+	})
+	return r.vetBaseKey
 }
 
 // classify sets a mutant's status from one run of the suite: timed out

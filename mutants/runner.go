@@ -39,12 +39,15 @@ type runner struct {
 	goflags string
 	// test2json is the test2json binary's path, or test2jsonErr why it
 	// could not be had: set by setup's `go tool -n test2json`, which runs
-	// beside phase 1 (0.17 s, while a campaign on kept binaries and
-	// baselines needs it only for its first run of its own), and read
-	// only once test2jsonReady is closed (waitTest2json).
+	// beside phase 1 (0.17 s on a warm build cache; on a cold one it
+	// builds test2json), while a campaign on kept binaries and baselines
+	// needs it only for its first run of its own; read only once
+	// test2jsonReady is closed (waitTest2json). Phase 1's end waits for
+	// it too: a go command that cannot give it ends the campaign.
 	test2json      string
 	test2jsonErr   error
 	test2jsonReady chan struct{}
+	stopTest2json  func() // ends the look-up (its context); before it started, closes test2jsonReady
 	suite          verdict.Suite
 	timeout        time.Duration
 	inputs         map[string]string        // root-relative path → sha256 of the suite's inputs
@@ -83,9 +86,12 @@ type runner struct {
 	// their mutant's site (testbin/sites.go).
 	sitesCut atomic.Int64
 	// vetKept counts the mutants whose vet pass was kept from an earlier
-	// campaign (runner.vet).
-	vetKept atomic.Int64
-	notesMu sync.Mutex
+	// campaign (runner.vet); vetBaseKey is the part of a kept pass's key
+	// that the mutant's key does not hold, made once (vetBase).
+	vetKept    atomic.Int64
+	vetOnce    sync.Once
+	vetBaseKey string
+	notesMu    sync.Mutex
 }
 
 // mutant is one mutant to run, with its overlay (root-relative path →
@@ -181,6 +187,14 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	r := &runner{cfg: cfg, tmp: tmp, catalog: catalog}
 	r.gen.done = make(chan struct{})
 	r.inputsReady = make(chan struct{})
+	r.test2jsonReady = make(chan struct{})
+	r.stopTest2json = func() { close(r.test2jsonReady) } // until setup starts the look-up
+	// Run before the removal of tmp (deferred above): no look-up of
+	// test2json outlives the run.
+	defer func() {
+		r.stopTest2json()
+		<-r.test2jsonReady
+	}()
 	defer r.waitGen()
 	r.srcRe = regexp.MustCompile(regexp.QuoteMeta(tmp+string(filepath.Separator)) + `w\d+` + regexp.QuoteMeta(string(filepath.Separator)) + `src` + regexp.QuoteMeta(string(filepath.Separator)))
 	if err := r.setup(ctx); err != nil {
@@ -303,6 +317,13 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	res.Campaign = r.campaign
 	res.Notes = append(res.Notes, notes...)
 
+	// A campaign whose runs all go to kept outcomes and hot processes
+	// never needs test2json: a go command that cannot give it still ends
+	// the campaign, as it did when setup looked it up in line.
+	if err := r.waitTest2json(ctx); err != nil {
+		return nil, err
+	}
+
 	// Phase 2: the mutants' runs.
 	if err := r.runAll(ctx, pl); err != nil {
 		return nil, err
@@ -389,14 +410,18 @@ func (r *runner) setup(ctx context.Context) error {
 		env = append(env, "")
 	}
 	r.goflags = env[3]
-	r.test2jsonReady = make(chan struct{})
-	t2j := r.command(ctx, r.cfg.Root, "go", "tool", "-n", "test2json") // made here: the goroutine reads no runner field
+	// Under its own context, which run cancels when it returns and then
+	// waits for the lookup (a build of test2json on a cold build cache),
+	// before it removes its temporary directory.
+	lctx, stop := context.WithCancel(ctx)
+	r.stopTest2json = stop
+	t2j := r.command(lctx, r.cfg.Root, "go", "tool", "-n", "test2json") // made here: the goroutine reads no runner field
 	go func() {
 		defer close(r.test2jsonReady)
 		out, err := t2j.Output()
 		switch {
-		case err != nil && ctx.Err() != nil:
-			r.test2jsonErr = ctx.Err()
+		case err != nil && lctx.Err() != nil:
+			r.test2jsonErr = lctx.Err()
 		case err != nil:
 			r.test2jsonErr = campaign.ToolFailure("go tool -n test2json", err)
 		default:
@@ -500,7 +525,8 @@ type keptBaseline struct {
 	CaseFiles map[string]results.CaseRef `json:",omitempty"`
 }
 
-// keptRunRef names where one baseline run's outcome is kept.
+// keptRunRef names where the outcome of one run is kept: a baseline's, or
+// a mutant's go vet pass (runner.vet).
 type keptRunRef struct {
 	r     *runner
 	kind  string
@@ -509,8 +535,8 @@ type keptRunRef struct {
 	path  string
 }
 
-// keptRun names the kept outcome of the baseline run of kind decided also
-// by parts, once the suite's inputs are known (they key it).
+// keptRun names the kept outcome of the run of kind decided also by parts,
+// once the suite's inputs are known (they key it).
 func (r *runner) keptRun(ctx context.Context, kind string, parts ...string) keptRunRef {
 	select {
 	case <-r.inputsReady:
@@ -809,21 +835,9 @@ func panicEverywhere(name string, src []byte) ([]byte, error) {
 // packages that the suite's test binary imports (so data files such as the
 // scenario YAML count too).
 func (r *runner) hashInputs(ctx context.Context) error {
-	out, err := r.command(ctx, r.cfg.Root, "go", "list", "-deps", "-test",
-		"-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", r.suite.Pkg).Output()
+	dirs, err := r.moduleDirs(ctx, r.suite.Pkg)
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return campaign.ToolFailure("go list "+r.suite.Pkg, err)
-	}
-	var dirs []string
-	seen := map[string]bool{}
-	for _, dir := range strings.Fields(string(out)) {
-		if !seen[dir] {
-			seen[dir] = true
-			dirs = append(dirs, dir)
-		}
+		return err
 	}
 	r.inputDirs.Store(&dirs)
 	in, err := testbin.HashDirs(r.cfg.Root, dirs)
@@ -833,6 +847,28 @@ func (r *runner) hashInputs(ctx context.Context) error {
 	r.inputs = in
 	r.inputsKey = testbin.InputsKey(r.salt, in)
 	return nil
+}
+
+// moduleDirs lists the directories of the main module's packages that pkg's
+// test binary imports (pkg's own among them), each once.
+func (r *runner) moduleDirs(ctx context.Context, pkg string) ([]string, error) {
+	out, err := r.command(ctx, r.cfg.Root, "go", "list", "-deps", "-test",
+		"-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", pkg).Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, campaign.ToolFailure("go list "+pkg, err)
+	}
+	var dirs []string
+	seen := map[string]bool{}
+	for _, dir := range strings.Fields(string(out)) {
+		if !seen[dir] {
+			seen[dir] = true
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs, nil
 }
 
 // testbin is how the runner runs the go command and keeps its builds

@@ -30,9 +30,9 @@ const keyVersion = "waitsim-suitebin-v1"
 // recently used).
 const keep = 3
 
-// goEnvVars are the go command's settings that can change what `go test -c`
-// builds; their values go into the key.
-var goEnvVars = []string{"GOVERSION", "GOROOT", "GOOS", "GOARCH", "GOAMD64", "GOARM64", "GOFLAGS", "GOEXPERIMENT",
+// GoEnvVars are the go command's settings that can change what `go test -c`
+// builds (and what `go vet` checks); their values go into the key.
+var GoEnvVars = []string{"GOVERSION", "GOROOT", "GOOS", "GOARCH", "GOAMD64", "GOARM64", "GOFLAGS", "GOEXPERIMENT",
 	"CGO_ENABLED", "CC", "CGO_CFLAGS", "CGO_CPPFLAGS", "CGO_LDFLAGS", "GOWORK"}
 
 // Options say which test binary to get and where to keep it.
@@ -186,7 +186,7 @@ func PruneGlob(pattern, just string, keep int, marks ...func(string) string) {
 
 // Key hashes the inputs of o.Pkg's test binary: the key version, the
 // package, the build flags, the values of the go command's settings that
-// change a build (goEnvVars, from `go env`), go.mod and go.sum, and every
+// change a build (GoEnvVars, from `go env`), go.mod and go.sum, and every
 // regular file of every package directory of the module (by path and
 // content; a directory whose Go files use //go:embed counts with all it
 // holds). Directories the go command never builds are left out: out/ at the
@@ -194,7 +194,7 @@ func PruneGlob(pattern, just string, keep int, marks ...func(string) string) {
 // modules.
 func Key(ctx context.Context, o Options) (string, error) {
 	o.defaults()
-	cmd := o.Command(ctx, "go", append([]string{"env"}, goEnvVars...)...)
+	cmd := o.Command(ctx, "go", append([]string{"env"}, GoEnvVars...)...)
 	cmd.Dir, cmd.Env = o.Root, o.Env
 	env, err := cmd.Output()
 	if err != nil {

@@ -41,7 +41,9 @@ func MutantKey(salt string, inputs map[string]string, files map[string][]byte) s
 }
 
 // HashDirs hashes go.mod, go.sum and every regular file under dirs (but
-// hidden directories and out/): the suite's inputs (hashInputs).
+// hidden directories and out/): the suite's inputs (hashInputs). A
+// directory that does not exist (removed since it was listed) adds nothing,
+// so that its files are missing from the hashes, not an error.
 func HashDirs(root string, dirs []string) (map[string]string, error) {
 	inputs := map[string]string{}
 	add := func(p string) error {
@@ -59,6 +61,9 @@ func HashDirs(root string, dirs []string) (map[string]string, error) {
 	}
 	for _, dir := range dirs {
 		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if p == dir && os.IsNotExist(err) {
+				return filepath.SkipDir // removed: its files are missing from the hashes
+			}
 			if err != nil {
 				return err
 			}

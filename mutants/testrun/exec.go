@@ -90,6 +90,9 @@ func killSuite(params results.Params, timeout time.Duration) results.Params {
 // that was not ours, or an error of the machine in its output) is an
 // *campaign.EnvError, never a report to judge.
 func (tr *Runner) Run(ctx context.Context, bin, run string, timeout time.Duration, flags []string, params results.Params, env ...string) (Report, error) {
+	if tr.Test2json == "" {
+		return Report{}, errors.New("testrun: Runner.Test2json is not set: a run needs the test2json binary")
+	}
 	params = killSuite(params, timeout)
 	pf := filepath.Join(tr.Tmp, fmt.Sprintf("params-%d.json", tr.ParamsN.Add(1)))
 	if err := results.WriteParams(pf, params); err != nil {
