@@ -117,14 +117,7 @@ func TestEnvironmentFailureNotCached(t *testing.T) {
 			if code := Command(context.Background(), args, &so, &se); code != verdict.ExitPass && code != verdict.ExitGateFailed {
 				t.Fatalf("on a sound machine: exit %d; stderr:\n%s", code, se.String())
 			}
-			b, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var res verdict.Result
-			if err := json.Unmarshal(b, &res); err != nil {
-				t.Fatal(err)
-			}
+			res := readResult(t, out)
 			want := map[string]string{"sanity": verdict.StatusKilled, "add-subtracts": verdict.StatusKilled, "label-changes": verdict.StatusSurvived}
 			for _, m := range res.Mutants {
 				if m.Cached {
@@ -136,6 +129,20 @@ func TestEnvironmentFailureNotCached(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readResult reads the result file a campaign wrote at path.
+func readResult(t *testing.T, path string) verdict.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res verdict.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // startChild starts a campaign (Main with args) in a child process in a

@@ -472,10 +472,10 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 // key (the hash of the suite's inputs and of m's mutated bytes) and
 // vetBase, as a baseline's is: vet, a function of the files it reads and
 // the go command's settings, passes again on the same ones, and a campaign
-// on unchanged inputs reads the pass instead of vetting again (about 0.8 s of a mutant's time in a campaign on
-// waittool/, nearly half a listed equivalent's; the mutant is still run).
-// A failure is never kept. The error is the runner's own (or
-// ctx's).
+// on unchanged inputs reads the pass instead of vetting again (about 0.8 s
+// of a mutant's time in a campaign on waittool/, nearly half a listed
+// equivalent's; the mutant is still run). A failure is never kept. The
+// error is the runner's own (or ctx's).
 func (r *runner) vet(ctx context.Context, m *mutant, ov string) error {
 	var kept keptRunRef
 	if base := r.vetBase(ctx); m.key != "" && base != "" {

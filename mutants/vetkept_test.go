@@ -3,7 +3,6 @@ package mutants
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,14 +33,7 @@ func TestVetPassKept(t *testing.T) {
 		if code := Command(context.Background(), args, &so, &se); code != exit {
 			t.Fatalf("%s: exit %d, want %d; stdout:\n%s\nstderr:\n%s", step, code, exit, so.String(), se.String())
 		}
-		b, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res verdict.Result
-		if err := json.Unmarshal(b, &res); err != nil {
-			t.Fatal(err)
-		}
+		res := readResult(t, out)
 		reused := 0
 		for _, n := range res.Notes {
 			if strings.HasPrefix(n, "go vet's pass reused for 1 mutants") {

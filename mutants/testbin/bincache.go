@@ -83,7 +83,7 @@ func overlayKey(modKey, kind string, files map[string][]byte) string {
 // that kind the directory keeps.
 func (g *Go) KeptBuild(ctx context.Context, kind string, keep int, files map[string][]byte, ov, bin string) (string, string, bool, error) {
 	dir := g.KeptDir
-	modKey, err := g.InputsKey, error(nil)
+	modKey, err := g.InputsKey, error(nil) // phase 1's key, when the campaign has it
 	if modKey == "" {
 		modKey, err = g.ModuleKey(ctx)
 	}

@@ -81,8 +81,8 @@ func LoadKeptRun(path string, v any) bool {
 // KeepRun keeps v, the outcome of a run of kind that passed, at path (from
 // KeptRunPath before the run) when the suite's inputs, hashed again, are
 // still those it was named for, and prunes the kind's older runs beyond
-// the keep most recently used (keep ≤ 0: keptKeep). Nothing is kept on any failure: the next
-// campaign runs it again.
+// the keep most recently used (keep ≤ 0: keptKeep). Nothing is kept on any
+// failure: the next campaign runs it again.
 func (g *Go) KeepRun(ctx context.Context, path, kind string, keep int, parts []string, v any) {
 	if path == "" {
 		return
