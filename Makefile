@@ -4,6 +4,15 @@ GO ?= go
 # Go 1.27.3 (its httptest.NewTestServer serves inside a synctest bubble). The
 # machine's own go fetches it through the module proxy on first use.
 export GOTOOLCHAIN := go1.27.3
+# That toolchain's own go first on PATH: every go command the targets and
+# their tests start (about 500 in make test) then runs it directly instead of
+# the machine's go, which reads go.mod and starts 1.27.3 in a second process
+# (about 20 ms of CPU each, measured 3 December 2026). Empty when the
+# toolchain cannot be had: the machine's go is used and says why.
+GOROOT_SELECTED := $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) env GOROOT 2>/dev/null)
+ifneq ($(GOROOT_SELECTED),)
+export PATH := $(GOROOT_SELECTED)/bin:$(PATH)
+endif
 N ?= 2000
 SEED ?= 0
 ROUNDS ?= 1

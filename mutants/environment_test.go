@@ -3,14 +3,13 @@ package mutants
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,6 +71,10 @@ func TestEnvironmentFailureNotCached(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs campaigns")
 	}
+	// Each campaign runs in a child process (runChild), whose PATH and
+	// suite binaries' directory are its own: the cases run beside each
+	// other and beside the package's other tests.
+	t.Parallel()
 	for _, c := range []struct {
 		name, mode, only, pattern, action, want string
 	}{
@@ -85,21 +88,19 @@ func TestEnvironmentFailureNotCached(t *testing.T) {
 			"echo 'go: open /tmp/go-build9/vet.cfg: no space left on device' >&2\nexit 1", "no space left on device"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			root := copyFixture(t)
 			dir := t.TempDir()
 			cache, out := filepath.Join(dir, "cache.json"), filepath.Join(dir, "m.json")
 			args := fixtureArgs(root, "--mode", c.mode, "--only", c.only, "--cache", cache, "--out", out, "--workers", "1")
 			// No binary kept by another campaign may spare the build
 			// the fault breaks.
-			t.Setenv(suitebin.DirEnv, t.TempDir())
-			realPath := os.Getenv("PATH")
-			t.Setenv("PATH", pathWith(fakeGo(t, c.pattern, c.action)))
-			var so, se bytes.Buffer
-			code := Command(context.Background(), args, &so, &se)
+			binDir := suitebin.DirEnv + "=" + t.TempDir()
+			code, so, se := runChild(t, args, binDir, "PATH="+pathWith(fakeGo(t, c.pattern, c.action)))
 			if code != verdict.ExitEnvironment {
-				t.Errorf("exit %d, want %d (environment error); stdout:\n%s\nstderr:\n%s", code, verdict.ExitEnvironment, so.String(), se.String())
+				t.Errorf("exit %d, want %d (environment error); stdout:\n%s\nstderr:\n%s", code, verdict.ExitEnvironment, so, se)
 			}
-			if msg := se.String(); !strings.Contains(msg, c.want) || !strings.Contains(msg, "environment") {
+			if msg := se; !strings.Contains(msg, c.want) || !strings.Contains(msg, "environment") {
 				t.Errorf("stderr does not call it an environment error naming %q:\n%s", c.want, msg)
 			} else {
 				t.Logf("%s", msg)
@@ -111,11 +112,8 @@ func TestEnvironmentFailureNotCached(t *testing.T) {
 				t.Error("a campaign stopped by the machine wrote its result")
 			}
 			// The machine is sound again: the same campaign gets the true verdicts.
-			t.Setenv("PATH", realPath)
-			so.Reset()
-			se.Reset()
-			if code := Command(context.Background(), args, &so, &se); code != verdict.ExitPass && code != verdict.ExitGateFailed {
-				t.Fatalf("on a sound machine: exit %d; stderr:\n%s", code, se.String())
+			if code, _, se := runChild(t, args, binDir); code != verdict.ExitPass && code != verdict.ExitGateFailed {
+				t.Fatalf("on a sound machine: exit %d; stderr:\n%s", code, se)
 			}
 			res := readResult(t, out)
 			want := map[string]string{"sanity": verdict.StatusKilled, "add-subtracts": verdict.StatusKilled, "label-changes": verdict.StatusSurvived}
@@ -180,6 +178,32 @@ func startChild(t *testing.T, args []string, env ...string) (*exec.Cmd, <-chan s
 	return cmd, lines
 }
 
+// runChild runs a campaign (Main with args) in a child process of this
+// test binary, in a process group of its own, with env added, and returns
+// its exit code, stdout and stderr. A test that gives its campaigns another
+// environment (PATH, the suite binaries' directory) does so through it
+// rather than t.Setenv, which would change it for the whole test process:
+// such a test can then run beside the others (t.Parallel).
+func runChild(t *testing.T, args []string, env ...string) (int, string, string) {
+	t.Helper()
+	a, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(append(os.Environ(), childEnv+"="+string(a)), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("the campaign's child process: %v", err)
+	}
+	return cmd.ProcessState.ExitCode(), so.String(), se.String()
+}
+
 // waitLine waits for a line with prefix; false when the stream ended first
 // (the child exited). No wall-clock bound of its own: a campaign on a loaded
 // machine may take minutes to reach its mutants (a 90 s bound failed at
@@ -205,6 +229,7 @@ func TestTest2jsonLookupEndsWithRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command")
 	}
+	t.Parallel()
 	real, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command on PATH")
@@ -231,16 +256,16 @@ exec '%[2]s' "$@"
 	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := fixtureConfig(t, campaign.ModeSchemata)
-	cfg.Root = copyFixture(t)
-	cfg.BinDir = t.TempDir()
-	cfg.Only = regexp.MustCompile("^add-subtracts$")
-	if _, err := Run(context.Background(), cfg); err != nil {
-		t.Fatal(err)
+	// Both campaigns run in child processes (runChild), the second with
+	// the stand-in go first on its PATH: the test runs beside the others.
+	args := fixtureArgs(copyFixture(t), "--mode", campaign.ModeSchemata, "--only", "^add-subtracts$", "--no-cache",
+		"--out", filepath.Join(dir, "m.json"))
+	binDir := suitebin.DirEnv + "=" + t.TempDir()
+	if code, _, se := runChild(t, args, binDir); code != verdict.ExitPass && code != verdict.ExitGateFailed {
+		t.Fatalf("the first campaign: exit %d\n%s", code, se)
 	}
-	t.Setenv("PATH", pathWith(dir))
-	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "the listing fails") {
-		t.Fatalf("err %v, want the listing's failure", err)
+	if code, _, se := runChild(t, args, binDir, "PATH="+pathWith(dir)); code == verdict.ExitPass || !strings.Contains(se, "the listing fails") {
+		t.Fatalf("exit %d, stderr %q; want the listing's failure", code, se)
 	}
 	b, err := os.ReadFile(pidFile)
 	if err != nil {

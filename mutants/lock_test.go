@@ -22,6 +22,7 @@ func TestOneCampaignPerTree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs campaigns")
 	}
+	t.Parallel() // its own copy of the fixture
 	root := copyFixture(t)
 	dir := t.TempDir()
 	// The first campaign runs the mutant that never ends (its timeout 60 s) once

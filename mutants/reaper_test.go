@@ -48,6 +48,7 @@ func TestKillLeavesNoGrandchild(t *testing.T) {
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		t.Skip("needs /proc (Linux)")
 	}
+	t.Parallel() // its own copies, temp dirs and process groups
 	for _, c := range []struct {
 		name  string
 		group bool // the signal goes to the campaign's process group, else to the campaign alone

@@ -1,8 +1,6 @@
 package mutants
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,16 +20,18 @@ func TestVetPassKept(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs campaigns")
 	}
+	// Its campaigns run in child processes (runChild) with the
+	// environment they need: the test runs beside the others.
+	t.Parallel()
 	root := copyFixture(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "m.json")
 	args := fixtureArgs(root, "--only", "^(label-changes|fails-vet)$", "--no-cache", "--out", out, "--workers", "1")
-	t.Setenv(suitebin.DirEnv, t.TempDir()) // no pass kept by another test
+	env := []string{suitebin.DirEnv + "=" + t.TempDir()} // no pass kept by another test
 	campaignOf := func(step string, exit int) map[string]verdict.MutantResult {
 		t.Helper()
-		var so, se bytes.Buffer
-		if code := Command(context.Background(), args, &so, &se); code != exit {
-			t.Fatalf("%s: exit %d, want %d; stdout:\n%s\nstderr:\n%s", step, code, exit, so.String(), se.String())
+		if code, so, se := runChild(t, args, env...); code != exit {
+			t.Fatalf("%s: exit %d, want %d; stdout:\n%s\nstderr:\n%s", step, code, exit, so, se)
 		}
 		res := readResult(t, out)
 		reused := 0
@@ -55,7 +55,7 @@ func TestVetPassKept(t *testing.T) {
 		t.Fatalf("first campaign: label-changes %s, fails-vet %s; want survived, not viable", first["label-changes"].Status, first["fails-vet"].Status)
 	}
 	// From now on vet fails every mutant it is asked about.
-	t.Setenv("PATH", pathWith(fakeGo(t, `*" vet -overlay="*`, "echo 'calc/calc.go:35:2: the stand-in vet fails every mutant' >&2\nexit 1")))
+	env = append(env, "PATH="+pathWith(fakeGo(t, `*" vet -overlay="*`, "echo 'calc/calc.go:35:2: the stand-in vet fails every mutant' >&2\nexit 1")))
 	second := campaignOf("second", verdict.ExitGateFailed)
 	if second["label-changes"].Status != verdict.StatusSurvived {
 		t.Errorf("second campaign: label-changes %s (%s); want survived on the kept vet pass", second["label-changes"].Status, second["label-changes"].Detail)

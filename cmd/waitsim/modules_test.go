@@ -127,6 +127,7 @@ func TestExampleSlowtool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs another module")
 	}
+	t.Parallel() // a module of its own, in a temporary directory
 	dir := copyExample(t, "slowtool")
 	out, code := inModule(t, dir, nil, "go", "test", "-count=1", "-v", "./...")
 	if n := len(caseLine.FindAllString(out, -1)); code != 0 || n < 20 {
@@ -193,6 +194,7 @@ func TestServeUserModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs another module")
 	}
+	t.Parallel() // a module of its own, in a temporary directory
 	dir := copyExample(t, "slowtool")
 	cache := t.TempDir()
 	file := "testdata/waitsim/lost-behind-ts-sdk.yaml"
@@ -289,6 +291,7 @@ func TestExampleWaitagents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs another module")
 	}
+	t.Parallel() // a module of its own, in a temporary directory
 	dir := copyExample(t, "waitagents")
 	out, code := inModule(t, dir, nil, "go", "test", "-count=1", "-v", "./...")
 	cases := caseLine.FindAllStringSubmatch(out, -1)
@@ -321,6 +324,7 @@ func TestInitNewModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs another module")
 	}
+	t.Parallel() // a module of its own, in a temporary directory
 	dir := filepath.Join(t.TempDir(), "scratch")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
