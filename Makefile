@@ -66,16 +66,21 @@ faults: bin
 ## the worlds their tests run are the sim's, which sim/, packs/ and
 ## scenarios/ run under -race. They run without it (5× less CPU for reports).
 RACE_FREE := ./reports ./reports/model ./reports/text ./reports/timeline
+# The test binaries of make test are linked without DWARF data (-w), as
+# waitsim links the ones it builds (suitebin.LinkFlags, which gives the
+# measurement): nothing reads it, and the race detector's reports keep their
+# files and lines.
+TEST_LINK := -ldflags=-w
 race:
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -x -F $(foreach p,$(RACE_FREE),-e github.com/waitsim/waitsim/$(patsubst ./%,%,$(p))))
-	$(GO) test -count=1 $(RACE_FREE)
+	$(GO) test $(TEST_LINK) -race -count=1 $$($(GO) list ./... | grep -v -x -F $(foreach p,$(RACE_FREE),-e github.com/waitsim/waitsim/$(patsubst ./%,%,$(p))))
+	$(GO) test $(TEST_LINK) -count=1 $(RACE_FREE)
 
 ## determinism: the table (with its golden traces) at GOMAXPROCS 1, 2 and 4
 ## without -race, beside every HTTP world 20 times at each (the race step
 ## runs them 5 times).
 determinism:
-	$(GO) test -count=1 -run '^TestTransportDeterminism$$' ./packs/waitagents/ & p=$$!; \
-	$(GO) test -count=1 -cpu 1,2,4 -run '^TestTable$$' ./scenarios/; s=$$?; \
+	$(GO) test $(TEST_LINK) -count=1 -run '^TestTransportDeterminism$$' ./packs/waitagents/ & p=$$!; \
+	$(GO) test $(TEST_LINK) -count=1 -cpu 1,2,4 -run '^TestTable$$' ./scenarios/; s=$$?; \
 	wait $$p && exit $$s
 
 ## transport-determinism: every HTTP world 100 times at GOMAXPROCS 1, 2 and 4,

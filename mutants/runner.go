@@ -894,6 +894,7 @@ func (r *runner) testbin() *testbin.Go {
 		Salt:      r.salt,
 		InputDirs: dirs,
 		Clean:     r.cleanOutput,
+		GoFlags:   r.goflags,
 	}
 }
 

@@ -27,8 +27,9 @@ import (
 // never kept here: --no-cache runs every mutant again, on binaries that
 // are the same bytes a new build would give.
 
-// binCacheVersion changes whenever the meaning of a kept binary does.
-const binCacheVersion = "waitsim-mutant-bin-v1"
+// binCacheVersion changes whenever the meaning of a kept binary does (v2:
+// linked with suitebin.LinkFlags).
+const binCacheVersion = "waitsim-mutant-bin-v2"
 
 // KeptDir is the cache directory of kept binaries and enumerations
 // ("" : none) for the suite binaries' directory binDir (Config.BinDir; ""

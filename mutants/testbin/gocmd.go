@@ -11,6 +11,7 @@ import (
 
 	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/mutants/verdict"
+	"github.com/waitsim/waitsim/suitebin"
 	"github.com/waitsim/waitsim/workspace"
 )
 
@@ -33,6 +34,7 @@ type Go struct {
 	// which fails the campaign.
 	InputsKey string
 	Clean     func(string) string // what the reader is shown of a compiler's or vet's output
+	GoFlags   string              // the go command's GOFLAGS (go env): whether Build adds suitebin.LinkFlags
 }
 
 // Command prepares a child process: in dir, with the runner's environment,
@@ -74,7 +76,7 @@ func (g *Go) OverlayFile(dir string, files map[string][]byte) (string, error) {
 // as *campaign.NotViable with the compiler's output; a build that failed because of
 // the machine (campaign.BuildFailure) as *campaign.EnvError.
 func (g *Go) Build(ctx context.Context, overlay, bin string) error {
-	args := []string{"test", "-c", "-o", bin}
+	args := append([]string{"test", "-c", "-o", bin}, suitebin.LinkFlags(g.GoFlags)...)
 	if overlay != "" {
 		args = append(args, "-overlay="+overlay)
 	}
