@@ -895,6 +895,10 @@ func (r *runner) testbin() *testbin.Go {
 		InputDirs: dirs,
 		Clean:     r.cleanOutput,
 		GoFlags:   r.goflags,
+		// Every mutated file lies in the target package (collect, the
+		// catalog's check): the suite's own vet sees none unless it is
+		// the target.
+		NoVet: !campaign.SamePackage(r.suite.Pkg, r.cfg.Target),
 	}
 }
 

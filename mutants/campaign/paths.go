@@ -22,6 +22,13 @@ func CheckInPackage(p, pkg string) error {
 	return nil
 }
 
+// SamePackage reports whether the package paths a and b ("./dir/",
+// relative to the module root) name the same directory.
+func SamePackage(a, b string) bool {
+	clean := func(p string) string { return path.Clean(strings.TrimPrefix(filepath.ToSlash(p), "./")) }
+	return clean(a) == clean(b)
+}
+
 // InSubpackage reports whether p (a local path, CheckLocalPath) lies in a
 // directory below the package directory pkg: a package of its own (e.g.
 // packs/waitagents/bridge under ./packs/waitagents/), whose files gremlins,

@@ -42,3 +42,20 @@ func TestCheckLocalPath(t *testing.T) {
 		}
 	}
 }
+
+func TestSamePackage(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"./waittool/", "./waittool", true},
+		{"waittool", "./waittool/", true},
+		{"./scenarios/", "./waittool/", false},
+		{"./packs/waitagents/", "./packs/waitagents/bridge/", false},
+		{".", "./", true},
+	} {
+		if got := SamePackage(c.a, c.b); got != c.want {
+			t.Errorf("SamePackage(%q, %q) = %t, want %t", c.a, c.b, got, c.want)
+		}
+	}
+}
