@@ -398,7 +398,8 @@ func (r *runner) equivalence(m *mutant) {
 // overlay — and sets its status, killedBy, detail and duration. A mutant
 // that is not killed is also vetted (go vet's default analyzers, as `make
 // vet` runs them): one that fails vet is not viable rather than a survivor.
-// (`go test -c` itself already runs go test's vet checks.) The error is the
+// (`go test -c` itself runs go test's vet checks when the suite's package is
+// the target: testbin.Go.NoVet.) The error is the
 // runner's own failure (or ctx's).
 func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	dir := wk.dir
