@@ -7,11 +7,15 @@ export GOTOOLCHAIN := go1.27.3
 # That toolchain's own go first on PATH: every go command the targets and
 # their tests start (about 500 in make test) then runs it directly instead of
 # the machine's go, which reads go.mod and starts 1.27.3 in a second process
-# (about 20 ms of CPU each, measured 3 December 2026). Empty when the
-# toolchain cannot be had: the machine's go is used and says why.
+# (about 20 ms of CPU each, measured 3 December 2026). GOROOT goes with it,
+# as the machine's go sets it when it starts another toolchain: a GOROOT of
+# another Go in the environment would otherwise meet this go's tools. Empty
+# when the toolchain cannot be had: then the machine's go (and gofmt) are
+# used, and the first go command says why.
 GOROOT_SELECTED := $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) env GOROOT 2>/dev/null)
 ifneq ($(GOROOT_SELECTED),)
 export PATH := $(GOROOT_SELECTED)/bin:$(PATH)
+export GOROOT := $(GOROOT_SELECTED)
 endif
 N ?= 2000
 SEED ?= 0
@@ -69,8 +73,8 @@ RACE_FREE := ./reports ./reports/model ./reports/text ./reports/timeline
 # The test binaries of make test are linked without DWARF data (-w), as
 # waitsim links the ones it builds (suitebin.LinkFlags, which gives the
 # measurement): nothing reads it, and the race detector's reports keep their
-# files and lines.
-TEST_LINK := -ldflags=-w
+# files and lines. None when GOFLAGS holds -ldflags: ours would replace it.
+TEST_LINK := $(if $(findstring -ldflags,$(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) env GOFLAGS 2>/dev/null)),,-ldflags=-w)
 race:
 	$(GO) test $(TEST_LINK) -race -count=1 $$($(GO) list ./... | grep -v -x -F $(foreach p,$(RACE_FREE),-e github.com/waitsim/waitsim/$(patsubst ./%,%,$(p))))
 	$(GO) test $(TEST_LINK) -count=1 $(RACE_FREE)

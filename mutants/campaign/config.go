@@ -201,8 +201,21 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --timeout-factor %v: want a number > 0", verdict.ErrUsage, c.TimeoutFactor)
 	case c.TimeoutFloor < 0:
 		return fmt.Errorf("%w: --timeout-floor %v: want a duration > 0", verdict.ErrUsage, c.TimeoutFloor)
+	case c.SuitePkg != "" && !localPackage(c.SuitePkg):
+		return fmt.Errorf("%w: --pkg %s: want a package directory of the module, written from its root as ./dir/ (e.g. ./%s)", verdict.ErrUsage, c.SuitePkg, strings.TrimPrefix(c.SuitePkg, "/"))
+	case c.Target != "" && !localPackage(c.Target):
+		return fmt.Errorf("%w: --target %s: want a package directory of the module, written from its root as ./dir/ (e.g. ./%s)", verdict.ErrUsage, c.Target, strings.TrimPrefix(c.Target, "/"))
 	}
 	return nil
+}
+
+// localPackage reports whether pkg is written as a directory from the
+// module root ("." or "./dir/"), as the go command reads a relative path;
+// "dir/" would be an import path, which the go command looks up in the
+// standard library.
+func localPackage(pkg string) bool {
+	p := filepath.ToSlash(pkg)
+	return p == "." || strings.HasPrefix(p, "./")
 }
 
 // Options is Result.Options: the settings that decide the mutant set or

@@ -96,7 +96,11 @@ func (g *Go) Build(ctx context.Context, overlay, bin string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return campaign.BuildFailure("building the test binary (go test -c)", "does not compile", err, g.Clean(string(out)))
+		what := "does not compile"
+		if !g.NoVet {
+			what = "does not compile or fails go test's vet checks"
+		}
+		return campaign.BuildFailure("building the test binary (go test -c)", what, err, g.Clean(string(out)))
 	}
 	return nil
 }
