@@ -181,6 +181,27 @@ func TestPanicLineKept(t *testing.T) {
 	}
 }
 
+// TestTestbinVet: the runner's builds leave go test's vet out only when the
+// kill suite's package is not the target, whose files alone are mutated;
+// a suite that is the target, however its path is written, keeps it (a
+// mutant that vet refuses is then not viable).
+func TestTestbinVet(t *testing.T) {
+	for _, c := range []struct {
+		suite, target string
+		noVet         bool
+	}{
+		{"./scenarios/", "./waittool/", true},
+		{"./calc/", "./calc/", false},
+		{"./calc", "calc/", false},
+		{"./packs/waitagents/", "./packs/waitagents/bridge/", true},
+	} {
+		r := &runner{cfg: Config{Target: c.target}, suite: verdict.Suite{Pkg: c.suite}}
+		if got := r.testbin().NoVet; got != c.noVet {
+			t.Errorf("suite %s, target %s: NoVet %t, want %t", c.suite, c.target, got, c.noVet)
+		}
+	}
+}
+
 // TestCacheKeyInvalidation (issue 11 items 14 and 19): a cached verdict is
 // reused only while everything it depends on is unchanged: any input file
 // of the suite, the mutated bytes, and every option that changes verdicts

@@ -229,9 +229,9 @@ func key(ctx context.Context, o Options) (string, string, error) {
 		}
 		return "", "", fmt.Errorf("go env: %v", err)
 	}
-	var goflags string
-	if vals := strings.Split(string(env), "\n"); len(vals) > slices.Index(GoEnvVars, "GOFLAGS") {
-		goflags = vals[slices.Index(GoEnvVars, "GOFLAGS")]
+	var goflags string // go env prints one value a line, in GoEnvVars' order
+	if vals, i := strings.Split(string(env), "\n"), slices.Index(GoEnvVars, "GOFLAGS"); i < len(vals) {
+		goflags = vals[i]
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00pkg %s\x00flags -c %s\x00env %s\x00", keyVersion, o.Pkg, strings.Join(LinkFlags(goflags), " "), env)

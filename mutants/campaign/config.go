@@ -201,10 +201,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: --timeout-factor %v: want a number > 0", verdict.ErrUsage, c.TimeoutFactor)
 	case c.TimeoutFloor < 0:
 		return fmt.Errorf("%w: --timeout-floor %v: want a duration > 0", verdict.ErrUsage, c.TimeoutFloor)
-	case c.SuitePkg != "" && !localPackage(c.SuitePkg):
-		return fmt.Errorf("%w: --pkg %s: want a package directory of the module, written from its root as ./dir/ (e.g. ./%s)", verdict.ErrUsage, c.SuitePkg, strings.TrimPrefix(c.SuitePkg, "/"))
-	case c.Target != "" && !localPackage(c.Target):
-		return fmt.Errorf("%w: --target %s: want a package directory of the module, written from its root as ./dir/ (e.g. ./%s)", verdict.ErrUsage, c.Target, strings.TrimPrefix(c.Target, "/"))
+	}
+	for _, f := range [...]struct{ flag, pkg string }{{"--pkg", c.SuitePkg}, {"--target", c.Target}} {
+		if f.pkg != "" && !localPackage(f.pkg) {
+			return fmt.Errorf("%w: %s %s: want a package directory of the module, written from its root as ./dir/ (e.g. ./%s)", verdict.ErrUsage, f.flag, f.pkg, strings.TrimPrefix(f.pkg, "/"))
+		}
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ func CheckInPackage(p, pkg string) error {
 	if err := workspace.CheckLocalPath(p); err != nil {
 		return err
 	}
-	dir := path.Clean(strings.TrimPrefix(filepath.ToSlash(pkg), "./"))
+	dir := pkgDir(pkg)
 	if path.Dir(p) != dir {
 		return fmt.Errorf("path %q is not a file of the target package %s", p, pkg)
 	}
@@ -24,10 +24,11 @@ func CheckInPackage(p, pkg string) error {
 
 // SamePackage reports whether the package paths a and b ("./dir/",
 // relative to the module root) name the same directory.
-func SamePackage(a, b string) bool {
-	clean := func(p string) string { return path.Clean(strings.TrimPrefix(filepath.ToSlash(p), "./")) }
-	return clean(a) == clean(b)
-}
+func SamePackage(a, b string) bool { return pkgDir(a) == pkgDir(b) }
+
+// pkgDir is the package path pkg ("./waittool/" or "waittool") as a clean
+// slash-separated directory relative to the module root ("waittool", ".").
+func pkgDir(pkg string) string { return path.Clean(strings.TrimPrefix(filepath.ToSlash(pkg), "./")) }
 
 // InSubpackage reports whether p (a local path, CheckLocalPath) lies in a
 // directory below the package directory pkg: a package of its own (e.g.
@@ -37,7 +38,7 @@ func InSubpackage(p, pkg string) bool {
 	if workspace.CheckLocalPath(p) != nil {
 		return false
 	}
-	dir := path.Clean(strings.TrimPrefix(filepath.ToSlash(pkg), "./"))
+	dir := pkgDir(pkg)
 	d := path.Dir(p)
 	return d != dir && (dir == "." || strings.HasPrefix(d, dir+"/"))
 }
