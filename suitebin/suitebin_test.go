@@ -2,6 +2,7 @@ package suitebin
 
 import (
 	"context"
+	"debug/elf"
 	"errors"
 	"os"
 	"os/exec"
@@ -175,5 +176,41 @@ func TestKeyPassesOverAFIFO(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		// A bound on a hang, not a timing check: Key takes milliseconds.
 		t.Fatal("Key blocked on the FIFO p/x.go")
+	}
+}
+
+// TestLinkFlags: a suite's binary is linked without DWARF data, and a user's
+// -ldflags in GOFLAGS (here one that sets a variable the test prints) reaches
+// the binary, which then gets none of ours (LinkFlags).
+func TestLinkFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	root := module(t)
+	write(t, filepath.Join(root, "p", "stamp_test.go"), "package p\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\nvar Stamp = \"none\"\n\nfunc TestStamp(t *testing.T) { fmt.Printf(\"stamp=%s\\n\", Stamp) }\n")
+	for _, c := range []struct {
+		goflags, stamp string
+		dwarf          bool
+	}{
+		{"", "stamp=none", false},
+		{"-ldflags=-X=example.com/m/p.Stamp=user", "stamp=user", true},
+	} {
+		o := Options{Root: root, Pkg: "./p/", Dir: t.TempDir(), Scratch: t.TempDir(), Env: append(os.Environ(), "GOFLAGS="+c.goflags)}
+		res, err := Binary(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(res.Path, "-test.run", "^TestStamp$").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), c.stamp) {
+			t.Errorf("GOFLAGS=%q: %v, printed %q; want %s", c.goflags, err, out, c.stamp)
+		}
+		f, err := elf.Open(res.Path)
+		if err != nil {
+			t.Skipf("not an ELF binary: %v", err)
+		}
+		if got := f.Section(".debug_info") != nil; got != c.dwarf {
+			t.Errorf("GOFLAGS=%q: DWARF data %t, want %t", c.goflags, got, c.dwarf)
+		}
+		f.Close()
 	}
 }
