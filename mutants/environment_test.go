@@ -143,15 +143,22 @@ func readResult(t *testing.T, path string) verdict.Result {
 	return res
 }
 
+// childCommand is this test binary run as a campaign (Main with args,
+// through childEnv) with env added, in a process group of its own.
+func childCommand(args, env []string) *exec.Cmd {
+	a, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(append(os.Environ(), childEnv+"="+string(a)), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
 // startChild starts a campaign (Main with args) in a child process in a
 // process group of its own, with env added; it returns the process and a
 // channel that receives each line of its stderr.
 func startChild(t *testing.T, args []string, env ...string) (*exec.Cmd, <-chan string) {
 	t.Helper()
-	a, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run", "^$")
-	cmd.Env = append(append(os.Environ(), childEnv+"="+string(a)), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd := childCommand(args, env)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -186,10 +193,7 @@ func startChild(t *testing.T, args []string, env ...string) (*exec.Cmd, <-chan s
 // such a test can then run beside the others (t.Parallel).
 func runChild(t *testing.T, args []string, env ...string) (int, string, string) {
 	t.Helper()
-	a, _ := json.Marshal(args)
-	cmd := exec.Command(os.Args[0], "-test.run", "^$")
-	cmd.Env = append(append(os.Environ(), childEnv+"="+string(a)), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd := childCommand(args, env)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	if err := cmd.Start(); err != nil {
