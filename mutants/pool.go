@@ -62,8 +62,20 @@ func (r *runner) planMutants(ctx context.Context, muts []*mutant) (*plan, error)
 	}
 	p.cached = cached
 	var err error
-	p.queue, err = r.prepare(ctx, queue, p.finish(r))
-	return p, err
+	if p.queue, err = r.prepare(ctx, queue, p.finish(r)); err != nil || !r.hotOK {
+		return p, err
+	}
+	// Mutants a hot process died on in an earlier campaign run cold from
+	// the start (testbin.ColdHints).
+	g := r.testbin()
+	if r.cfg.HintsDir != "" {
+		g.KeptDir = r.cfg.HintsDir
+	}
+	r.hints = g.ColdHints(r.cfg.Target)
+	for _, m := range p.queue {
+		m.coldHint = r.hotUsable(m) && r.hints.Has(m.res.ID, m.res.Diff)
+	}
+	return p, nil
 }
 
 // finish reports mutant m done, with the others of its group.
@@ -451,6 +463,10 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	} else {
 		if rep, err = r.runMutantSuite(ctx, dir, bin, m, env); err != nil {
 			return err
+		}
+		m.coldRan = true
+		if rep.Panic != "" {
+			m.panicked.Store(true)
 		}
 	}
 	classify(&m.res, rep, r.timeout)

@@ -81,6 +81,10 @@ type runner struct {
 	baseKey string
 	hotOK   bool // the schemata binary can serve hot requests (hot.go)
 	hotRuns atomic.Int64
+	// hints are the kept cold hints of the suite and target (planMutants);
+	// hotDeaths counts the hot processes that died serving a mutant.
+	hints     *testbin.ColdHints
+	hotDeaths atomic.Int64
 	worlds  campaign.Kills[int] // kills by generator world, from 0, in this campaign (hotGen)
 	// sitesCut counts the hot runs that left out cases that never run
 	// their mutant's site (testbin/sites.go).
@@ -117,6 +121,12 @@ type mutant struct {
 	parts     int
 	tableDone bool
 	hotLost   bool // its table run in a hot process was lost (set before tableDone)
+	// coldHint: a hot process died on it in an earlier campaign
+	// (testbin.ColdHints): it runs cold from the start. panicked: one of
+	// its cold runs panicked (the hint stays).
+	coldHint bool
+	coldRan  bool // its table part ran cold (runOne)
+	panicked atomic.Bool
 }
 
 // Run runs one campaign: baseline, sanity mutant, then every selected
@@ -329,6 +339,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 		return nil, err
 	}
 	r.waitGen()
+	r.saveHints(muts)
 	res.Generator = r.genCampaign()
 	if n := r.sitesCut.Load(); n > 0 {
 		r.note(fmt.Sprintf("mutation sites: the runs of %d mutants left out the cases that never run their mutated code (docs/mutation.md)", n))
