@@ -85,7 +85,7 @@ type runner struct {
 	// hotDeaths counts the hot processes that died serving a mutant.
 	hints     *testbin.ColdHints
 	hotDeaths atomic.Int64
-	worlds  campaign.Kills[int] // kills by generator world, from 0, in this campaign (hotGen)
+	worlds    campaign.Kills[int] // kills by generator world, from 0, in this campaign (hotGen)
 	// sitesCut counts the hot runs that left out cases that never run
 	// their mutant's site (testbin/sites.go).
 	sitesCut atomic.Int64
