@@ -2,6 +2,8 @@ package mutants
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -130,6 +132,15 @@ func TestHotSameVerdicts(t *testing.T) {
 	}
 	if n := hintNote(res.Notes, "died serving"); n != "" {
 		t.Errorf("hinted: a hot process died: %q", n)
+	}
+	// Its cold runs panicked again: the hint stays.
+	files, _ := filepath.Glob(filepath.Join(cfg.HintsDir, "*-coldhints-*.json"))
+	var kept []string
+	if len(files) != 1 {
+		t.Fatalf("hint files %q, want 1", files)
+	}
+	if b, err := os.ReadFile(files[0]); err != nil || json.Unmarshal(b, &kept) != nil || len(kept) != 1 {
+		t.Errorf("after the hinted campaign the hints are %s (%v), want 1", b, err)
 	}
 }
 
