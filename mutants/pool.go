@@ -16,7 +16,6 @@ import (
 	"github.com/waitsim/waitsim/mutants/testbin"
 	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
-	"github.com/waitsim/waitsim/suitebin"
 )
 
 // plan is a campaign's mutants once they are prepared (planMutants) and
@@ -521,17 +520,14 @@ func (r *runner) vet(ctx context.Context, m *mutant, ov string) error {
 
 // vetBase is the part of a kept vet pass's key that a mutant's key does not
 // hold, made once a campaign: the go command's build settings
-// (suitebin.GoEnvVars: cgo, the experiment, the compiler…) and the files of
+// (testbin.LookupEnvVars, from the campaign's go env: cgo, the experiment,
+// the compiler…) and the files of
 // the module's packages that the target's own tests import, which vet
 // type-checks with the target and which are not the suite's inputs when
 // the target is not the suite's package. "" when they cannot be had: then
 // no pass is read or kept, and every mutant that is not killed is vetted.
 func (r *runner) vetBase(ctx context.Context) string {
 	r.vetOnce.Do(func() {
-		env, err := r.command(ctx, r.cfg.Root, "go", append([]string{"env"}, suitebin.GoEnvVars...)...).Output()
-		if err != nil {
-			return
-		}
 		dirs, err := r.moduleDirs(ctx, r.cfg.Target)
 		if err != nil {
 			return
@@ -540,7 +536,7 @@ func (r *runner) vetBase(ctx context.Context) string {
 		if err != nil {
 			return
 		}
-		r.vetBaseKey = testbin.InputsKey("waitsim-vet-v1\x00"+string(env), in)
+		r.vetBaseKey = testbin.InputsKey("waitsim-vet-v2\x00"+r.goEnv, in)
 	})
 	return r.vetBaseKey
 }

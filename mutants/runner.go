@@ -3,6 +3,7 @@ package mutants
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -81,6 +82,7 @@ type runner struct {
 	baseKey string
 	hotOK   bool // the schemata binary can serve hot requests (hot.go)
 	hotRuns atomic.Int64
+	goEnv   string // `go env -json` of testbin.LookupEnvVars (setup)
 	// hints are the kept cold hints of the suite and target (planMutants);
 	// hotDeaths counts the hot processes that died serving a mutant.
 	hints     *testbin.ColdHints
@@ -409,34 +411,37 @@ func (r *runner) setup(ctx context.Context) error {
 		return err
 	}
 	r.env = append(os.Environ(), "GOTMPDIR="+gotmp, "GOWORK=off")
-	out, err := r.command(ctx, r.cfg.Root, "go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS").Output()
+	// One `go env` for the campaign: its settings key the kept look-ups
+	// and enumeration (testbin.Go.GoEnv), four of them every cache key.
+	out, err := r.command(ctx, r.cfg.Root, "go", append([]string{"env", "-json"}, testbin.LookupEnvVars...)...).Output()
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return campaign.ToolFailure("go env", err)
 	}
-	env := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	for len(env) < 4 {
-		env = append(env, "")
+	var vars map[string]string
+	if err := json.Unmarshal(out, &vars); err != nil {
+		return campaign.ToolFailure("go env -json", err)
 	}
-	r.goflags = env[3]
+	env := []string{vars["GOVERSION"], vars["GOOS"], vars["GOARCH"], vars["GOFLAGS"]}
+	r.goflags, r.goEnv = vars["GOFLAGS"], string(out)
 	// Under its own context, which run cancels when it returns and then
 	// waits for the lookup (a build of test2json on a cold build cache),
 	// before it removes its temporary directory.
 	lctx, stop := context.WithCancel(ctx)
 	r.stopTest2json = stop
-	t2j := r.command(lctx, r.cfg.Root, "go", "tool", "-n", "test2json") // made here: the goroutine reads no runner field
+	g := r.testbin() // made here: the goroutine reads no runner field
 	go func() {
 		defer close(r.test2jsonReady)
-		out, err := t2j.Output()
+		path, err := g.Test2json(lctx) // kept while the go command's settings hold
 		switch {
 		case err != nil && lctx.Err() != nil:
 			r.test2jsonErr = lctx.Err()
 		case err != nil:
 			r.test2jsonErr = campaign.ToolFailure("go tool -n test2json", err)
 		default:
-			r.test2json = strings.TrimSpace(string(out))
+			r.test2json = path
 		}
 	}()
 	s, err := ResolveSuite(r.cfg.Root, r.cfg.SuitePkg, r.cfg.SuiteRun)
@@ -910,6 +915,7 @@ func (r *runner) testbin() *testbin.Go {
 		// catalog's check): the suite's own vet sees none unless it is
 		// the target.
 		NoVet: !campaign.SamePackage(r.suite.Pkg, r.cfg.Target),
+		GoEnv: r.goEnv,
 	}
 }
 

@@ -29,10 +29,10 @@ type TypeChecker struct {
 }
 
 // NewTypeChecker lists the target package and the export data of its
-// dependencies (building them if needed, into the build cache).
+// dependencies (building them if needed, into the build cache; the listing
+// is kept, listExport).
 func (g *Go) NewTypeChecker(ctx context.Context, target string) (*TypeChecker, error) {
-	out, err := g.Command(ctx, g.Root, "go", "list", "-export", "-deps",
-		"-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \"\\t\"}}", target).Output()
+	out, err := g.listExport(ctx, target, "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \"\\t\"}}")
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
