@@ -868,8 +868,7 @@ func (r *runner) hashInputs(ctx context.Context) error {
 // moduleDirs lists the directories of the main module's packages that pkg's
 // test binary imports (pkg's own among them), each once.
 func (r *runner) moduleDirs(ctx context.Context, pkg string) ([]string, error) {
-	out, err := r.command(ctx, r.cfg.Root, "go", "list", "-deps", "-test",
-		"-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", pkg).Output()
+	out, err := r.testbin().ListDirs(ctx, pkg) // kept while the module is unchanged
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

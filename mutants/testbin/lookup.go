@@ -20,18 +20,22 @@ import (
 	"github.com/waitsim/waitsim/workspace"
 )
 
-// Kept look-ups (issue 21 item 2). A warm campaign asked the go command two
-// things whose answers had not changed since the campaign before: where
-// this go's test2json is (`go tool -n test2json`: 0.17 s of wall time and
-// 0.25 s of CPU) and where the export data of the target's imports is
-// (`go list -export -deps`, for the type checks: 0.27–0.29 s and 0.4 s of
-// CPU; both measured 3 December 2026 on this module, 2 cores). Each answer
-// is kept beside the kept binaries under the go command's settings
-// (LookupEnvVars) — and for the listing, the content of every file of the
-// module and the target — and read back only while every file it names is
-// still there: both name files of the go command's build cache, named by
+// Kept look-ups (issue 21 item 2). A warm campaign asked the go command
+// three things whose answers had not changed since the campaign before:
+// where this go's test2json is (`go tool -n test2json`: 0.17 s of wall
+// time and 0.25 s of CPU), where the export data of the target's imports
+// is (`go list -export -deps`, for the type checks: 0.27–0.29 s and 0.4 s
+// of CPU), and which of the module's directories the suite imports (`go
+// list -deps -test`, whose files are the suite's inputs: 0.13 s and 0.2 s
+// of CPU; all measured 3 December 2026 on this module, 2 cores). Each
+// answer is kept beside the kept binaries under the go command's settings
+// (LookupEnvVars) — and for the two listings, the content of every file of
+// the module (moduleFiles: an import is a file's change) and the package —
+// and read back only while every file it names is still there: test2json
+// and the export data are files of the go command's build cache, named by
 // the hash of what they were built from, which `go clean -cache` or the
-// cache's own trimming may remove.
+// cache's own trimming may remove. An answer whose key changed while it
+// was asked is used once and not kept.
 
 // lookupVersion changes whenever the meaning of a kept look-up does.
 const lookupVersion = "waitsim-lookup-v1"
@@ -76,18 +80,7 @@ func (g *Go) Test2json(ctx context.Context) (string, error) {
 // the go command's settings and every file of the module are unchanged
 // and every export file it names is there.
 func (g *Go) listExport(ctx context.Context, target, f string) ([]byte, error) {
-	key := func() string {
-		env, err := g.goEnv(ctx)
-		if err != nil {
-			return ""
-		}
-		files, err := moduleFiles(g.Root)
-		if err != nil {
-			return ""
-		}
-		return lookupKey("export", env, target, f, files)
-	}
-	return g.keptLookup("export", key, func() ([]byte, error) {
+	return g.keptLookup("export", g.moduleLookupKey(ctx, "export", target, f), func() ([]byte, error) {
 		return g.Command(ctx, g.Root, "go", "list", "-export", "-deps", "-f", f, target).Output()
 	}, func(b []byte) bool {
 		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
@@ -103,6 +96,42 @@ func (g *Go) listExport(ctx context.Context, target, f string) ([]byte, error) {
 		}
 		return true
 	})
+}
+
+// ListDirs is `go list -deps -test` of pkg: the directory of each package
+// of the main module that pkg's test binary imports, one per line (some
+// more than once), kept while the go command's settings and every file of
+// the module are unchanged (an import is a file's change) and every
+// directory it names is there. The error is the go command's.
+func (g *Go) ListDirs(ctx context.Context, pkg string) ([]byte, error) {
+	const f = "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}"
+	return g.keptLookup("dirs", g.moduleLookupKey(ctx, "dirs", pkg, f), func() ([]byte, error) {
+		return g.Command(ctx, g.Root, "go", "list", "-deps", "-test", "-f", f, pkg).Output()
+	}, func(b []byte) bool {
+		for _, d := range strings.Fields(string(b)) {
+			if st, err := os.Stat(d); err != nil || !st.IsDir() || !filepath.IsAbs(d) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// moduleLookupKey is the key of a look-up of kind whose answer depends on
+// the go command's settings, every file of the module and parts; "" when
+// one cannot be read.
+func (g *Go) moduleLookupKey(ctx context.Context, kind string, parts ...string) func() string {
+	return func() string {
+		env, err := g.goEnv(ctx)
+		if err != nil {
+			return ""
+		}
+		files, err := moduleFiles(g.Root)
+		if err != nil {
+			return ""
+		}
+		return lookupKey(kind, append([]string{env, files}, parts...)...)
+	}
 }
 
 // lookupKey hashes a look-up's kind and what decides its answer.

@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// TestKeptLookups: test2json's path and the export listing are asked of the
+// TestKeptLookups: test2json's path, the export listing and the listing of
+// the module's directories a suite imports are asked of the
 // go command once, then read back while what keys them holds and every
 // file they name is there; a change of the go command's settings, of a
 // file of the module, or a file that went asks again.
@@ -21,18 +22,22 @@ func TestKeptLookups(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(mod, "p"), 0o755); err != nil {
-		t.Fatal(err)
+	extra := filepath.Join(dir, "extra") // a directory it names outside the module
+	for _, d := range []string{filepath.Join(mod, "p"), extra} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	src := filepath.Join(mod, "p", "p.go")
 	if err := os.WriteFile(src, []byte("package p\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	script := `#!/bin/sh
-echo "$1" >> '` + calls + `'
-case "$1" in
-tool) echo '` + t2j + `' ;;
-list) printf 'a\t%s\t/a\t\nexample.com/m/p\t\t` + filepath.Join(mod, "p") + `\tp.go\n' '` + export + `' ;;
+echo "$1$2" >> '` + calls + `'
+case "$1$2" in
+tool-n) echo '` + t2j + `' ;;
+list-deps) printf '%s\n%s\n' '` + filepath.Join(mod, "p") + `' '` + extra + `' ;;
+list-export) printf 'a\t%s\t/a\t\nexample.com/m/p\t\t` + filepath.Join(mod, "p") + `\tp.go\n' '` + export + `' ;;
 esac
 `
 	bin := filepath.Join(dir, "bin")
@@ -61,27 +66,31 @@ esac
 		if err != nil || !strings.HasPrefix(string(out), "a\t"+export) {
 			t.Fatalf("%s: listExport %q, %v", what, out, err)
 		}
+		dirs, err := g.ListDirs(ctx, "./p/")
+		if err != nil || strings.Fields(string(dirs))[0] != filepath.Join(mod, "p") {
+			t.Fatalf("%s: ListDirs %q, %v", what, dirs, err)
+		}
 		if got := asked(); got != want {
 			t.Errorf("%s: the go command was asked %q, want %q", what, got, want)
 		}
 	}
-	step("first", "tool list")
+	step("first", "tool-n list-export list-deps")
 	step("again", "")
 	g.GoEnv = `{"GOVERSION":"go2"}`
-	step("other settings", "tool list")
+	step("other settings", "tool-n list-export list-deps")
 	step("other settings again", "")
 	if err := os.WriteFile(src, []byte("package p // changed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	step("a file of the module changed", "list")
+	step("a file of the module changed", "list-export list-deps")
 	if err := os.Remove(export); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := g.listExport(ctx, "./p/", "{{.ImportPath}}"); err != nil {
 		t.Fatal(err)
 	}
-	if got := asked(); got != "list" {
-		t.Errorf("an export file gone: the go command was asked %q, want %q", got, "list")
+	if got := asked(); got != "list-export" {
+		t.Errorf("an export file gone: the go command was asked %q, want %q", got, "list-export")
 	}
 	if err := os.Remove(t2j); err != nil {
 		t.Fatal(err)
@@ -89,14 +98,23 @@ esac
 	if _, err := g.Test2json(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := asked(); got != "tool" {
-		t.Errorf("test2json gone: the go command was asked %q, want %q", got, "tool")
+	if got := asked(); got != "tool-n" {
+		t.Errorf("test2json gone: the go command was asked %q, want %q", got, "tool-n")
 	}
 	if m, _ := filepath.Glob(filepath.Join(kept, ".lookup-*")); len(m) > 0 {
 		t.Errorf("temporary files left: %q", m)
 	}
+	if err := os.Remove(extra); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.ListDirs(ctx, "./p/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := asked(); got != "list-deps" {
+		t.Errorf("a directory gone: the go command was asked %q, want %q", got, "list-deps")
+	}
 	// Without a directory nothing is kept.
 	g.KeptDir = ""
-	step("no directory", "tool list")
-	step("no directory again", "tool list")
+	step("no directory", "tool-n list-export list-deps")
+	step("no directory again", "tool-n list-export list-deps")
 }
