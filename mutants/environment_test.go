@@ -272,8 +272,8 @@ exec '%[2]s' "$@"
 		t.Fatalf("the first campaign: exit %d\n%s", code, se)
 	}
 	kept, _ := filepath.Glob(filepath.Join(testbin.KeptDir(bins), "lookup-*"))
-	if len(kept) != 2 {
-		t.Fatalf("the first campaign kept the look-ups %q, want test2json's and the listing's", kept)
+	if len(kept) != 3 {
+		t.Fatalf("the first campaign kept the look-ups %q, want test2json's and the two listings'", kept)
 	}
 	for _, p := range kept {
 		if err := os.Remove(p); err != nil {

@@ -29,8 +29,9 @@ import (
 // list -deps -test`, whose files are the suite's inputs: 0.13 s and 0.2 s
 // of CPU; all measured 3 December 2026 on this module, 2 cores). Each
 // answer is kept beside the kept binaries under the go command's settings
-// (LookupEnvVars) — and for the two listings, the content of every file of
-// the module (moduleFiles: an import is a file's change) and the package —
+// (LookupEnvVars) — and for the two listings, the module's root, the
+// content of every file of the module (moduleFiles: an import is a file's
+// change) and the package —
 // and read back only while every file it names is still there: test2json
 // and the export data are files of the go command's build cache, named by
 // the hash of what they were built from, which `go clean -cache` or the
@@ -118,8 +119,9 @@ func (g *Go) ListDirs(ctx context.Context, pkg string) ([]byte, error) {
 }
 
 // moduleLookupKey is the key of a look-up of kind whose answer depends on
-// the go command's settings, every file of the module and parts; "" when
-// one cannot be read.
+// the go command's settings, the module's root (the answers name its
+// directories: two copies of a module hold the same files), every file of
+// the module and parts; "" when one cannot be read.
 func (g *Go) moduleLookupKey(ctx context.Context, kind string, parts ...string) func() string {
 	return func() string {
 		env, err := g.goEnv(ctx)
@@ -130,7 +132,7 @@ func (g *Go) moduleLookupKey(ctx context.Context, kind string, parts ...string) 
 		if err != nil {
 			return ""
 		}
-		return lookupKey(kind, append([]string{env, files}, parts...)...)
+		return lookupKey(kind, append([]string{env, g.Root, files}, parts...)...)
 	}
 }
 
