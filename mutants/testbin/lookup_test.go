@@ -83,6 +83,23 @@ esac
 		t.Fatal(err)
 	}
 	step("a file of the module changed", "list-export list-deps")
+	// A copy of the module holds the same files: its listings name its
+	// own directories.
+	cp := filepath.Join(dir, "copy")
+	if err := os.MkdirAll(filepath.Join(cp, "p"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cp, "p", "p.go"), []byte("package p // changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := *g
+	other.Root = cp
+	if _, err := other.ListDirs(ctx, "./p/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := asked(); got != "list-deps" {
+		t.Errorf("a copy of the module: the go command was asked %q, want %q", got, "list-deps")
+	}
 	if err := os.Remove(export); err != nil {
 		t.Fatal(err)
 	}
