@@ -411,6 +411,8 @@ func (r *runner) setup(ctx context.Context) error {
 		return err
 	}
 	r.env = append(os.Environ(), "GOTMPDIR="+gotmp, "GOWORK=off")
+	// What a campaign killed while it wrote a kept file left behind.
+	suitebin.SweepStale(testbin.KeptDir(r.cfg.BinDir))
 	// One `go env` for the campaign: its settings key the kept look-ups
 	// and enumeration (testbin.Go.GoEnv), four of them every cache key.
 	out, err := r.command(ctx, r.cfg.Root, "go", append([]string{"env", "-json"}, testbin.LookupEnvVars...)...).Output()

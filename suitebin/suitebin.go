@@ -116,6 +116,7 @@ func Binary(ctx context.Context, o Options) (Result, error) {
 			return Result{Path: p, Key: key}, nil
 		}
 		if err := os.MkdirAll(o.Dir, 0o755); err == nil {
+			SweepStale(o.Dir)
 			return build(ctx, o, key, goflags, name, p)
 		}
 	}
@@ -171,6 +172,34 @@ func build(ctx context.Context, o Options, key, goflags, name, dst string) (Resu
 	}
 	res.Path = p
 	return res, nil
+}
+
+// StaleAfter is how long a temporary file may stay in a cache directory
+// before SweepStale removes it. Every file waitsim writes there is first a
+// temporary one, named with a leading dot — a build's output (the
+// longest: a suite's test binary, built in seconds to a few minutes on a
+// cold build cache) or a kept file written and renamed at once — and is
+// renamed or removed when done; only a process killed mid-way (SIGKILL
+// gives it no chance) leaves one behind. An hour is far past any of them.
+const StaleAfter = time.Hour
+
+// SweepStale removes the temporary files (names starting with ".") of the
+// cache directory dir that were last written more than StaleAfter ago:
+// left by a process killed while it wrote them. Errors are ignored; a file
+// that cannot be removed is tried again by the next sweep.
+func SweepStale(dir string) {
+	if dir == "" {
+		return
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") || !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > StaleAfter {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // Prune keeps the keep most recently used binaries name-*.test in dir

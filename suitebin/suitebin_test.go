@@ -214,3 +214,42 @@ func TestLinkFlags(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestSweepStale: a build removes the temporary files of its cache
+// directory that a killed process left there, past StaleAfter, and leaves
+// the rest: a temporary file being written now, kept binaries, directories.
+func TestSweepStale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "cache")
+	old := time.Now().Add(-StaleAfter - time.Minute)
+	files := map[string]bool{ // name → wanted after the build
+		".build-p-123.test": false, ".keep-9": false, ".build-p-456.test+fresh": true, "p-0123.test": true,
+	}
+	for name := range files {
+		write(t, filepath.Join(dir, name), "x")
+		if name != ".build-p-456.test+fresh" {
+			if err := os.Chtimes(filepath.Join(dir, name), old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".old-dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(dir, ".old-dir"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Binary(context.Background(), Options{Root: module(t), Pkg: "./p/", Dir: dir, Scratch: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	files[".old-dir"] = true
+	for name, want := range files {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("%s: there %t after the build, want %t", name, err == nil, want)
+		}
+	}
+	SweepStale("") // no directory: nothing to do
+}
