@@ -16,6 +16,7 @@ import (
 	"github.com/waitsim/waitsim/mutants/testbin"
 	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
+	"github.com/waitsim/waitsim/suitebin"
 )
 
 // plan is a campaign's mutants once they are prepared (planMutants) and
@@ -383,7 +384,7 @@ func (r *runner) buildSchemata(ctx context.Context, tc *testbin.TypeChecker, res
 			return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
 		}
 		if sites = s; keptAt != "" {
-			_ = campaign.WriteAtomic(mark, testbin.SitesBytes(sites), ".checked-*")
+			_ = campaign.WriteAtomic(mark, testbin.SitesBytes(sites), suitebin.TempMark+"*")
 		}
 	}
 	r.hotOK, r.sites = hotOK, sites

@@ -137,7 +137,7 @@ func build(ctx context.Context, o Options, key, goflags, name, dst string) (Resu
 	if dst != "" {
 		dir = filepath.Dir(dst)
 	}
-	f, err := os.CreateTemp(dir, ".build-"+name+"-*.test")
+	f, err := os.CreateTemp(dir, TempBuild+name+"-*.test")
 	if err != nil {
 		return Result{}, err
 	}
@@ -174,26 +174,43 @@ func build(ctx context.Context, o Options, key, goflags, name, dst string) (Resu
 	return res, nil
 }
 
+// The name prefixes of the temporary files waitsim writes in its cache
+// directories, each renamed or removed when done (SweepStale removes those
+// a killed process left).
+const (
+	TempBuild  = ".build-"   // a suite's test binary being built (Binary)
+	TempKeep   = ".keep-"    // a binary being kept (testbin.Go.KeptBuild)
+	TempRun    = ".run-"     // a kept run's outcome (testbin.Go.KeepRun)
+	TempEnum   = ".enum-"    // gremlins' enumeration (testbin.Go.Enumerate)
+	TempHints  = ".hints-"   // cold hints (testbin.ColdHints)
+	TempLookup = ".lookup-"  // a kept answer of the go command (testbin, lookup.go)
+	TempMark   = ".checked-" // a schemata binary's mark (mutants)
+)
+
+// tempPrefixes are the prefixes SweepStale looks for.
+var tempPrefixes = []string{TempBuild, TempKeep, TempRun, TempEnum, TempHints, TempLookup, TempMark}
+
 // StaleAfter is how long a temporary file may stay in a cache directory
 // before SweepStale removes it. Every file waitsim writes there is first a
-// temporary one, named with a leading dot — a build's output (the
-// longest: a suite's test binary, built in seconds to a few minutes on a
-// cold build cache) or a kept file written and renamed at once — and is
-// renamed or removed when done; only a process killed mid-way (SIGKILL
-// gives it no chance) leaves one behind. An hour is far past any of them.
+// temporary one (tempPrefixes) — a build's output (the longest: a suite's
+// test binary, built in seconds to a few minutes on a cold build cache) or
+// a kept file written and renamed at once — and is renamed or removed when
+// done; only a process killed mid-way (SIGKILL gives it no chance) leaves
+// one behind. An hour is far past any of them.
 const StaleAfter = time.Hour
 
-// SweepStale removes the temporary files (names starting with ".") of the
-// cache directory dir that were last written more than StaleAfter ago:
-// left by a process killed while it wrote them. Errors are ignored; a file
-// that cannot be removed is tried again by the next sweep.
+// SweepStale removes the temporary files waitsim writes (tempPrefixes) from
+// the cache directory dir that were last written more than StaleAfter ago:
+// left by a process killed while it wrote them. Nothing else is touched:
+// the directory may be one a user named (WAITSIM_SUITEBIN_DIR). Errors are
+// ignored; a file that cannot be removed is tried again by the next sweep.
 func SweepStale(dir string) {
 	if dir == "" {
 		return
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".") || !e.Type().IsRegular() {
+		if !slices.ContainsFunc(tempPrefixes, func(p string) bool { return strings.HasPrefix(e.Name(), p) }) || !e.Type().IsRegular() {
 			continue
 		}
 		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > StaleAfter {

@@ -130,7 +130,7 @@ func (c *ColdHints) Save() {
 	}
 	sort.Strings(keys)
 	b, err := json.Marshal(keys[:min(len(keys), coldHintsMost)])
-	if err != nil || campaign.WriteAtomic(c.path, b, ".hints-*") != nil {
+	if err != nil || campaign.WriteAtomic(c.path, b, suitebin.TempHints+"*") != nil {
 		return
 	}
 	suitebin.PruneGlob(c.glob, c.path, keptKeep)

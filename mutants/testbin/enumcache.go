@@ -27,7 +27,7 @@ const enumCacheVersion = "waitsim-gremlins-enum-v2"
 // enumKey is the key of the target's enumeration, or "" when the go
 // command's settings or the module's files cannot all be read.
 func (g *Go) enumKey(ctx context.Context, target string) string {
-	env, err := g.goEnv(ctx)
+	env, _, err := g.goEnv(ctx)
 	if err != nil {
 		return ""
 	}
@@ -63,7 +63,7 @@ func (g *Go) Enumerate(ctx context.Context, target string, dry func(context.Cont
 		return b, false, err
 	}
 	if again := g.enumKey(ctx, target); again == key && os.MkdirAll(dir, 0o755) == nil {
-		if f, err := os.CreateTemp(dir, ".enum-*"); err == nil {
+		if f, err := os.CreateTemp(dir, suitebin.TempEnum+"*"); err == nil {
 			_, werr := f.Write(b)
 			cerr := f.Close()
 			if werr == nil && cerr == nil && os.Rename(f.Name(), path) == nil {

@@ -2,6 +2,7 @@ package testbin
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,35 +10,38 @@ import (
 )
 
 // TestKeptLookups: test2json's path, the export listing and the listing of
-// the module's directories a suite imports are asked of the
-// go command once, then read back while what keys them holds and every
-// file they name is there; a change of the go command's settings, of a
-// file of the module, or a file that went asks again.
+// the module's directories a suite imports are asked of the go command
+// once, then read back while what keys them holds, every file they name is
+// there and the directories they name (outside GOROOT and the module
+// cache) hold the same files; a change of the go command's settings, of
+// go.mod, of a file of a listed directory — the module's, or one a replace
+// directive points at outside it —, a copy of the module elsewhere, or a
+// file that went asks again.
 func TestKeptLookups(t *testing.T) {
 	dir := t.TempDir()
 	mod, kept, calls := filepath.Join(dir, "mod"), filepath.Join(dir, "kept"), filepath.Join(dir, "calls")
-	t2j, export := filepath.Join(dir, "test2json"), filepath.Join(dir, "a.export")
-	for _, f := range []string{t2j, export} {
-		if err := os.WriteFile(f, []byte("x"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	extra := filepath.Join(dir, "extra") // a directory it names outside the module
-	for _, d := range []string{filepath.Join(mod, "p"), extra} {
+	goroot, gocache := filepath.Join(dir, "goroot"), filepath.Join(dir, "gocache")
+	t2j, export := filepath.Join(gocache, "test2json"), filepath.Join(gocache, "a.export")
+	ext := filepath.Join(dir, "ext") // a replace directive's directory, outside the module
+	for _, d := range []string{filepath.Join(mod, "p"), filepath.Join(goroot, "src", "a"), gocache, ext} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	src := filepath.Join(mod, "p", "p.go")
-	if err := os.WriteFile(src, []byte("package p\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for f, b := range map[string]string{t2j: "x", export: "x", filepath.Join(mod, "go.mod"): "module example.com/m\n",
+		filepath.Join(mod, "p", "p.go"): "package p\n", filepath.Join(ext, "e.go"): "package e\n"} {
+		if err := os.WriteFile(f, []byte(b), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
+	src := filepath.Join(mod, "p", "p.go")
 	script := `#!/bin/sh
 echo "$1$2" >> '` + calls + `'
 case "$1$2" in
-tool-n) echo '` + t2j + `' ;;
-list-deps) printf '%s\n%s\n' '` + filepath.Join(mod, "p") + `' '` + extra + `' ;;
-list-export) printf 'a\t%s\t/a\t\nexample.com/m/p\t\t` + filepath.Join(mod, "p") + `\tp.go\n' '` + export + `' ;;
+tool-n) cat '` + filepath.Join(dir, "t2j-answer") + `' 2>/dev/null || echo '` + t2j + `' ;;
+list-deps) printf '%s\n' '` + filepath.Join(mod, "p") + `' ;;
+list-export) printf 'a\t%s\t%s\t\nexample.com/e\t\t%s\te.go\nexample.com/m/p\t\t%s\tp.go\n' '` + export + `' '` +
+		filepath.Join(goroot, "src", "a") + `' '` + ext + `' '` + filepath.Join(mod, "p") + `' ;;
 esac
 `
 	bin := filepath.Join(dir, "bin")
@@ -49,7 +53,11 @@ esac
 	}
 	// The go command is looked up on this process's PATH.
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	g := &Go{Root: mod, KeptDir: kept, Env: os.Environ(), GoEnv: `{"GOVERSION":"go1"}`}
+	env := func(version string) string {
+		b, _ := json.Marshal(map[string]string{"GOVERSION": version, "GOROOT": goroot, "GOCACHE": gocache})
+		return string(b)
+	}
+	g := &Go{Root: mod, KeptDir: kept, Env: os.Environ(), GoEnv: env("go1")}
 	ctx := context.Background()
 	asked := func() string {
 		b, _ := os.ReadFile(calls)
@@ -76,21 +84,51 @@ esac
 	}
 	step("first", "tool-n list-export list-deps")
 	step("again", "")
-	g.GoEnv = `{"GOVERSION":"go2"}`
+	g.GoEnv = env("go2")
 	step("other settings", "tool-n list-export list-deps")
 	step("other settings again", "")
 	if err := os.WriteFile(src, []byte("package p // changed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	step("a file of the module changed", "list-export list-deps")
+	if err := os.WriteFile(filepath.Join(ext, "e.go"), []byte("package e // changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	step("a file of the replace directive's directory changed", "list-export")
+	if err := os.WriteFile(filepath.Join(ext, "new.go"), []byte("package e\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	step("a new file in the replace directive's directory", "list-export")
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/m\n\ngo 1.27\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	step("go.mod changed", "list-export list-deps")
+	// An answer of test2json's that is not a test2json of GOROOT or the
+	// build cache is never kept.
+	if err := os.WriteFile(filepath.Join(dir, "t2j-answer"), []byte("/bin/true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g.GoEnv = env("go3")
+	for range 2 {
+		if p, _ := g.Test2json(ctx); p != "/bin/true" {
+			t.Fatalf("Test2json %q, want the go command's answer", p)
+		}
+		if got := asked(); got != "tool-n" {
+			t.Errorf("a test2json outside GOROOT and the build cache: the go command was asked %q, want %q", got, "tool-n")
+		}
+	}
+	os.Remove(filepath.Join(dir, "t2j-answer"))
+	g.GoEnv = env("go2")
 	// A copy of the module holds the same files: its listings name its
 	// own directories.
 	cp := filepath.Join(dir, "copy")
 	if err := os.MkdirAll(filepath.Join(cp, "p"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(cp, "p", "p.go"), []byte("package p // changed\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for f, b := range map[string]string{filepath.Join(cp, "p", "p.go"): "package p // changed\n", filepath.Join(cp, "go.mod"): "module example.com/m\n\ngo 1.27\n"} {
+		if err := os.WriteFile(f, []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	other := *g
 	other.Root = cp
@@ -121,14 +159,20 @@ esac
 	if m, _ := filepath.Glob(filepath.Join(kept, ".lookup-*")); len(m) > 0 {
 		t.Errorf("temporary files left: %q", m)
 	}
-	if err := os.Remove(extra); err != nil {
+	for _, f := range []string{t2j, export} {
+		if err := os.WriteFile(f, []byte("x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step("the files back: the kept answers serve again", "")
+	if err := os.RemoveAll(ext); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.ListDirs(ctx, "./p/"); err != nil {
+	if _, err := g.listExport(ctx, "./p/", "{{.ImportPath}}"); err != nil {
 		t.Fatal(err)
 	}
-	if got := asked(); got != "list-deps" {
-		t.Errorf("a directory gone: the go command was asked %q, want %q", got, "list-deps")
+	if got := asked(); got != "list-export" {
+		t.Errorf("a directory gone: the go command was asked %q, want %q", got, "list-export")
 	}
 	// Without a directory nothing is kept.
 	g.KeptDir = ""
