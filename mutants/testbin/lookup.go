@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -27,113 +29,131 @@ import (
 // is (`go list -export -deps`, for the type checks: 0.27–0.29 s and 0.4 s
 // of CPU), and which of the module's directories the suite imports (`go
 // list -deps -test`, whose files are the suite's inputs: 0.13 s and 0.2 s
-// of CPU; all measured 3 December 2026 on this module, 2 cores). Each
-// answer is kept beside the kept binaries under the go command's settings
-// (LookupEnvVars) — and for the two listings, the module's root, the
-// content of every file of the module (moduleFiles: an import is a file's
-// change) and the package —
-// and read back only while every file it names is still there: test2json
-// and the export data are files of the go command's build cache, named by
-// the hash of what they were built from, which `go clean -cache` or the
+// of CPU; all measured 3 December 2026 on this module, 2 cores).
+//
+// Each answer is kept beside the kept binaries under the go command's
+// settings (LookupEnvVars) — and for the two listings, the module's root,
+// the files that decide which versions of which modules are used (go.mod,
+// go.sum, vendor/modules.txt, GOFLAGS' -modfile and -overlay files) and the
+// package — with a stamp: the hash of every file (symbolic links followed)
+// of every directory the listing names outside GOROOT and the module
+// cache, which nothing edits. It is read back only while the stamp is the
+// same (a changed import, a new file, an edit of a package replaced by a
+// directory of its own, anywhere on the disk) and every file it names is
+// there: test2json (which must lie in GOROOT or the build cache) and the
+// export data are files of the go command's build cache, named by the
+// hash of what they were built from, which `go clean -cache` or the
 // cache's own trimming may remove. An answer whose key changed while it
 // was asked is used once and not kept.
 
 // lookupVersion changes whenever the meaning of a kept look-up does.
-const lookupVersion = "waitsim-lookup-v1"
+const lookupVersion = "waitsim-lookup-v2"
 
 // LookupEnvVars are the go command's settings the kept look-ups and
 // gremlins' kept enumeration are keyed by: those that change a build
-// (suitebin.GoEnvVars) and GOCACHE, where the files they name live.
-var LookupEnvVars = append(slices.Clone(suitebin.GoEnvVars), "GOCACHE")
+// (suitebin.GoEnvVars), and GOCACHE and GOMODCACHE, where the files they
+// name live.
+var LookupEnvVars = append(slices.Clone(suitebin.GoEnvVars), "GOCACHE", "GOMODCACHE")
 
 // goEnv is `go env -json` of LookupEnvVars: the campaign's (Go.GoEnv), or
-// asked now.
-func (g *Go) goEnv(ctx context.Context) (string, error) {
-	if g.GoEnv != "" {
-		return g.GoEnv, nil
+// asked now; and its values.
+func (g *Go) goEnv(ctx context.Context) (string, map[string]string, error) {
+	out := []byte(g.GoEnv)
+	if g.GoEnv == "" {
+		var err error
+		if out, err = g.Command(ctx, g.Root, "go", append([]string{"env", "-json"}, LookupEnvVars...)...).Output(); err != nil {
+			return "", nil, err
+		}
 	}
-	out, err := g.Command(ctx, g.Root, "go", append([]string{"env", "-json"}, LookupEnvVars...)...).Output()
-	return string(out), err
+	var vars map[string]string
+	if err := json.Unmarshal(out, &vars); err != nil {
+		return "", nil, err
+	}
+	return string(out), vars, nil
 }
 
 // Test2json is the path of the go command's test2json (`go tool -n
 // test2json`), kept while the go command's settings are unchanged and the
 // file is there. The error is the go command's.
 func (g *Go) Test2json(ctx context.Context) (string, error) {
+	env, vars, err := g.goEnv(ctx)
 	key := func() string {
-		env, err := g.goEnv(ctx)
 		if err != nil {
 			return ""
 		}
 		return lookupKey("test2json", env)
 	}
-	b, err := g.keptLookup("test2json", key, func() ([]byte, error) {
+	b, rerr := g.keptLookup("test2json", key, func() ([]byte, error) {
 		return g.Command(ctx, g.Root, "go", "tool", "-n", "test2json").Output()
-	}, func(b []byte) bool {
+	}, func(b []byte) (string, bool) {
 		p := strings.TrimSpace(string(b))
 		st, err := os.Stat(p)
-		return filepath.IsAbs(p) && err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+		return "", err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 && filepath.Base(p) == "test2json" &&
+			(within(p, vars["GOROOT"]) || within(p, vars["GOCACHE"]))
 	})
-	return strings.TrimSpace(string(b)), err
+	return strings.TrimSpace(string(b)), rerr
 }
 
-// listExport is `go list -export -deps` of target with format f, kept while
-// the go command's settings and every file of the module are unchanged
-// and every export file it names is there.
+// listExport is `go list -export -deps` of target with format f, whose
+// fields are tab-separated and begin with the import path, the export file
+// and the directory: kept as a listing (moduleLookup), while every export
+// file it names is there.
 func (g *Go) listExport(ctx context.Context, target, f string) ([]byte, error) {
-	return g.keptLookup("export", g.moduleLookupKey(ctx, "export", target, f), func() ([]byte, error) {
+	return g.moduleLookup(ctx, "export", func() ([]byte, error) {
 		return g.Command(ctx, g.Root, "go", "list", "-export", "-deps", "-f", f, target).Output()
-	}, func(b []byte) bool {
+	}, func(b []byte) ([]string, bool) {
+		var dirs []string
 		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 			fields := strings.Split(l, "\t")
-			if len(fields) < 2 {
-				return false
+			if len(fields) < 3 {
+				return nil, false
 			}
 			if p := fields[1]; p != "" {
 				if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() || !filepath.IsAbs(p) {
-					return false
+					return nil, false
 				}
 			}
+			dirs = append(dirs, fields[2])
 		}
-		return true
-	})
+		return dirs, true
+	}, target, f)
 }
 
 // ListDirs is `go list -deps -test` of pkg: the directory of each package
 // of the main module that pkg's test binary imports, one per line (some
-// more than once), kept while the go command's settings and every file of
-// the module are unchanged (an import is a file's change) and every
-// directory it names is there. The error is the go command's.
+// more than once), kept as a listing (moduleLookup). The error is the go
+// command's.
 func (g *Go) ListDirs(ctx context.Context, pkg string) ([]byte, error) {
 	const f = "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}"
-	return g.keptLookup("dirs", g.moduleLookupKey(ctx, "dirs", pkg, f), func() ([]byte, error) {
+	return g.moduleLookup(ctx, "dirs", func() ([]byte, error) {
 		return g.Command(ctx, g.Root, "go", "list", "-deps", "-test", "-f", f, pkg).Output()
-	}, func(b []byte) bool {
-		for _, d := range strings.Fields(string(b)) {
-			if st, err := os.Stat(d); err != nil || !st.IsDir() || !filepath.IsAbs(d) {
-				return false
-			}
-		}
-		return true
-	})
+	}, func(b []byte) ([]string, bool) { return strings.Fields(string(b)), true }, pkg, f)
 }
 
-// moduleLookupKey is the key of a look-up of kind whose answer depends on
-// the go command's settings, the module's root (the answers name its
-// directories: two copies of a module hold the same files), every file of
-// the module and parts; "" when one cannot be read.
-func (g *Go) moduleLookupKey(ctx context.Context, kind string, parts ...string) func() string {
-	return func() string {
-		env, err := g.goEnv(ctx)
+// moduleLookup is a listing of kind made by run, kept under the go
+// command's settings, the module's root (a listing names its directories:
+// two copies of a module hold the same files), its module files (modFiles)
+// and parts, and stamped with the content of the directories dirs finds in
+// it (dirsStamp); dirs says false when the listing cannot serve.
+func (g *Go) moduleLookup(ctx context.Context, kind string, run func() ([]byte, error), dirs func([]byte) ([]string, bool), parts ...string) ([]byte, error) {
+	env, vars, err := g.goEnv(ctx)
+	key := func() string {
 		if err != nil {
 			return ""
 		}
-		files, err := moduleFiles(g.Root)
+		mods, err := modFiles(g.Root, vars["GOFLAGS"])
 		if err != nil {
 			return ""
 		}
-		return lookupKey(kind, append([]string{env, g.Root, files}, parts...)...)
+		return lookupKey(kind, append([]string{env, g.Root, mods}, parts...)...)
 	}
+	return g.keptLookup(kind, key, run, func(b []byte) (string, bool) {
+		d, ok := dirs(b)
+		if !ok {
+			return "", false
+		}
+		return dirsStamp(vars, d)
+	})
 }
 
 // lookupKey hashes a look-up's kind and what decides its answer.
@@ -148,29 +168,115 @@ func lookupKey(kind string, parts ...string) string {
 
 // keptLookup is the answer of run, kept in g.KeptDir under key (computed
 // before the run, and again after it: an answer whose key changed while it
-// ran is used once and not kept) while valid holds for it. A key of ""
-// keeps nothing. The error is run's.
-func (g *Go) keptLookup(kind string, key func() string, run func() ([]byte, error), valid func([]byte) bool) ([]byte, error) {
+// ran is used once and not kept) with its stamp, and read back while
+// stamp gives the same for it; stamp's false: the answer cannot serve (it
+// is not kept, or not read back). A key of "" keeps nothing. The error is
+// run's.
+func (g *Go) keptLookup(kind string, key func() string, run func() ([]byte, error), stamp func([]byte) (string, bool)) ([]byte, error) {
 	k, path := "", ""
 	if g.KeptDir != "" {
 		k = key()
 	}
 	if k != "" {
 		path = filepath.Join(g.KeptDir, "lookup-"+kind+"-"+k[:32]+".txt")
-		if text, err := limits.Read(path, limits.Results); err == nil && valid(text.Src) {
-			now := time.Now()
-			_ = os.Chtimes(path, now, now) // most recently used: pruned last
-			return text.Src, nil
+		if text, err := limits.Read(path, limits.Results); err == nil {
+			if kept, answer, ok := strings.Cut(string(text.Src), "\n"); ok {
+				if now, ok := stamp([]byte(answer)); ok && now == kept {
+					t := time.Now()
+					_ = os.Chtimes(path, t, t) // most recently used: pruned last
+					return []byte(answer), nil
+				}
+			}
 		}
 	}
 	b, err := run()
-	if err != nil || path == "" || !valid(b) || key() != k {
+	if err != nil || path == "" {
 		return b, err
 	}
-	if campaign.WriteAtomic(path, b, ".lookup-*") == nil {
+	st, ok := stamp(b)
+	if !ok || key() != k {
+		return b, nil
+	}
+	if campaign.WriteAtomic(path, append([]byte(st+"\n"), b...), suitebin.TempLookup+"*") == nil {
 		suitebin.PruneGlob(filepath.Join(g.KeptDir, "lookup-"+kind+"-*.txt"), path, keptKeep)
 	}
 	return b, nil
+}
+
+// modFiles hashes the files of the module at root that decide which
+// version of which module a build uses: go.mod, go.sum and
+// vendor/modules.txt (each, or its absence), and the files GOFLAGS names
+// with -modfile and -overlay; the error when one is there but cannot be
+// read.
+func modFiles(root, goflags string) (string, error) {
+	files := []string{"go.mod", "go.sum", filepath.Join("vendor", "modules.txt")}
+	for _, f := range strings.Fields(goflags) {
+		for _, flag := range []string{"-modfile=", "--modfile=", "-overlay=", "--overlay="} {
+			if v, ok := strings.CutPrefix(f, flag); ok {
+				files = append(files, v)
+			}
+		}
+	}
+	h := sha256.New()
+	for _, f := range files {
+		p := f
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		sum, err := workspace.HashFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			sum = "absent"
+		} else if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00", f, sum)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// dirsStamp hashes, by name and content, every regular file (symbolic
+// links followed) of each directory of dirs that lies outside GOROOT and
+// the module cache (vars: go env), whose files nothing edits; false when
+// one is not an absolute path or cannot be read.
+func dirsStamp(vars map[string]string, dirs []string) (string, bool) {
+	dirs = slices.Clone(dirs)
+	sort.Strings(dirs)
+	h := sha256.New()
+	for _, d := range slices.Compact(dirs) {
+		if !filepath.IsAbs(d) {
+			return "", false
+		}
+		if within(d, vars["GOROOT"]) || within(d, vars["GOMODCACHE"]) {
+			continue
+		}
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return "", false
+		}
+		fmt.Fprintf(h, "dir %s\x00", d)
+		for _, e := range entries {
+			p := filepath.Join(d, e.Name())
+			st, err := os.Stat(p)
+			if err != nil || !st.Mode().IsRegular() {
+				continue // a directory, or a link to nothing
+			}
+			sum, err := workspace.HashFile(p)
+			if err != nil {
+				return "", false
+			}
+			fmt.Fprintf(h, "%s\x00%s\x00", e.Name(), sum)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+// within reports whether the absolute path p lies in directory dir.
+func within(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // moduleFiles hashes every regular file of the module at root by path and
