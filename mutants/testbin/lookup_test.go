@@ -105,12 +105,18 @@ esac
 	step("go.mod changed", "list-export list-deps")
 	// An answer of test2json's that is not a test2json of GOROOT or the
 	// build cache is never kept.
-	if err := os.WriteFile(filepath.Join(dir, "t2j-answer"), []byte("/bin/true\n"), 0o644); err != nil {
+	stray := filepath.Join(dir, "other", "test2json")
+	if err := os.MkdirAll(filepath.Dir(stray), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	for f, b := range map[string]string{stray: "x", filepath.Join(dir, "t2j-answer"): stray + "\n"} {
+		if err := os.WriteFile(f, []byte(b), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	g.GoEnv = env("go3")
 	for range 2 {
-		if p, _ := g.Test2json(ctx); p != "/bin/true" {
+		if p, _ := g.Test2json(ctx); p != stray {
 			t.Fatalf("Test2json %q, want the go command's answer", p)
 		}
 		if got := asked(); got != "tool-n" {
