@@ -217,7 +217,9 @@ func TestLinkFlags(t *testing.T) {
 
 // TestSweepStale: a build removes the temporary files of its cache
 // directory that a killed process left there, past StaleAfter, and leaves
-// the rest: a temporary file being written now, kept binaries, directories.
+// the rest: a temporary file being written now, kept binaries, directories,
+// and files of the user's (the directory may be one they named), dot-files
+// too.
 func TestSweepStale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
@@ -227,6 +229,7 @@ func TestSweepStale(t *testing.T) {
 	old := time.Now().Add(-StaleAfter - time.Minute)
 	files := map[string]bool{ // name → wanted after the build
 		".build-p-123.test": false, ".keep-9": false, ".build-p-456.test+fresh": true, "p-0123.test": true,
+		".gitignore": true, ".notes": true,
 	}
 	for name := range files {
 		write(t, filepath.Join(dir, name), "x")
