@@ -279,8 +279,8 @@ func within(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// moduleFiles hashes every regular file of the module at root by path and
-// content — the sources, the tests, their data, go.mod, go.sum: everything
+// moduleFiles hashes every regular file (or link to one) of the module at
+// root by path and content — the sources, the tests, their data, go.mod, go.sum: everything
 // a build or a test could read — but for .git, the root's out/ and nested
 // modules; "" and the error when one cannot be read.
 func moduleFiles(root string) (string, error) {
@@ -303,6 +303,8 @@ func moduleFiles(root string) (string, error) {
 		}
 		if d.Type().IsRegular() {
 			files = append(files, p)
+		} else if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			files = append(files, p) // a link to a file: its content counts
 		}
 		return nil
 	})

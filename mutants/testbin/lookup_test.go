@@ -185,3 +185,39 @@ esac
 	step("no directory", "tool-n list-export list-deps")
 	step("no directory again", "tool-n list-export list-deps")
 }
+
+// TestModuleFilesFollowLinks: a file of the module that is a symbolic link
+// to a file elsewhere counts with its content (gremlins' enumeration is
+// keyed by moduleFiles): an edit of the file it points at changes the
+// hash; out/ at the root does not count.
+func TestModuleFilesFollowLinks(t *testing.T) {
+	dir := t.TempDir()
+	mod, ext := filepath.Join(dir, "mod"), filepath.Join(dir, "ext.go")
+	for f, b := range map[string]string{filepath.Join(mod, "go.mod"): "module m\n", ext: "package p\n", filepath.Join(mod, "out", "x"): "1"} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(ext, filepath.Join(mod, "p.go")); err != nil {
+		t.Fatal(err)
+	}
+	before, err := moduleFiles(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mod, "out", "x"), []byte("2"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if same, _ := moduleFiles(mod); same != before {
+		t.Error("an edit under out/ changed the hash")
+	}
+	if err := os.WriteFile(ext, []byte("package p // changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := moduleFiles(mod); after == before {
+		t.Error("an edit of the file a link of the module points at left the hash unchanged")
+	}
+}
