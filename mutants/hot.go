@@ -232,11 +232,15 @@ func (r *runner) saveHints(muts []*mutant) {
 			r.hints.Calm(m.res.ID, m.res.Diff)
 		}
 	}
+	kept := r.hints.Save()
 	if d := r.hotDeaths.Load(); d > 0 {
-		r.note(fmt.Sprintf("hot processes: %d died serving a mutant (a panic in a world's goroutine); each such mutant was judged by a run of its own, and the next campaign runs it so from the start (docs/mutation.md)", d))
+		next := "the next campaign runs it so from the start"
+		if !kept {
+			next = "its hint could not be kept, so the next campaign tries it hot again"
+		}
+		r.note(fmt.Sprintf("hot processes: %d died serving a mutant (a panic in a world's goroutine); each such mutant was judged by a run of its own, and %s (docs/mutation.md)", d, next))
 	}
 	if n > 0 {
 		r.note(fmt.Sprintf("hot processes: %d mutants ran cold from the start, as a hot process died on each in an earlier campaign (docs/mutation.md)", n))
 	}
-	r.hints.Save()
 }

@@ -109,11 +109,11 @@ func (c *ColdHints) Calm(id, diff string) {
 
 // Save keeps the hints for the next campaign when they changed, and prunes
 // the hint files of the suite's package beyond the keptKeep most recently
-// written. A failure keeps nothing: the next campaign tries those mutants
-// hot.
-func (c *ColdHints) Save() {
+// written; false when they could not be kept (the next campaign then
+// tries those mutants hot) or there are none (nil).
+func (c *ColdHints) Save() bool {
 	if c == nil {
-		return
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -122,7 +122,7 @@ func (c *ColdHints) Save() {
 		same = same && c.was[k]
 	}
 	if same {
-		return
+		return true
 	}
 	keys := make([]string, 0, len(c.now))
 	for k := range c.now {
@@ -131,7 +131,8 @@ func (c *ColdHints) Save() {
 	sort.Strings(keys)
 	b, err := json.Marshal(keys[:min(len(keys), coldHintsMost)])
 	if err != nil || campaign.WriteAtomic(c.path, b, suitebin.TempHints+"*") != nil {
-		return
+		return false
 	}
 	suitebin.PruneGlob(c.glob, c.path, keptKeep)
+	return true
 }

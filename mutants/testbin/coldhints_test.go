@@ -22,7 +22,9 @@ func TestColdHints(t *testing.T) {
 	}
 	h.Died("a", "d")
 	h.Died("b", "d")
-	h.Save()
+	if !h.Save() {
+		t.Fatal("Save said the hints were not kept")
+	}
 	again := g.ColdHints("./waittool/")
 	if !again.Has("a", "d") || !again.Has("b", "d") || again.Has("a", "other diff") || again.Has("c", "d") {
 		t.Errorf("after Save: a %t, b %t, a with another diff %t, c %t; want true, true, false, false",
@@ -60,6 +62,20 @@ func TestColdHints(t *testing.T) {
 	}
 	if n := len(g.ColdHints("./waittool/").was); n != 0 {
 		t.Errorf("%d hints read from a file that is not JSON", n)
+	}
+
+	// A hints file that is a directory: nothing read, nothing kept, and
+	// Save says so.
+	if err := os.Remove(third.path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(third.path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	blocked := g.ColdHints("./waittool/")
+	blocked.Died("z", "d")
+	if blocked.Has("a", "d") || blocked.Save() {
+		t.Error("a hints file that is a directory: a hint read, or Save said the hints were kept")
 	}
 
 	var none *ColdHints
