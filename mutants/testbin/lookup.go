@@ -34,20 +34,40 @@ import (
 // Each answer is kept beside the kept binaries under the go command's
 // settings (LookupEnvVars) — and for the two listings, the module's root,
 // the files that decide which versions of which modules are used (go.mod,
-// go.sum, vendor/modules.txt, GOFLAGS' -modfile and -overlay files) and the
-// package — with a stamp: the hash of every file (symbolic links followed)
-// of every directory the listing names outside GOROOT and the module
-// cache, which nothing edits. It is read back only while the stamp is the
-// same (a changed import, a new file, an edit of a package replaced by a
-// directory of its own, anywhere on the disk) and every file it names is
-// there: test2json (which must lie in GOROOT or the build cache) and the
-// export data are files of the go command's build cache, named by the
-// hash of what they were built from, which `go clean -cache` or the
-// cache's own trimming may remove. An answer whose key changed while it
-// was asked is used once and not kept.
+// go.sum, vendor/modules.txt) and the package — with a stamp: the hash of
+// every file (symbolic links followed) of every directory the listing
+// names outside GOROOT and the module cache, which nothing edits. It is
+// read back only while the stamp is the same (a changed import, a new
+// file, an edit of a package replaced by a directory of its own, anywhere
+// on the disk) and every file it names is there: test2json (which must lie
+// in GOROOT or the build cache) and the export data are files of the go
+// command's build cache, named by the hash of what they were built from,
+// which `go clean -cache` or the cache's own trimming may remove.
+//
+// An answer is used once and not kept when its key changed while it was
+// asked, or when a file its stamp hashes was written after the question
+// began (less than writeSlack before it: a file system may keep whole
+// seconds): the go command may have read it before the edit. Nor is a
+// listing kept under GOFLAGS with -overlay or -modfile, whose files name
+// other files still.
 
 // lookupVersion changes whenever the meaning of a kept look-up does.
 const lookupVersion = "waitsim-lookup-v2"
+
+// writeSlack is how long before a question began a file its answer's stamp
+// hashes may have been written and still be kept: file systems keep
+// modification times to the second at worst (ext4, tmpfs and overlayfs
+// to the nanosecond), so two seconds cover any.
+const writeSlack = 2 * time.Second
+
+// stamp is what a kept answer is read back under: the hash of the files
+// it depends on, the latest time one of them was written, and whether the
+// answer can serve at all.
+type stamp struct {
+	hash   string
+	newest time.Time
+	ok     bool
+}
 
 // LookupEnvVars are the go command's settings the kept look-ups and
 // gremlins' kept enumeration are keyed by: those that change a build
@@ -85,11 +105,11 @@ func (g *Go) Test2json(ctx context.Context) (string, error) {
 	}
 	b, rerr := g.keptLookup("test2json", key, func() ([]byte, error) {
 		return g.Command(ctx, g.Root, "go", "tool", "-n", "test2json").Output()
-	}, func(b []byte) (string, bool) {
+	}, func(b []byte) stamp {
 		p := strings.TrimSpace(string(b))
 		st, err := os.Stat(p)
-		return "", err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 && filepath.Base(p) == "test2json" &&
-			(within(p, vars["GOROOT"]) || within(p, vars["GOCACHE"]))
+		return stamp{ok: err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 && filepath.Base(p) == "test2json" &&
+			(within(p, vars["GOROOT"]) || within(p, vars["GOCACHE"]))}
 	})
 	return strings.TrimSpace(string(b)), rerr
 }
@@ -138,19 +158,19 @@ func (g *Go) ListDirs(ctx context.Context, pkg string) ([]byte, error) {
 func (g *Go) moduleLookup(ctx context.Context, kind string, run func() ([]byte, error), dirs func([]byte) ([]string, bool), parts ...string) ([]byte, error) {
 	env, vars, err := g.goEnv(ctx)
 	key := func() string {
-		if err != nil {
+		if err != nil || namesFiles(vars["GOFLAGS"]) {
 			return ""
 		}
-		mods, err := modFiles(g.Root, vars["GOFLAGS"])
+		mods, err := modFiles(g.Root)
 		if err != nil {
 			return ""
 		}
 		return lookupKey(kind, append([]string{env, g.Root, mods}, parts...)...)
 	}
-	return g.keptLookup(kind, key, run, func(b []byte) (string, bool) {
+	return g.keptLookup(kind, key, run, func(b []byte) stamp {
 		d, ok := dirs(b)
 		if !ok {
-			return "", false
+			return stamp{}
 		}
 		return dirsStamp(vars, d)
 	})
@@ -172,7 +192,7 @@ func lookupKey(kind string, parts ...string) string {
 // stamp gives the same for it; stamp's false: the answer cannot serve (it
 // is not kept, or not read back). A key of "" keeps nothing. The error is
 // run's.
-func (g *Go) keptLookup(kind string, key func() string, run func() ([]byte, error), stamp func([]byte) (string, bool)) ([]byte, error) {
+func (g *Go) keptLookup(kind string, key func() string, run func() ([]byte, error), stampOf func([]byte) stamp) ([]byte, error) {
 	k, path := "", ""
 	if g.KeptDir != "" {
 		k = key()
@@ -181,7 +201,7 @@ func (g *Go) keptLookup(kind string, key func() string, run func() ([]byte, erro
 		path = filepath.Join(g.KeptDir, "lookup-"+kind+"-"+k[:32]+".txt")
 		if text, err := limits.Read(path, limits.Results); err == nil {
 			if kept, answer, ok := strings.Cut(string(text.Src), "\n"); ok {
-				if now, ok := stamp([]byte(answer)); ok && now == kept {
+				if now := stampOf([]byte(answer)); now.ok && now.hash == kept {
 					t := time.Now()
 					_ = os.Chtimes(path, t, t) // most recently used: pruned last
 					return []byte(answer), nil
@@ -189,41 +209,39 @@ func (g *Go) keptLookup(kind string, key func() string, run func() ([]byte, erro
 			}
 		}
 	}
+	asked := time.Now()
 	b, err := run()
 	if err != nil || path == "" {
 		return b, err
 	}
-	st, ok := stamp(b)
-	if !ok || key() != k {
+	st := stampOf(b)
+	if !st.ok || !st.newest.Before(asked.Add(-writeSlack)) || key() != k {
 		return b, nil
 	}
-	if campaign.WriteAtomic(path, append([]byte(st+"\n"), b...), suitebin.TempLookup+"*") == nil {
+	if campaign.WriteAtomic(path, append([]byte(st.hash+"\n"), b...), suitebin.TempLookup+"*") == nil {
 		suitebin.PruneGlob(filepath.Join(g.KeptDir, "lookup-"+kind+"-*.txt"), path, keptKeep)
 	}
 	return b, nil
 }
 
+// namesFiles reports whether GOFLAGS names files whose content the go
+// command reads in place of others (-overlay, -modfile): no listing is
+// kept under them.
+func namesFiles(goflags string) bool {
+	return slices.ContainsFunc(strings.Fields(goflags), func(f string) bool {
+		f = strings.TrimPrefix(strings.TrimPrefix(f, "-"), "-")
+		return strings.HasPrefix(f, "overlay") || strings.HasPrefix(f, "modfile")
+	})
+}
+
 // modFiles hashes the files of the module at root that decide which
 // version of which module a build uses: go.mod, go.sum and
-// vendor/modules.txt (each, or its absence), and the files GOFLAGS names
-// with -modfile and -overlay; the error when one is there but cannot be
-// read.
-func modFiles(root, goflags string) (string, error) {
-	files := []string{"go.mod", "go.sum", filepath.Join("vendor", "modules.txt")}
-	for _, f := range strings.Fields(goflags) {
-		for _, flag := range []string{"-modfile=", "--modfile=", "-overlay=", "--overlay="} {
-			if v, ok := strings.CutPrefix(f, flag); ok {
-				files = append(files, v)
-			}
-		}
-	}
+// vendor/modules.txt (each, or its absence); the error when one is there
+// but cannot be read.
+func modFiles(root string) (string, error) {
 	h := sha256.New()
-	for _, f := range files {
-		p := f
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
-		}
-		sum, err := workspace.HashFile(p)
+	for _, f := range []string{"go.mod", "go.sum", filepath.Join("vendor", "modules.txt")} {
+		sum, err := workspace.HashFile(filepath.Join(root, f))
 		if errors.Is(err, fs.ErrNotExist) {
 			sum = "absent"
 		} else if err != nil {
@@ -236,22 +254,24 @@ func modFiles(root, goflags string) (string, error) {
 
 // dirsStamp hashes, by name and content, every regular file (symbolic
 // links followed) of each directory of dirs that lies outside GOROOT and
-// the module cache (vars: go env), whose files nothing edits; false when
-// one is not an absolute path or cannot be read.
-func dirsStamp(vars map[string]string, dirs []string) (string, bool) {
+// the module cache (vars: go env), whose files nothing edits, and notes
+// the latest time one was written; not ok when one is not an absolute
+// path or cannot be read.
+func dirsStamp(vars map[string]string, dirs []string) stamp {
 	dirs = slices.Clone(dirs)
 	sort.Strings(dirs)
 	h := sha256.New()
+	var newest time.Time
 	for _, d := range slices.Compact(dirs) {
 		if !filepath.IsAbs(d) {
-			return "", false
+			return stamp{}
 		}
 		if within(d, vars["GOROOT"]) || within(d, vars["GOMODCACHE"]) {
 			continue
 		}
 		entries, err := os.ReadDir(d)
 		if err != nil {
-			return "", false
+			return stamp{}
 		}
 		fmt.Fprintf(h, "dir %s\x00", d)
 		for _, e := range entries {
@@ -262,12 +282,15 @@ func dirsStamp(vars map[string]string, dirs []string) (string, bool) {
 			}
 			sum, err := workspace.HashFile(p)
 			if err != nil {
-				return "", false
+				return stamp{}
+			}
+			if st.ModTime().After(newest) {
+				newest = st.ModTime()
 			}
 			fmt.Fprintf(h, "%s\x00%s\x00", e.Name(), sum)
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), true
+	return stamp{hash: hex.EncodeToString(h.Sum(nil)), newest: newest, ok: true}
 }
 
 // within reports whether the absolute path p lies in directory dir.

@@ -3,10 +3,12 @@ package testbin
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestKeptLookups: test2json's path, the export listing and the listing of
@@ -64,8 +66,23 @@ esac
 		os.Remove(calls)
 		return strings.Join(strings.Fields(string(b)), " ")
 	}
+	// settle dates every file of the listed directories a minute back: an
+	// answer is not kept while one was written since its question began.
+	settle := func() {
+		t.Helper()
+		old := time.Now().Add(-time.Minute)
+		for _, d := range []string{mod, ext} {
+			filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					err = os.Chtimes(p, old, old)
+				}
+				return err
+			})
+		}
+	}
 	step := func(what, want string) {
 		t.Helper()
+		settle()
 		p, err := g.Test2json(ctx)
 		if err != nil || p != t2j {
 			t.Fatalf("%s: Test2json %q, %v; want %q", what, p, err, t2j)
@@ -138,15 +155,42 @@ esac
 	}
 	other := *g
 	other.Root = cp
+	settle()
 	if _, err := other.ListDirs(ctx, "./p/"); err != nil {
 		t.Fatal(err)
 	}
 	if got := asked(); got != "list-deps" {
 		t.Errorf("a copy of the module: the go command was asked %q, want %q", got, "list-deps")
 	}
+	// A file of a listed directory written while the question ran, or
+	// just before: the answer is used, not kept.
+	if err := os.WriteFile(src, []byte("package p // just now\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := g.ListDirs(ctx, "./p/"); err != nil {
+			t.Fatal(err)
+		}
+		if got := asked(); got != "list-deps" {
+			t.Errorf("a file written just now: the go command was asked %q, want %q", got, "list-deps")
+		}
+	}
+	step("that file settled", "list-export list-deps")
+	// Under GOFLAGS naming files the go command reads instead of others,
+	// no listing is kept.
+	g.GoEnv = env("go4")
+	var vars map[string]string
+	json.Unmarshal([]byte(g.GoEnv), &vars)
+	vars["GOFLAGS"] = "-overlay=" + filepath.Join(dir, "ov.json")
+	b, _ := json.Marshal(vars)
+	g.GoEnv = string(b)
+	step("GOFLAGS with -overlay", "tool-n list-export list-deps")
+	step("GOFLAGS with -overlay again", "list-export list-deps")
+	g.GoEnv = env("go2")
 	if err := os.Remove(export); err != nil {
 		t.Fatal(err)
 	}
+	settle()
 	if _, err := g.listExport(ctx, "./p/", "{{.ImportPath}}"); err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +218,7 @@ esac
 	if err := os.RemoveAll(ext); err != nil {
 		t.Fatal(err)
 	}
+	settle()
 	if _, err := g.listExport(ctx, "./p/", "{{.ImportPath}}"); err != nil {
 		t.Fatal(err)
 	}
