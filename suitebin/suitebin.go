@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -255,9 +256,10 @@ func PruneGlob(pattern, just string, keep int, marks ...func(string) string) {
 // change a build (GoEnvVars, from `go env`), go.mod and go.sum, and every
 // regular file of every package directory of the module (by path and
 // content; a directory whose Go files use //go:embed counts with all it
-// holds). Directories the go command never builds are left out: out/ at the
-// root, names starting with "." or "_", testdata, node_modules, and nested
-// modules.
+// holds), and the same of every directory a replace directive of go.mod
+// points at. Directories the go command never builds are left out: out/ at
+// the root, names starting with "." or "_", testdata, node_modules, and
+// nested modules.
 func Key(ctx context.Context, o Options) (string, error) {
 	k, _, err := key(ctx, o)
 	return k, err
@@ -292,7 +294,66 @@ func key(ctx context.Context, o Options) (string, string, error) {
 		}
 		fmt.Fprintf(h, "%s\x00%s\x00", filepath.ToSlash(rel), sum)
 	}
+	// The modules go.mod replaces by a directory of their own, wherever it
+	// lies: their files are built into the binary too.
+	dirs, err := replaceDirs(ctx, o)
+	if err != nil {
+		return "", "", err
+	}
+	for _, dir := range dirs {
+		files, err := moduleFiles(dir)
+		if err != nil {
+			return "", "", err
+		}
+		fmt.Fprintf(h, "replace %s\x00", dir)
+		for _, rel := range files {
+			sum, err := workspace.HashFile(filepath.Join(dir, rel))
+			if err != nil {
+				return "", "", err
+			}
+			fmt.Fprintf(h, "%s\x00%s\x00", filepath.ToSlash(rel), sum)
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil)), goflags, nil
+}
+
+// replaceDirs lists, sorted, the directories go.mod's replace directives
+// point at (a module replaced by a directory, not by another version), as
+// `go mod edit -json` gives them; none when go.mod names no replace.
+func replaceDirs(ctx context.Context, o Options) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(o.Root, "go.mod"))
+	if err != nil || !bytes.Contains(b, []byte("replace")) {
+		return nil, nil
+	}
+	cmd := o.Command(ctx, "go", "mod", "edit", "-json")
+	cmd.Dir, cmd.Env = o.Root, o.Env
+	out, err := cmd.Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("go mod edit -json: %v", err)
+	}
+	var mod struct {
+		Replace []struct {
+			New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return nil, fmt.Errorf("go mod edit -json: %v", err)
+	}
+	var dirs []string
+	for _, r := range mod.Replace {
+		if r.New.Version == "" && r.New.Path != "" {
+			p := r.New.Path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(o.Root, p)
+			}
+			dirs = append(dirs, filepath.Clean(p))
+		}
+	}
+	sort.Strings(dirs)
+	return slices.Compact(dirs), nil
 }
 
 // regular reports whether entry e of dir is a regular file, or a link to

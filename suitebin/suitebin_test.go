@@ -256,3 +256,25 @@ func TestSweepStale(t *testing.T) {
 	}
 	SweepStale("") // no directory: nothing to do
 }
+
+// TestKeyFollowsReplaceDirectories: a module replaced by a directory of its
+// own, outside the module, is built into the binary: an edit there changes
+// the key.
+func TestKeyFollowsReplaceDirectories(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	root, dep := filepath.Join(dir, "m"), filepath.Join(dir, "dep")
+	write(t, filepath.Join(root, "go.mod"), "module example.com/m\n\ngo 1.25\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ../dep\n")
+	write(t, filepath.Join(root, "p", "p.go"), "package p\n\nimport _ \"example.com/dep\"\n")
+	write(t, filepath.Join(dep, "go.mod"), "module example.com/dep\n\ngo 1.25\n")
+	write(t, filepath.Join(dep, "dep.go"), "package dep\n\nfunc F() int { return 1 }\n")
+	o := Options{Root: root, Pkg: "./p/"}
+	before, err := Key(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dep, "dep.go"), "package dep\n\nfunc F() int { return 2 }\n")
+	if after, err := Key(context.Background(), o); err != nil || after == before {
+		t.Errorf("an edit of the replace directive's directory kept the key (%v)", err)
+	}
+}
