@@ -849,9 +849,10 @@ func panicEverywhere(name string, src []byte) ([]byte, error) {
 }
 
 // hashInputs hashes every file the suite's verdict can depend on: go.mod,
-// go.sum, and every file under the directories of the module's own
-// packages that the suite's test binary imports (so data files such as the
-// scenario YAML count too).
+// go.sum, vendor/modules.txt, and every file under the directories of the
+// packages the suite's test binary imports outside GOROOT and the module
+// cache — the module's own (so data files such as the scenario YAML count
+// too), vendored ones, those of a directory a replace directive points at.
 func (r *runner) hashInputs(ctx context.Context) error {
 	dirs, err := r.moduleDirs(ctx, r.suite.Pkg)
 	if err != nil {
@@ -867,8 +868,9 @@ func (r *runner) hashInputs(ctx context.Context) error {
 	return nil
 }
 
-// moduleDirs lists the directories of the main module's packages that pkg's
-// test binary imports (pkg's own among them), each once.
+// moduleDirs lists the directories of the packages pkg's test binary
+// imports outside GOROOT and the module cache (pkg's own among them), each
+// once (testbin.Go.ListDirs).
 func (r *runner) moduleDirs(ctx context.Context, pkg string) ([]string, error) {
 	out, err := r.testbin().ListDirs(ctx, pkg) // kept while the module is unchanged
 	if err != nil {
@@ -879,7 +881,7 @@ func (r *runner) moduleDirs(ctx context.Context, pkg string) ([]string, error) {
 	}
 	var dirs []string
 	seen := map[string]bool{}
-	for _, dir := range strings.Fields(string(out)) {
+	for _, dir := range testbin.Lines(out) {
 		if !seen[dir] {
 			seen[dir] = true
 			dirs = append(dirs, dir)

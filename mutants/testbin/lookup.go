@@ -140,14 +140,37 @@ func (g *Go) listExport(ctx context.Context, target, f string) ([]byte, error) {
 }
 
 // ListDirs is `go list -deps -test` of pkg: the directory of each package
-// of the main module that pkg's test binary imports, one per line (some
-// more than once), kept as a listing (moduleLookup). The error is the go
-// command's.
+// pkg's test binary imports that lies outside GOROOT and the module cache
+// (the main module's, vendored ones, those of a directory a replace
+// directive points at), one per line (some more than once), kept as a
+// listing (moduleLookup). The error is the go command's.
 func (g *Go) ListDirs(ctx context.Context, pkg string) ([]byte, error) {
-	const f = "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}"
+	const f = "{{.Dir}}"
+	_, vars, _ := g.goEnv(ctx) // none: every directory is listed
 	return g.moduleLookup(ctx, "dirs", func() ([]byte, error) {
-		return g.Command(ctx, g.Root, "go", "list", "-deps", "-test", "-f", f, pkg).Output()
-	}, func(b []byte) ([]string, bool) { return strings.Fields(string(b)), true }, pkg, f)
+		out, err := g.Command(ctx, g.Root, "go", "list", "-deps", "-test", "-f", f, pkg).Output()
+		if err != nil {
+			return out, err
+		}
+		var dirs []byte
+		for _, d := range Lines(out) {
+			if !within(d, vars["GOROOT"]) && !within(d, vars["GOMODCACHE"]) {
+				dirs = append(append(dirs, d...), '\n')
+			}
+		}
+		return dirs, nil
+	}, func(b []byte) ([]string, bool) { return Lines(b), true }, pkg, f)
+}
+
+// Lines are the lines of b that are not empty.
+func Lines(b []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // moduleLookup is a listing of kind made by run, kept under the go

@@ -41,7 +41,7 @@ func TestKeptLookups(t *testing.T) {
 echo "$1$2" >> '` + calls + `'
 case "$1$2" in
 tool-n) cat '` + filepath.Join(dir, "t2j-answer") + `' 2>/dev/null || echo '` + t2j + `' ;;
-list-deps) printf '%s\n' '` + filepath.Join(mod, "p") + `' ;;
+list-deps) printf '%s\n%s\n%s\n' '` + filepath.Join(mod, "p") + `' '` + filepath.Join(goroot, "src", "a") + `' '` + ext + `' ;;
 list-export) printf 'a\t%s\t%s\t\nexample.com/e\t\t%s\te.go\nexample.com/m/p\t\t%s\tp.go\n' '` + export + `' '` +
 		filepath.Join(goroot, "src", "a") + `' '` + ext + `' '` + filepath.Join(mod, "p") + `' ;;
 esac
@@ -92,8 +92,8 @@ esac
 			t.Fatalf("%s: listExport %q, %v", what, out, err)
 		}
 		dirs, err := g.ListDirs(ctx, "./p/")
-		if err != nil || strings.Fields(string(dirs))[0] != filepath.Join(mod, "p") {
-			t.Fatalf("%s: ListDirs %q, %v", what, dirs, err)
+		if want := filepath.Join(mod, "p") + "\n" + ext + "\n"; err != nil || string(dirs) != want {
+			t.Fatalf("%s: ListDirs %q, %v; want %q (none in GOROOT)", what, dirs, err, want)
 		}
 		if got := asked(); got != want {
 			t.Errorf("%s: the go command was asked %q, want %q", what, got, want)
@@ -111,11 +111,11 @@ esac
 	if err := os.WriteFile(filepath.Join(ext, "e.go"), []byte("package e // changed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	step("a file of the replace directive's directory changed", "list-export")
+	step("a file of the replace directive's directory changed", "list-export list-deps")
 	if err := os.WriteFile(filepath.Join(ext, "new.go"), []byte("package e\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	step("a new file in the replace directive's directory", "list-export")
+	step("a new file in the replace directive's directory", "list-export list-deps")
 	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/m\n\ngo 1.27\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
