@@ -272,8 +272,11 @@ exec '%[2]s' "$@"
 		t.Fatalf("the first campaign: exit %d\n%s", code, se)
 	}
 	kept, _ := filepath.Glob(filepath.Join(testbin.KeptDir(bins), "lookup-*"))
-	if len(kept) != 3 {
-		t.Fatalf("the first campaign kept the look-ups %q, want test2json's and the two listings'", kept)
+	// test2json's at least: the listings are not kept when the copy's
+	// files were written within seconds of the question (testbin's
+	// writeSlack), as here.
+	if len(kept) == 0 {
+		t.Fatalf("the first campaign kept no look-up, want test2json's at least")
 	}
 	for _, p := range kept {
 		if err := os.Remove(p); err != nil {
