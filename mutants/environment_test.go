@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/waitsim/waitsim/mutants/campaign"
+	"github.com/waitsim/waitsim/mutants/testbin"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/suitebin"
 )
@@ -228,7 +229,8 @@ func waitLine(lines <-chan string, prefix string) (seen []string, ok bool) {
 // temporary directory. Here the look-up takes its time, and the campaign
 // fails on its listing of the target's export data once the look-up is
 // known to be running (its baseline kept by a first campaign, it runs
-// nothing that waits for the look-up).
+// nothing that waits for the look-up; the look-ups that campaign kept,
+// testbin's, are removed, so that the second asks the go command).
 func TestTest2jsonLookupEndsWithRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command")
@@ -264,9 +266,22 @@ exec '%[2]s' "$@"
 	// the stand-in go first on its PATH: the test runs beside the others.
 	args := fixtureArgs(copyFixture(t), "--mode", campaign.ModeSchemata, "--only", "^add-subtracts$", "--no-cache",
 		"--out", filepath.Join(dir, "m.json"))
-	binDir := suitebin.DirEnv + "=" + t.TempDir()
+	bins := t.TempDir()
+	binDir := suitebin.DirEnv + "=" + bins
 	if code, _, se := runChild(t, args, binDir); code != verdict.ExitPass && code != verdict.ExitGateFailed {
 		t.Fatalf("the first campaign: exit %d\n%s", code, se)
+	}
+	kept, _ := filepath.Glob(filepath.Join(testbin.KeptDir(bins), "lookup-*"))
+	// test2json's at least: the listings are not kept when the copy's
+	// files were written within seconds of the question (testbin's
+	// writeSlack), as here.
+	if len(kept) == 0 {
+		t.Fatalf("the first campaign kept no look-up, want test2json's at least")
+	}
+	for _, p := range kept {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if code, _, se := runChild(t, args, binDir, "PATH="+pathWith(dir)); code == verdict.ExitPass || !strings.Contains(se, "the listing fails") {
 		t.Fatalf("exit %d, stderr %q; want the listing's failure", code, se)

@@ -185,6 +185,9 @@ func (r *runner) genRun(ctx context.Context, wk *worker, m *mutant, cold bool) e
 		if rep, err = r.runWith(ctx, m.genBin, r.cfg.GenRun, r.gen.timeout, nil, r.genParams(), m.genEnv...); err != nil {
 			return err
 		}
+		if rep.Panic != "" {
+			m.panicked.Store(true)
+		}
 	}
 	var v verdict.MutantResult
 	classify(&v, rep, r.gen.timeout)

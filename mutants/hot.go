@@ -73,7 +73,7 @@ func (r *runner) hotSuite() string {
 // mutant never does: every function of the target panics, which would end
 // the process at its first request.
 func (r *runner) hotUsable(m *mutant) bool {
-	return r.hotOK && r.schemaBin != "" && m.switchN > 0 && !m.valueSwitch && m.res.Source != verdict.SourceSanity
+	return r.hotOK && r.schemaBin != "" && m.switchN > 0 && !m.valueSwitch && !m.coldHint && m.res.Source != verdict.SourceSanity
 }
 
 // hotPattern is the -test.run pattern of a hot process: the suite's test,
@@ -97,7 +97,7 @@ func (r *runner) startHot(ctx context.Context, wk *worker) (*testrun.HotProc, er
 // hotRun sends req to wk's hot process (started first if need be) and
 // waits up to timeout for the reply. A process that is not usable for
 // req's kind, or any failure to start one, is testrun.HotLost.
-func (r *runner) hotRun(ctx context.Context, wk *worker, req results.HotRequest, timeout time.Duration) (results.HotReply, time.Duration, testrun.HotOutcome, error) {
+func (r *runner) hotRun(ctx context.Context, wk *worker, m *mutant, req results.HotRequest, timeout time.Duration) (results.HotReply, time.Duration, testrun.HotOutcome, error) {
 	if wk.hp == nil {
 		if wk.failures >= 2 {
 			return results.HotReply{}, 0, testrun.HotLost, nil
@@ -119,6 +119,10 @@ func (r *runner) hotRun(ctx context.Context, wk *worker, req results.HotRequest,
 	rep, wall, outcome, dead, err := wk.hp.Send(ctx, req, timeout)
 	if dead {
 		wk.drop()
+		if outcome == testrun.HotLost && err == nil {
+			r.hotDeaths.Add(1)
+			r.hints.Died(m.res.ID, m.res.Diff) // it died on m: cold from the start next time
+		}
 	}
 	return rep, wall, outcome, err
 }
@@ -173,7 +177,7 @@ func (r *runner) hotTable(ctx context.Context, wk *worker, m *mutant) (testrun.R
 			return testrun.Report{}, true, nil // it survives, as every case would pass
 		}
 	}
-	rep, wall, outcome, err := r.hotRun(ctx, wk, req, timeout)
+	rep, wall, outcome, err := r.hotRun(ctx, wk, m, req, timeout)
 	if err != nil || outcome == testrun.HotLost {
 		return testrun.Report{}, false, err
 	}
@@ -189,7 +193,7 @@ func (r *runner) hotTable(ctx context.Context, wk *worker, m *mutant) (testrun.R
 // hotTable's.
 func (r *runner) hotGen(ctx context.Context, wk *worker, m *mutant) (testrun.Report, bool, error) {
 	req := results.HotRequest{Kind: results.HotGenerator, Mutant: m.switchN, GenWorlds: r.cfg.GenWorlds, GenOrder: r.genOrder()}
-	rep, wall, outcome, err := r.hotRun(ctx, wk, req, r.gen.timeout)
+	rep, wall, outcome, err := r.hotRun(ctx, wk, m, req, r.gen.timeout)
 	if err != nil || outcome == testrun.HotLost {
 		return testrun.Report{}, false, err
 	}
@@ -213,4 +217,30 @@ func (r *runner) note(s string) {
 		}
 	}
 	r.notes = append(r.notes, s)
+}
+
+// saveHints keeps the cold hints for the next campaign: a hinted mutant
+// that ran cold without a panic loses its hint (testbin.ColdHints).
+func (r *runner) saveHints(muts []*mutant) {
+	n := 0
+	for _, m := range muts {
+		if !m.coldHint || !m.coldRan {
+			continue
+		}
+		n++
+		if !m.panicked.Load() {
+			r.hints.Calm(m.res.ID, m.res.Diff)
+		}
+	}
+	kept := r.hints.Save()
+	if d := r.hotDeaths.Load(); d > 0 {
+		next := "the next campaign runs it so from the start"
+		if !kept {
+			next = "its hint could not be kept, so the next campaign tries it hot again"
+		}
+		r.note(fmt.Sprintf("hot processes: %d died serving a mutant (a panic in a world's goroutine); each such mutant was judged by a run of its own, and %s (docs/mutation.md)", d, next))
+	}
+	if n > 0 {
+		r.note(fmt.Sprintf("hot processes: %d mutants ran cold from the start, as a hot process died on each in an earlier campaign (docs/mutation.md)", n))
+	}
 }

@@ -2,7 +2,10 @@ package mutants
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -23,7 +26,10 @@ import (
 // timeout (the process is ended: timed out), one that changes a value
 // chosen at init (run in a process of its own), and the sanity mutant.
 // One worker, so that every mutant meets the one before it in the same
-// process.
+// process. Its own directory of cold hints, empty at first, so that the
+// panicking mutant meets a hot process whatever campaigns ran before on
+// this machine; a third campaign, hot again, reads the hint the first kept
+// and runs that mutant cold from the start, with the same verdicts.
 func TestHotSameVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
@@ -39,7 +45,7 @@ func TestHotSameVerdicts(t *testing.T) {
 	// load 18); d-hangs is ended by it, not by the sim's wall-clock
 	// watchdog, which the runner puts beyond it (testrun.WatchdogMs).
 	cfg := Config{Root: root, CatalogDir: "mutants/testdata/hot-catalog", NoOperators: true, NoVet: true, Workers: 1,
-		TimeoutFactor: 3, TimeoutFloor: 8 * time.Second, GenWorlds: 10}
+		TimeoutFactor: 3, TimeoutFloor: 8 * time.Second, GenWorlds: 10, HintsDir: t.TempDir()}
 	want := map[string][2]string{ // table, generator
 		"sanity":             {verdict.StatusKilled, ""},
 		"a-schema-bound":     {verdict.StatusKilled, ""},
@@ -49,6 +55,7 @@ func TestHotSameVerdicts(t *testing.T) {
 		"e-description":      {verdict.StatusKilled, ""},
 	}
 	runs := map[string]map[string]verdict.MutantResult{}
+	notes := map[string][]string{}
 	for _, runner := range []string{campaign.RunnerHot, campaign.RunnerCold} {
 		c := cfg
 		c.Runner = runner
@@ -56,7 +63,7 @@ func TestHotSameVerdicts(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", runner, err)
 		}
-		runs[runner] = byID(res)
+		runs[runner], notes[runner] = byID(res), res.Notes
 		for id, w := range want {
 			m := runs[runner][id]
 			if m.Status != w[0] || (w[1] != "" && m.Generator != w[1]) {
@@ -94,4 +101,55 @@ func TestHotSameVerdicts(t *testing.T) {
 			t.Errorf("%s: judged in a hot process, want a run of its own (%s)", id, hot[id].Detail)
 		}
 	}
+	if n := hintNote(notes[campaign.RunnerHot], "ran cold from the start"); n != "" {
+		t.Errorf("the first hot campaign ran mutants cold on a hint: %q", n)
+	}
+	if n := hintNote(notes[campaign.RunnerHot], "died serving"); !strings.HasPrefix(n, "hot processes: 1 died serving a mutant") {
+		t.Errorf("the first hot campaign's note on processes that died is %q, want one for 1 (notes %q)", n, notes[campaign.RunnerHot])
+	}
+
+	// The first hot campaign kept a hint for the mutant whose process
+	// died; the next one runs it cold from the start, and b-unobservable
+	// (served hot after it, in the same process, in the first campaign)
+	// still in a hot process.
+	c := cfg
+	c.Only = regexp.MustCompile(`^(c-goroutine-panics|b-unobservable)$`)
+	res, err := Run(context.Background(), c)
+	if err != nil {
+		t.Fatalf("hinted: %v", err)
+	}
+	hinted := byID(res)
+	for _, id := range []string{"c-goroutine-panics", "b-unobservable"} {
+		if h, w := hinted[id], hot[id]; h.Status != w.Status || h.Generator != w.Generator {
+			t.Errorf("hinted: %s: %q (generator %q), want %q (generator %q)", id, h.Status, h.Generator, w.Status, w.Generator)
+		}
+	}
+	if hinted["b-unobservable"].Runner != campaign.RunnerHot {
+		t.Errorf("hinted: b-unobservable judged by a run of its own, want a hot process's verdict")
+	}
+	if n := hintNote(res.Notes, "ran cold from the start"); !strings.HasPrefix(n, "hot processes: 1 mutants ran cold from the start") {
+		t.Errorf("hinted: the note on cold hints is %q, want one for 1 mutant (notes %q)", n, res.Notes)
+	}
+	if n := hintNote(res.Notes, "died serving"); n != "" {
+		t.Errorf("hinted: a hot process died: %q", n)
+	}
+	// Its cold runs panicked again: the hint stays.
+	files, _ := filepath.Glob(filepath.Join(cfg.HintsDir, "*-coldhints-*.json"))
+	var kept []string
+	if len(files) != 1 {
+		t.Fatalf("hint files %q, want 1", files)
+	}
+	if b, err := os.ReadFile(files[0]); err != nil || json.Unmarshal(b, &kept) != nil || len(kept) != 1 {
+		t.Errorf("after the hinted campaign the hints are %s (%v), want 1", b, err)
+	}
+}
+
+// hintNote is the note of notes that holds s, or "".
+func hintNote(notes []string, s string) string {
+	for _, n := range notes {
+		if strings.Contains(n, s) {
+			return n
+		}
+	}
+	return ""
 }

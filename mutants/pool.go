@@ -62,8 +62,20 @@ func (r *runner) planMutants(ctx context.Context, muts []*mutant) (*plan, error)
 	}
 	p.cached = cached
 	var err error
-	p.queue, err = r.prepare(ctx, queue, p.finish(r))
-	return p, err
+	if p.queue, err = r.prepare(ctx, queue, p.finish(r)); err != nil || !r.hotOK {
+		return p, err
+	}
+	// Mutants a hot process died on in an earlier campaign run cold from
+	// the start (testbin.ColdHints).
+	g := r.testbin()
+	if r.cfg.HintsDir != "" {
+		g.KeptDir = r.cfg.HintsDir
+	}
+	r.hints = g.ColdHints(r.cfg.Target)
+	for _, m := range p.queue {
+		m.coldHint = r.hotUsable(m) && r.hints.Has(m.res.ID, m.res.Diff)
+	}
+	return p, nil
 }
 
 // finish reports mutant m done, with the others of its group.
@@ -372,7 +384,7 @@ func (r *runner) buildSchemata(ctx context.Context, tc *testbin.TypeChecker, res
 			return "", nil, "the schemata binary failed with no mutant switched on; every mutant was built on its own", nil
 		}
 		if sites = s; keptAt != "" {
-			_ = campaign.WriteAtomic(mark, testbin.SitesBytes(sites), ".checked-*")
+			_ = campaign.WriteAtomic(mark, testbin.SitesBytes(sites), suitebin.TempMark+"*")
 		}
 	}
 	r.hotOK, r.sites = hotOK, sites
@@ -452,6 +464,10 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 		if rep, err = r.runMutantSuite(ctx, dir, bin, m, env); err != nil {
 			return err
 		}
+		m.coldRan = true
+		if rep.Panic != "" {
+			m.panicked.Store(true)
+		}
 	}
 	classify(&m.res, rep, r.timeout)
 	if m.res.Status != verdict.StatusKilled && !r.cfg.NoVet {
@@ -505,17 +521,14 @@ func (r *runner) vet(ctx context.Context, m *mutant, ov string) error {
 
 // vetBase is the part of a kept vet pass's key that a mutant's key does not
 // hold, made once a campaign: the go command's build settings
-// (suitebin.GoEnvVars: cgo, the experiment, the compiler…) and the files of
+// (testbin.LookupEnvVars, from the campaign's go env: cgo, the experiment,
+// the compiler…) and the files of
 // the module's packages that the target's own tests import, which vet
 // type-checks with the target and which are not the suite's inputs when
 // the target is not the suite's package. "" when they cannot be had: then
 // no pass is read or kept, and every mutant that is not killed is vetted.
 func (r *runner) vetBase(ctx context.Context) string {
 	r.vetOnce.Do(func() {
-		env, err := r.command(ctx, r.cfg.Root, "go", append([]string{"env"}, suitebin.GoEnvVars...)...).Output()
-		if err != nil {
-			return
-		}
 		dirs, err := r.moduleDirs(ctx, r.cfg.Target)
 		if err != nil {
 			return
@@ -524,7 +537,7 @@ func (r *runner) vetBase(ctx context.Context) string {
 		if err != nil {
 			return
 		}
-		r.vetBaseKey = testbin.InputsKey("waitsim-vet-v1\x00"+string(env), in)
+		r.vetBaseKey = testbin.InputsKey("waitsim-vet-v2\x00"+r.goEnv, in)
 	})
 	return r.vetBaseKey
 }

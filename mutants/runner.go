@@ -3,6 +3,7 @@ package mutants
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -81,7 +82,12 @@ type runner struct {
 	baseKey string
 	hotOK   bool // the schemata binary can serve hot requests (hot.go)
 	hotRuns atomic.Int64
-	worlds  campaign.Kills[int] // kills by generator world, from 0, in this campaign (hotGen)
+	goEnv   string // `go env -json` of testbin.LookupEnvVars (setup)
+	// hints are the kept cold hints of the suite and target (planMutants);
+	// hotDeaths counts the hot processes that died serving a mutant.
+	hints     *testbin.ColdHints
+	hotDeaths atomic.Int64
+	worlds    campaign.Kills[int] // kills by generator world, from 0, in this campaign (hotGen)
 	// sitesCut counts the hot runs that left out cases that never run
 	// their mutant's site (testbin/sites.go).
 	sitesCut atomic.Int64
@@ -117,6 +123,12 @@ type mutant struct {
 	parts     int
 	tableDone bool
 	hotLost   bool // its table run in a hot process was lost (set before tableDone)
+	// coldHint: a hot process died on it in an earlier campaign
+	// (testbin.ColdHints): it runs cold from the start. panicked: one of
+	// its cold runs panicked (the hint stays).
+	coldHint bool
+	coldRan  bool // its table part ran cold (runOne)
+	panicked atomic.Bool
 }
 
 // Run runs one campaign: baseline, sanity mutant, then every selected
@@ -329,6 +341,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 		return nil, err
 	}
 	r.waitGen()
+	r.saveHints(muts)
 	res.Generator = r.genCampaign()
 	if n := r.sitesCut.Load(); n > 0 {
 		r.note(fmt.Sprintf("mutation sites: the runs of %d mutants left out the cases that never run their mutated code (docs/mutation.md)", n))
@@ -398,34 +411,39 @@ func (r *runner) setup(ctx context.Context) error {
 		return err
 	}
 	r.env = append(os.Environ(), "GOTMPDIR="+gotmp, "GOWORK=off")
-	out, err := r.command(ctx, r.cfg.Root, "go", "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS").Output()
+	// What a campaign killed while it wrote a kept file left behind.
+	suitebin.SweepStale(testbin.KeptDir(r.cfg.BinDir))
+	// One `go env` for the campaign: its settings key the kept look-ups
+	// and enumeration (testbin.Go.GoEnv), four of them every cache key.
+	out, err := r.command(ctx, r.cfg.Root, "go", append([]string{"env", "-json"}, testbin.LookupEnvVars...)...).Output()
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return campaign.ToolFailure("go env", err)
 	}
-	env := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	for len(env) < 4 {
-		env = append(env, "")
+	var vars map[string]string
+	if err := json.Unmarshal(out, &vars); err != nil {
+		return campaign.ToolFailure("go env -json", err)
 	}
-	r.goflags = env[3]
+	env := []string{vars["GOVERSION"], vars["GOOS"], vars["GOARCH"], vars["GOFLAGS"]}
+	r.goflags, r.goEnv = vars["GOFLAGS"], string(out)
 	// Under its own context, which run cancels when it returns and then
 	// waits for the lookup (a build of test2json on a cold build cache),
 	// before it removes its temporary directory.
 	lctx, stop := context.WithCancel(ctx)
 	r.stopTest2json = stop
-	t2j := r.command(lctx, r.cfg.Root, "go", "tool", "-n", "test2json") // made here: the goroutine reads no runner field
+	g := r.testbin() // made here: the goroutine reads no runner field
 	go func() {
 		defer close(r.test2jsonReady)
-		out, err := t2j.Output()
+		path, err := g.Test2json(lctx) // kept while the go command's settings hold
 		switch {
 		case err != nil && lctx.Err() != nil:
 			r.test2jsonErr = lctx.Err()
 		case err != nil:
 			r.test2jsonErr = campaign.ToolFailure("go tool -n test2json", err)
 		default:
-			r.test2json = strings.TrimSpace(string(out))
+			r.test2json = path
 		}
 	}()
 	s, err := ResolveSuite(r.cfg.Root, r.cfg.SuitePkg, r.cfg.SuiteRun)
@@ -831,9 +849,10 @@ func panicEverywhere(name string, src []byte) ([]byte, error) {
 }
 
 // hashInputs hashes every file the suite's verdict can depend on: go.mod,
-// go.sum, and every file under the directories of the module's own
-// packages that the suite's test binary imports (so data files such as the
-// scenario YAML count too).
+// go.sum, vendor/modules.txt, and every file under the directories of the
+// packages the suite's test binary imports outside GOROOT and the module
+// cache — the module's own (so data files such as the scenario YAML count
+// too), vendored ones, those of a directory a replace directive points at.
 func (r *runner) hashInputs(ctx context.Context) error {
 	dirs, err := r.moduleDirs(ctx, r.suite.Pkg)
 	if err != nil {
@@ -849,11 +868,11 @@ func (r *runner) hashInputs(ctx context.Context) error {
 	return nil
 }
 
-// moduleDirs lists the directories of the main module's packages that pkg's
-// test binary imports (pkg's own among them), each once.
+// moduleDirs lists the directories of the packages pkg's test binary
+// imports outside GOROOT and the module cache (pkg's own among them), each
+// once (testbin.Go.ListDirs).
 func (r *runner) moduleDirs(ctx context.Context, pkg string) ([]string, error) {
-	out, err := r.command(ctx, r.cfg.Root, "go", "list", "-deps", "-test",
-		"-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", pkg).Output()
+	out, err := r.testbin().ListDirs(ctx, pkg) // kept while the module is unchanged
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -862,7 +881,7 @@ func (r *runner) moduleDirs(ctx context.Context, pkg string) ([]string, error) {
 	}
 	var dirs []string
 	seen := map[string]bool{}
-	for _, dir := range strings.Fields(string(out)) {
+	for _, dir := range testbin.Lines(out) {
 		if !seen[dir] {
 			seen[dir] = true
 			dirs = append(dirs, dir)
@@ -899,6 +918,7 @@ func (r *runner) testbin() *testbin.Go {
 		// catalog's check): the suite's own vet sees none unless it is
 		// the target.
 		NoVet: !campaign.SamePackage(r.suite.Pkg, r.cfg.Target),
+		GoEnv: r.goEnv,
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -116,6 +117,7 @@ func Binary(ctx context.Context, o Options) (Result, error) {
 			return Result{Path: p, Key: key}, nil
 		}
 		if err := os.MkdirAll(o.Dir, 0o755); err == nil {
+			SweepStale(o.Dir)
 			return build(ctx, o, key, goflags, name, p)
 		}
 	}
@@ -136,7 +138,7 @@ func build(ctx context.Context, o Options, key, goflags, name, dst string) (Resu
 	if dst != "" {
 		dir = filepath.Dir(dst)
 	}
-	f, err := os.CreateTemp(dir, ".build-"+name+"-*.test")
+	f, err := os.CreateTemp(dir, TempBuild+name+"-*.test")
 	if err != nil {
 		return Result{}, err
 	}
@@ -171,6 +173,51 @@ func build(ctx context.Context, o Options, key, goflags, name, dst string) (Resu
 	}
 	res.Path = p
 	return res, nil
+}
+
+// The name prefixes of the temporary files waitsim writes in its cache
+// directories, each renamed or removed when done (SweepStale removes those
+// a killed process left).
+const (
+	TempBuild  = ".build-"   // a suite's test binary being built (Binary)
+	TempKeep   = ".keep-"    // a binary being kept (testbin.Go.KeptBuild)
+	TempRun    = ".run-"     // a kept run's outcome (testbin.Go.KeepRun)
+	TempEnum   = ".enum-"    // gremlins' enumeration (testbin.Go.Enumerate)
+	TempHints  = ".hints-"   // cold hints (testbin.ColdHints)
+	TempLookup = ".lookup-"  // a kept answer of the go command (testbin, lookup.go)
+	TempMark   = ".checked-" // a schemata binary's mark (mutants)
+)
+
+// tempPrefixes are the prefixes SweepStale looks for.
+var tempPrefixes = []string{TempBuild, TempKeep, TempRun, TempEnum, TempHints, TempLookup, TempMark}
+
+// StaleAfter is how long a temporary file may stay in a cache directory
+// before SweepStale removes it. Every file waitsim writes there is first a
+// temporary one (tempPrefixes) — a build's output (the longest: a suite's
+// test binary, built in seconds to a few minutes on a cold build cache) or
+// a kept file written and renamed at once — and is renamed or removed when
+// done; only a process killed mid-way (SIGKILL gives it no chance) leaves
+// one behind. An hour is far past any of them.
+const StaleAfter = time.Hour
+
+// SweepStale removes the temporary files waitsim writes (tempPrefixes) from
+// the cache directory dir that were last written more than StaleAfter ago:
+// left by a process killed while it wrote them. Nothing else is touched:
+// the directory may be one a user named (WAITSIM_SUITEBIN_DIR). Errors are
+// ignored; a file that cannot be removed is tried again by the next sweep.
+func SweepStale(dir string) {
+	if dir == "" {
+		return
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !slices.ContainsFunc(tempPrefixes, func(p string) bool { return strings.HasPrefix(e.Name(), p) }) || !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > StaleAfter {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // Prune keeps the keep most recently used binaries name-*.test in dir
@@ -209,9 +256,10 @@ func PruneGlob(pattern, just string, keep int, marks ...func(string) string) {
 // change a build (GoEnvVars, from `go env`), go.mod and go.sum, and every
 // regular file of every package directory of the module (by path and
 // content; a directory whose Go files use //go:embed counts with all it
-// holds). Directories the go command never builds are left out: out/ at the
-// root, names starting with "." or "_", testdata, node_modules, and nested
-// modules.
+// holds), and the same of every directory a replace directive of go.mod
+// points at. Directories the go command never builds are left out: out/ at
+// the root, names starting with "." or "_", testdata, node_modules, and
+// nested modules.
 func Key(ctx context.Context, o Options) (string, error) {
 	k, _, err := key(ctx, o)
 	return k, err
@@ -246,7 +294,66 @@ func key(ctx context.Context, o Options) (string, string, error) {
 		}
 		fmt.Fprintf(h, "%s\x00%s\x00", filepath.ToSlash(rel), sum)
 	}
+	// The modules go.mod replaces by a directory of their own, wherever it
+	// lies: their files are built into the binary too.
+	dirs, err := replaceDirs(ctx, o)
+	if err != nil {
+		return "", "", err
+	}
+	for _, dir := range dirs {
+		files, err := moduleFiles(dir)
+		if err != nil {
+			return "", "", err
+		}
+		fmt.Fprintf(h, "replace %s\x00", dir)
+		for _, rel := range files {
+			sum, err := workspace.HashFile(filepath.Join(dir, rel))
+			if err != nil {
+				return "", "", err
+			}
+			fmt.Fprintf(h, "%s\x00%s\x00", filepath.ToSlash(rel), sum)
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil)), goflags, nil
+}
+
+// replaceDirs lists, sorted, the directories go.mod's replace directives
+// point at (a module replaced by a directory, not by another version), as
+// `go mod edit -json` gives them; none when go.mod names no replace.
+func replaceDirs(ctx context.Context, o Options) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(o.Root, "go.mod"))
+	if err != nil || !bytes.Contains(b, []byte("replace")) {
+		return nil, nil
+	}
+	cmd := o.Command(ctx, "go", "mod", "edit", "-json")
+	cmd.Dir, cmd.Env = o.Root, o.Env
+	out, err := cmd.Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("go mod edit -json: %v", err)
+	}
+	var mod struct {
+		Replace []struct {
+			New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return nil, fmt.Errorf("go mod edit -json: %v", err)
+	}
+	var dirs []string
+	for _, r := range mod.Replace {
+		if r.New.Version == "" && r.New.Path != "" {
+			p := r.New.Path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(o.Root, p)
+			}
+			dirs = append(dirs, filepath.Clean(p))
+		}
+	}
+	sort.Strings(dirs)
+	return slices.Compact(dirs), nil
 }
 
 // regular reports whether entry e of dir is a regular file, or a link to

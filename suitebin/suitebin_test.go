@@ -214,3 +214,67 @@ func TestLinkFlags(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestSweepStale: a build removes the temporary files of its cache
+// directory that a killed process left there, past StaleAfter, and leaves
+// the rest: a temporary file being written now, kept binaries, directories,
+// and files of the user's (the directory may be one they named), dot-files
+// too.
+func TestSweepStale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "cache")
+	old := time.Now().Add(-StaleAfter - time.Minute)
+	files := map[string]bool{ // name → wanted after the build
+		".build-p-123.test": false, ".keep-9": false, ".build-p-456.test+fresh": true, "p-0123.test": true,
+		".gitignore": true, ".notes": true,
+	}
+	for name := range files {
+		write(t, filepath.Join(dir, name), "x")
+		if name != ".build-p-456.test+fresh" {
+			if err := os.Chtimes(filepath.Join(dir, name), old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".old-dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(dir, ".old-dir"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Binary(context.Background(), Options{Root: module(t), Pkg: "./p/", Dir: dir, Scratch: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	files[".old-dir"] = true
+	for name, want := range files {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("%s: there %t after the build, want %t", name, err == nil, want)
+		}
+	}
+	SweepStale("") // no directory: nothing to do
+}
+
+// TestKeyFollowsReplaceDirectories: a module replaced by a directory of its
+// own, outside the module, is built into the binary: an edit there changes
+// the key.
+func TestKeyFollowsReplaceDirectories(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	root, dep := filepath.Join(dir, "m"), filepath.Join(dir, "dep")
+	write(t, filepath.Join(root, "go.mod"), "module example.com/m\n\ngo 1.25\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ../dep\n")
+	write(t, filepath.Join(root, "p", "p.go"), "package p\n\nimport _ \"example.com/dep\"\n")
+	write(t, filepath.Join(dep, "go.mod"), "module example.com/dep\n\ngo 1.25\n")
+	write(t, filepath.Join(dep, "dep.go"), "package dep\n\nfunc F() int { return 1 }\n")
+	o := Options{Root: root, Pkg: "./p/"}
+	before, err := Key(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dep, "dep.go"), "package dep\n\nfunc F() int { return 2 }\n")
+	if after, err := Key(context.Background(), o); err != nil || after == before {
+		t.Errorf("an edit of the replace directive's directory kept the key (%v)", err)
+	}
+}

@@ -69,6 +69,11 @@ type Config struct {
 	// BinDir keeps the unmutated suite's test binary between campaigns
 	// (suitebin.Options.Dir; "" is the user cache directory's).
 	BinDir string
+	// HintsDir keeps the cold hints between campaigns (testbin.ColdHints;
+	// "" is beside the kept binaries, testbin.KeptDir of BinDir). They
+	// decide no verdict; a test that must see a hot process die gives
+	// its own.
+	HintsDir string
 	// Runner is RunnerHot (the default: a long-lived process per worker
 	// runs mutant after mutant, mutants/hot.go) or RunnerCold (a process per
 	// mutant). The verdicts are the same.

@@ -84,9 +84,11 @@ func WriteAtomicMode(path string, b []byte, pattern string, perm os.FileMode) er
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		os.Remove(f.Name())
-		return err
+	if err == nil {
+		err = os.Rename(f.Name(), path)
 	}
-	return os.Rename(f.Name(), path)
+	if err != nil {
+		os.Remove(f.Name()) // not left behind, also when path cannot be replaced (a directory)
+	}
+	return err
 }

@@ -138,5 +138,5 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	return campaign.WriteAtomicMode(dst, b, ".keep-*", 0o755)
+	return campaign.WriteAtomicMode(dst, b, suitebin.TempKeep+"*", 0o755)
 }

@@ -6,14 +6,21 @@
 // the in-process type check that judges a mutant not viable without a
 // build (TypeChecker), the hashes of the suite's inputs (HashDirs,
 // InputsKey, MutantKey), and what is kept across campaigns: binaries
-// (Go.KeptBuild) and gremlins' enumeration (Go.Enumerate).
+// (Go.KeptBuild), gremlins' enumeration (Go.Enumerate), the go command's
+// answers on where test2json, the export data and the suite's directories
+// are (Go.Test2json, Go.ListDirs; lookup.go), and which mutants run cold
+// from the start (Go.ColdHints).
 //
 // Rules:
 //   - The tree is never written: a mutated file goes through -overlay, its
 //     copy in the campaign's private temporary directory (Go.OverlayFile).
 //   - What is kept across campaigns is keyed by the content of everything
 //     it was made from, and never a verdict; a build whose inputs changed
-//     while it ran is used once and not kept.
+//     while it ran is used once and not kept. A kept answer that names
+//     files is read back only while they are there. The one exception to
+//     the keys is the cold hints, which decide no verdict (a mutant's
+//     cold and hot runs give the same): keyed by the mutant's own text,
+//     a stale one costs a cold run.
 //   - A site is marked where control must pass before any of its mutant's
 //     change runs: a case that never ran it cannot tell the mutant from
 //     the original. When in doubt, the function's start.

@@ -42,6 +42,9 @@ type Go struct {
 	// ./scenarios/ after a change of waittool/: 1.3 s with it, 1.0 s
 	// without, 3 December 2026).
 	NoVet bool
+	// GoEnv is `go env -json` of LookupEnvVars as the campaign ran it at
+	// its start ("": the kept look-ups and enumeration run it themselves).
+	GoEnv string
 }
 
 // Command prepares a child process: in dir, with the runner's environment,

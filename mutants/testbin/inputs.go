@@ -40,7 +40,8 @@ func MutantKey(salt string, inputs map[string]string, files map[string][]byte) s
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// HashDirs hashes go.mod, go.sum and every regular file under dirs (but
+// HashDirs hashes go.mod, go.sum, vendor/modules.txt and every regular
+// file under dirs (but
 // hidden directories and out/): the suite's inputs (hashInputs). A
 // directory that does not exist (removed since it was listed) adds nothing,
 // so that its files are missing from the hashes, not an error.
@@ -54,7 +55,7 @@ func HashDirs(root string, dirs []string) (map[string]string, error) {
 		inputs[mutation.RelTo(root, p)] = sum
 		return nil
 	}
-	for _, f := range []string{"go.mod", "go.sum"} {
+	for _, f := range []string{"go.mod", "go.sum", filepath.Join("vendor", "modules.txt")} {
 		if err := add(filepath.Join(root, f)); err != nil && !os.IsNotExist(err) {
 			return nil, err
 		}

@@ -34,3 +34,22 @@ func TestHashDirsRemovedDir(t *testing.T) {
 		t.Fatalf("changed %q, want [p/a.go]", got)
 	}
 }
+
+// TestHashDirsVendorList: vendor/modules.txt, which decides which vendored
+// version a build uses, is one of the inputs.
+func TestHashDirsVendorList(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "vendor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "vendor", "modules.txt"), []byte("# example.com/dep v1.0.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := HashDirs(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := in["vendor/modules.txt"]; !ok {
+		t.Errorf("inputs %v: no vendor/modules.txt", in)
+	}
+}

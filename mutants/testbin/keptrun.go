@@ -91,7 +91,7 @@ func (g *Go) KeepRun(ctx context.Context, path, kind string, keep int, parts []s
 		return
 	}
 	b, err := json.Marshal(v)
-	if err != nil || campaign.WriteAtomic(path, b, ".run-*") != nil {
+	if err != nil || campaign.WriteAtomic(path, b, suitebin.TempRun+"*") != nil {
 		return
 	}
 	if keep <= 0 {

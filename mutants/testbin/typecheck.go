@@ -26,13 +26,19 @@ type TypeChecker struct {
 	imp     types.Importer
 	pkgPath string
 	files   []string // root-relative paths of the package's compiled non-test files
+	// parsed holds the files of root as parsed once: a check parses only
+	// the mutated ones again (go/types reads a syntax tree, never writes
+	// it). On this module's 107 mutants the checks took 212–242 ms when
+	// every check parsed every file, 160–221 ms so (three interleaved
+	// rounds, 3 December 2026).
+	parsed map[string]*ast.File
 }
 
 // NewTypeChecker lists the target package and the export data of its
-// dependencies (building them if needed, into the build cache).
+// dependencies (building them if needed, into the build cache; the listing
+// is kept, listExport).
 func (g *Go) NewTypeChecker(ctx context.Context, target string) (*TypeChecker, error) {
-	out, err := g.Command(ctx, g.Root, "go", "list", "-export", "-deps",
-		"-f", "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \"\\t\"}}", target).Output()
+	out, err := g.listExport(ctx, target, "{{.ImportPath}}\t{{.Export}}\t{{.Dir}}\t{{join .GoFiles \"\\t\"}}")
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -92,8 +98,12 @@ func (tc *TypeChecker) Covers(files map[string][]byte) bool {
 func (tc *TypeChecker) Check(root string, files map[string][]byte) error {
 	var asts []*ast.File
 	for _, rel := range tc.files {
-		src, ok := files[rel]
-		if !ok {
+		src, mutated := files[rel]
+		if f := tc.parsed[rel]; !mutated && f != nil {
+			asts = append(asts, f)
+			continue
+		}
+		if !mutated {
 			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 			if err != nil {
 				return &campaign.EnvError{Step: "type-checking", Cause: err.Error()}
@@ -103,6 +113,12 @@ func (tc *TypeChecker) Check(root string, files map[string][]byte) error {
 		f, err := parser.ParseFile(tc.fset, rel, src, parser.SkipObjectResolution)
 		if err != nil {
 			return err
+		}
+		if !mutated {
+			if tc.parsed == nil {
+				tc.parsed = map[string]*ast.File{}
+			}
+			tc.parsed[rel] = f
 		}
 		asts = append(asts, f)
 	}
