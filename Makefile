@@ -43,9 +43,10 @@ schema-deps:
 bin: deps
 	$(GO) build -o $(WAITSIM) ./cmd/waitsim
 
-## test: gofmt check, go vet, the race-enabled suite, then the table and the
-## HTTP worlds again at GOMAXPROCS 1, 2 and 4 without -race (golden traces and
-## trace hashes must match in both builds), and the fault replays.
+## test: gofmt check, go vet, the race-enabled suite, then the table, the
+## HTTP worlds and the busy world again at GOMAXPROCS 1, 2 and 4 without
+## -race (golden traces and trace hashes must match in both builds), and the
+## fault replays.
 test: deps schema-deps fmt-check vet race determinism faults
 
 fmt-check:
@@ -80,10 +81,10 @@ race:
 	$(GO) test $(TEST_LINK) -count=1 $(RACE_FREE)
 
 ## determinism: the table (with its golden traces) at GOMAXPROCS 1, 2 and 4
-## without -race, beside every HTTP world 20 times at each (the race step
-## runs them 5 times).
+## without -race, beside every HTTP world 20 times at each and the busy
+## world 34 times at each (the race step runs them 5 and 10 times).
 determinism:
-	$(GO) test $(TEST_LINK) -count=1 -run '^TestTransportDeterminism$$' ./packs/waitagents/ & p=$$!; \
+	$(GO) test $(TEST_LINK) -count=1 -run '^(TestTransportDeterminism|TestDeterminism)$$' ./packs/waitagents/ & p=$$!; \
 	$(GO) test $(TEST_LINK) -count=1 -cpu 1,2,4 -run '^TestTable$$' ./scenarios/; s=$$?; \
 	wait $$p && exit $$s
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +31,14 @@ import (
 // panicking mutant meets a hot process whatever campaigns ran before on
 // this machine; a third campaign, hot again, reads the hint the first kept
 // and runs that mutant cold from the start, with the same verdicts.
+//
+// The hanging mutant runs in campaigns of its own with a short timeout:
+// it waits out its whole timeout twice (table and generator), which at
+// the others' timeout cost 25 s of each runner's campaign (a baseline of
+// 5.7 s kept under load, × 3; measured 3 December 2026), and it meets no
+// mutant after it in its process (the one after it, e-description, runs in
+// a process of its own). The campaigns run two and three at a time: they
+// share no file but the kept builds, which are written atomically.
 func TestHotSameVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
@@ -45,7 +54,14 @@ func TestHotSameVerdicts(t *testing.T) {
 	// load 18); d-hangs is ended by it, not by the sim's wall-clock
 	// watchdog, which the runner puts beyond it (testrun.WatchdogMs).
 	cfg := Config{Root: root, CatalogDir: "mutants/testdata/hot-catalog", NoOperators: true, NoVet: true, Workers: 1,
-		TimeoutFactor: 3, TimeoutFloor: 8 * time.Second, GenWorlds: 10, HintsDir: t.TempDir()}
+		TimeoutFactor: 3, TimeoutFloor: 8 * time.Second, GenWorlds: 10, HintsDir: t.TempDir(),
+		Only: regexp.MustCompile(`^(a-schema-bound|b-unobservable|c-goroutine-panics|e-description)$`)}
+	// d-hangs: the floor, 4 s, is its timeout (0.1 × any baseline under
+	// 40 s is less); the only other mutant of its campaigns, sanity, is
+	// killed by the first case it runs (21 ms hot, warm).
+	hangs := cfg
+	hangs.TimeoutFactor, hangs.TimeoutFloor, hangs.HintsDir = 0.1, 4*time.Second, t.TempDir()
+	hangs.Only = regexp.MustCompile(`^d-hangs$`)
 	want := map[string][2]string{ // table, generator
 		"sanity":             {verdict.StatusKilled, ""},
 		"a-schema-bound":     {verdict.StatusKilled, ""},
@@ -54,31 +70,81 @@ func TestHotSameVerdicts(t *testing.T) {
 		"d-hangs":            {verdict.StatusTimedOut, ""},
 		"e-description":      {verdict.StatusKilled, ""},
 	}
+	type campaignRun struct {
+		name string
+		cfg  Config
+		res  *verdict.Result
+		err  error
+	}
+	var todo []*campaignRun
+	for _, runner := range []string{campaign.RunnerHot, campaign.RunnerCold} {
+		for _, c := range []Config{cfg, hangs} {
+			c.Runner = runner
+			if c.Runner == campaign.RunnerCold {
+				c.HintsDir = t.TempDir() // the first hot campaign's hints stay its own
+			}
+			todo = append(todo, &campaignRun{name: runner + " " + c.Only.String(), cfg: c})
+		}
+	}
+	// The first hot campaign keeps a hint for the mutant whose process
+	// died; a third campaign, hot again on the same hints, runs it cold
+	// from the start, and b-unobservable (served hot after it, in the same
+	// process, in the first campaign) still in a hot process.
+	hinted := &campaignRun{name: "hinted", cfg: cfg}
+	hinted.cfg.Only = regexp.MustCompile(`^(c-goroutine-panics|b-unobservable)$`)
+	runAll := func(crs ...*campaignRun) {
+		var wg sync.WaitGroup
+		for _, cr := range crs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cr.res, cr.err = Run(context.Background(), cr.cfg)
+			}()
+		}
+		wg.Wait()
+	}
+	// The hot campaigns first, beside each other (they build different
+	// schemata binaries); then the cold ones and the hinted one, which
+	// find those binaries kept.
+	runAll(todo[0], todo[1])
+	runAll(todo[2], todo[3], hinted)
 	runs := map[string]map[string]verdict.MutantResult{}
 	notes := map[string][]string{}
-	for _, runner := range []string{campaign.RunnerHot, campaign.RunnerCold} {
-		c := cfg
-		c.Runner = runner
-		res, err := Run(context.Background(), c)
-		if err != nil {
-			t.Fatalf("%s: %v", runner, err)
+	for _, cr := range todo {
+		runner, res := cr.cfg.Runner, cr.res
+		if cr.err != nil {
+			t.Fatalf("%s: %v", cr.name, cr.err)
 		}
-		runs[runner], notes[runner] = byID(res), res.Notes
+		if runs[runner] == nil {
+			runs[runner] = map[string]verdict.MutantResult{}
+		}
+		for id, m := range byID(res) {
+			if id != "sanity" || runs[runner][id].ID == "" {
+				runs[runner][id] = m
+			} else if m.Status != verdict.StatusKilled {
+				runs[runner][id] = m // a sanity mutant not killed shows
+			}
+		}
+		if cr.cfg.Only != hangs.Only {
+			notes[runner] = res.Notes
+		}
+		t.Logf("%s: %.1fs, notes %q", cr.name, float64(res.WallMs)/1000, res.Notes)
+		// The hot runs left out the cases that never run their mutant's
+		// site (testbin/sites.go); runs of their own never do.
+		sites := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, "mutation sites: ") })
+		if cr.cfg.Only != hangs.Only && sites != (runner == campaign.RunnerHot) {
+			t.Errorf("%s: a note on mutation sites is %t, want %t", cr.name, sites, runner == campaign.RunnerHot)
+		}
+	}
+	for _, runner := range []string{campaign.RunnerHot, campaign.RunnerCold} {
 		for id, w := range want {
 			m := runs[runner][id]
 			if m.Status != w[0] || (w[1] != "" && m.Generator != w[1]) {
 				t.Errorf("%s runner: %s: table %q, generator %q; want %q and %q (%s)", runner, id, m.Status, m.Generator, w[0], w[1], m.Detail)
 			}
 		}
-		if len(res.Mutants) != len(want) {
-			t.Errorf("%s runner: %d mutants, want %d", runner, len(res.Mutants), len(want))
-		}
-		t.Logf("%s runner: %.1fs, notes %q", runner, float64(res.WallMs)/1000, res.Notes)
-		// The hot runs left out the cases that never run their mutant's
-		// site (testbin/sites.go); runs of their own never do.
-		sites := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, "mutation sites: ") })
-		if sites != (runner == campaign.RunnerHot) {
-			t.Errorf("%s runner: a note on mutation sites is %t, want %t", runner, sites, runner == campaign.RunnerHot)
+		if len(runs[runner]) != len(want) {
+			t.Errorf("%s runner: %d mutants, want %d", runner, len(runs[runner]), len(want))
 		}
 	}
 	hot, cold := runs[campaign.RunnerHot], runs[campaign.RunnerCold]
@@ -108,23 +174,17 @@ func TestHotSameVerdicts(t *testing.T) {
 		t.Errorf("the first hot campaign's note on processes that died is %q, want one for 1 (notes %q)", n, notes[campaign.RunnerHot])
 	}
 
-	// The first hot campaign kept a hint for the mutant whose process
-	// died; the next one runs it cold from the start, and b-unobservable
-	// (served hot after it, in the same process, in the first campaign)
-	// still in a hot process.
-	c := cfg
-	c.Only = regexp.MustCompile(`^(c-goroutine-panics|b-unobservable)$`)
-	res, err := Run(context.Background(), c)
+	res, err := hinted.res, hinted.err
 	if err != nil {
 		t.Fatalf("hinted: %v", err)
 	}
-	hinted := byID(res)
+	got := byID(res)
 	for _, id := range []string{"c-goroutine-panics", "b-unobservable"} {
-		if h, w := hinted[id], hot[id]; h.Status != w.Status || h.Generator != w.Generator {
+		if h, w := got[id], hot[id]; h.Status != w.Status || h.Generator != w.Generator {
 			t.Errorf("hinted: %s: %q (generator %q), want %q (generator %q)", id, h.Status, h.Generator, w.Status, w.Generator)
 		}
 	}
-	if hinted["b-unobservable"].Runner != campaign.RunnerHot {
+	if got["b-unobservable"].Runner != campaign.RunnerHot {
 		t.Errorf("hinted: b-unobservable judged by a run of its own, want a hot process's verdict")
 	}
 	if n := hintNote(res.Notes, "ran cold from the start"); !strings.HasPrefix(n, "hot processes: 1 mutants ran cold from the start") {

@@ -453,6 +453,7 @@ func violated(c *scenario.Case, res *Result) ([]string, string) {
 
 // TestOracleWorldsPass: untouched, every fixture world passes every check.
 func TestOracleWorldsPass(t *testing.T) {
+	t.Parallel() // after the tests that set GOMAXPROCS, which run alone
 	for name := range oracleWorlds {
 		t.Run(name, func(t *testing.T) {
 			c, res := oracleRun(t, name)
@@ -466,6 +467,7 @@ func TestOracleWorldsPass(t *testing.T) {
 // TestInvariantsFire: each broken record is named by the invariant (and,
 // where the model sees it, the model field) that guards it.
 func TestInvariantsFire(t *testing.T) {
+	t.Parallel() // after the tests that set GOMAXPROCS, which run alone
 	cases := []struct {
 		name, world string
 		breakIt     func(t *testing.T, res *Result)

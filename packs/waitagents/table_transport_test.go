@@ -29,6 +29,7 @@ func callKey(c results.CallSummary) string {
 // wants the very replies memory gives: when, what, and the bridge work
 // behind them — and every expectation and invariant as over memory.
 func TestOracleRowsOverEveryMode(t *testing.T) {
+	t.Parallel() // after the tests that set GOMAXPROCS, which run alone
 	files, err := filepath.Glob("../../scenarios/table/oracle-*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no oracle files: %v", err)
@@ -70,6 +71,7 @@ func TestOracleRowsOverEveryMode(t *testing.T) {
 // TestSweep runs the survival sweep (scenarios/sweep/, the source of the
 // reports' survival matrix): every case must keep every invariant.
 func TestSweep(t *testing.T) {
+	t.Parallel() // after the tests that set GOMAXPROCS, which run alone
 	cases, err := loadRef([]string{"../../scenarios/sweep"})
 	if err != nil {
 		t.Fatal(err)
