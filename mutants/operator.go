@@ -17,6 +17,10 @@ import (
 	"github.com/waitsim/waitsim/workspace"
 )
 
+// dryRunFlag is the go flag of gremlins' dry run (runGremlins): its
+// coverage run runs no test.
+const dryRunFlag = "-run=^$"
+
 // runGremlins runs gremlins unleash (workspace.GremlinsArgs) on the target directory with
 // output to a JSON file in tmp, dry (enumerate only) or not (gremlins' own
 // campaign). Its temporary copies of the module go to tmp (TMPDIR), and its
@@ -48,7 +52,16 @@ func (r *runner) runGremlins(ctx context.Context, dry bool) ([]byte, time.Durati
 	cmd := r.command(ctx, r.cfg.Root, "go", args...)
 	env := append([]string{}, cmd.Env...)
 	env = append(env, "TMPDIR="+gtmp)
-	if !dry {
+	if dry {
+		// Its dry run gathers coverage first, running the target's tests
+		// (all of them, whatever the kill suite), only to mark each
+		// mutant covered or not; the gate runs every mutant anyway
+		// (mutation.OperatorSite), so -run=^$ lets that run run no test:
+		// the same mutants, listed. packs/waitagents' 685 on a fresh
+		// clone: coverage gathered in 15.0 s before, 1.3 s after
+		// (3 December 2026).
+		env = append(env, "GOFLAGS="+strings.TrimSpace(r.goflags+" "+dryRunFlag))
+	} else {
 		env = append(env, "GOFLAGS="+strings.TrimSpace(r.goflags+" -count=1"))
 	}
 	cmd.Env = env

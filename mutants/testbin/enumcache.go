@@ -22,7 +22,7 @@ import (
 // enumeration can never drop a mutant silently.
 
 // enumCacheVersion changes whenever the meaning of a kept enumeration does.
-const enumCacheVersion = "waitsim-gremlins-enum-v2"
+const enumCacheVersion = "waitsim-gremlins-enum-v3" // v3: the dry run runs no test (every site NOT COVERED)
 
 // enumKey is the key of the target's enumeration, or "" when the go
 // command's settings or the module's files cannot all be read.
