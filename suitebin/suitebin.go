@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -283,16 +284,8 @@ func key(ctx context.Context, o Options) (string, string, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00pkg %s\x00flags -c %s\x00env %s\x00", keyVersion, o.Pkg, strings.Join(LinkFlags(goflags), " "), env)
-	files, err := moduleFiles(o.Root)
-	if err != nil {
+	if err := hashModule(h, o.Root); err != nil {
 		return "", "", err
-	}
-	for _, rel := range files {
-		sum, err := workspace.HashFile(filepath.Join(o.Root, rel))
-		if err != nil {
-			return "", "", err
-		}
-		fmt.Fprintf(h, "%s\x00%s\x00", filepath.ToSlash(rel), sum)
 	}
 	// The modules go.mod replaces by a directory of their own, wherever it
 	// lies: their files are built into the binary too.
@@ -301,20 +294,29 @@ func key(ctx context.Context, o Options) (string, string, error) {
 		return "", "", err
 	}
 	for _, dir := range dirs {
-		files, err := moduleFiles(dir)
-		if err != nil {
-			return "", "", err
-		}
 		fmt.Fprintf(h, "replace %s\x00", dir)
-		for _, rel := range files {
-			sum, err := workspace.HashFile(filepath.Join(dir, rel))
-			if err != nil {
-				return "", "", err
-			}
-			fmt.Fprintf(h, "%s\x00%s\x00", filepath.ToSlash(rel), sum)
+		if err := hashModule(h, dir); err != nil {
+			return "", "", err
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), goflags, nil
+}
+
+// hashModule writes to h the path and content of every file of the module
+// at root that a build reads (moduleFiles).
+func hashModule(h io.Writer, root string) error {
+	files, err := moduleFiles(root)
+	if err != nil {
+		return err
+	}
+	for _, rel := range files {
+		sum, err := workspace.HashFile(filepath.Join(root, rel))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00", filepath.ToSlash(rel), sum)
+	}
+	return nil
 }
 
 // replaceDirs lists, sorted, the directories go.mod's replace directives

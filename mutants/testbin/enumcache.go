@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/suitebin"
 	"github.com/waitsim/waitsim/workspace"
 )
@@ -62,16 +63,9 @@ func (g *Go) Enumerate(ctx context.Context, target string, dry func(context.Cont
 	if err != nil || path == "" {
 		return b, false, err
 	}
-	if again := g.enumKey(ctx, target); again == key && os.MkdirAll(dir, 0o755) == nil {
-		if f, err := os.CreateTemp(dir, suitebin.TempEnum+"*"); err == nil {
-			_, werr := f.Write(b)
-			cerr := f.Close()
-			if werr == nil && cerr == nil && os.Rename(f.Name(), path) == nil {
-				pruneEnums(dir, path)
-			} else {
-				os.Remove(f.Name())
-			}
-		}
+	if again := g.enumKey(ctx, target); again == key && os.MkdirAll(dir, 0o755) == nil &&
+		campaign.WriteAtomic(path, b, suitebin.TempEnum+"*") == nil {
+		pruneEnums(dir, path)
 	}
 	return b, false, nil
 }

@@ -3,12 +3,15 @@ package testbin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waitsim/waitsim/suitebin"
 )
 
 // TestKeptLookups: test2json's path, the export listing and the listing of
@@ -264,5 +267,41 @@ func TestModuleFilesFollowLinks(t *testing.T) {
 	}
 	if after, _ := moduleFiles(mod); after == before {
 		t.Error("an edit of the file a link of the module points at left the hash unchanged")
+	}
+}
+
+// TestEnumerationKept: gremlins' enumeration is run once and read back
+// while the module is unchanged; an edit of any file of the module runs it
+// again; no temporary file is left.
+func TestEnumerationKept(t *testing.T) {
+	dir := t.TempDir()
+	mod, kept := filepath.Join(dir, "mod"), filepath.Join(dir, "kept")
+	if err := os.MkdirAll(mod, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := &Go{Root: mod, KeptDir: kept, GoEnv: `{"GOVERSION":"go1"}`}
+	runs := 0
+	dry := func(context.Context) ([]byte, error) { runs++; return []byte(fmt.Sprintf(`{"run":%d}`, runs)), nil }
+	ctx := context.Background()
+	for i, want := range []struct {
+		reused bool
+		out    string
+	}{{false, `{"run":1}`}, {true, `{"run":1}`}} {
+		b, reused, err := g.Enumerate(ctx, "./", dry)
+		if err != nil || reused != want.reused || string(b) != want.out {
+			t.Fatalf("campaign %d: %s, reused %t, %v; want %s, reused %t", i+1, b, reused, err, want.out, want.reused)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(mod, "a.go"), []byte("package m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, reused, err := g.Enumerate(ctx, "./", dry); err != nil || reused || string(b) != `{"run":2}` {
+		t.Errorf("after an edit: %s, reused %t, %v; want a new run", b, reused, err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(kept, suitebin.TempEnum+"*")); len(m) > 0 {
+		t.Errorf("temporary files left: %q", m)
 	}
 }
