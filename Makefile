@@ -21,7 +21,7 @@ N ?= 2000
 SEED ?= 0
 ROUNDS ?= 1
 
-.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker independent realclock conformance tsclient proxies mcp-conformance mcp-suite faults fuzz bench golden report report-check clean speed
+.PHONY: all gate test deps schema-deps bin fmt-check vet race determinism transport-determinism scenarios mutate mutate-checker independent realclock conformance tsclient proxies mcp-conformance mcp-suite installs faults fuzz bench golden report report-check clean speed
 
 # The command is built once and run directly, so its exit codes (README.md)
 # reach make's "Error N" line unchanged (go run turns every failure into 1).
@@ -145,6 +145,11 @@ independent: bin
 ## is the point: about 2 minutes, bounded at 10.
 conformance: bin tsclient proxies
 	timeout -k 10 600 $(WAITSIM) conformance
+
+## installs: what conformance and mcp-conformance install (the TypeScript
+## client, the proxies, the MCP conformance suite), without running either:
+## .ci/run starts it beside the CPU-bound steps.
+installs: tsclient proxies mcp-suite
 
 ## proxies: Debian's nginx and haproxy for the proxied legs, installed with
 ## apt-get when either is missing (as root, else through sudo). Their

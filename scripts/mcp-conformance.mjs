@@ -6,7 +6,8 @@
 //
 //   node scripts/mcp-conformance.mjs --waitsim out/bin/waitsim --suite out/mcp-suite --out out/mcp-conformance
 //
-// For each mode it starts one `waitsim serve`, runs each generic scenario of
+// For each mode it starts one `waitsim serve` (the modes side by side, each
+// mode's scenarios one after another), runs each generic scenario of
 // the suite against it (`conformance server --url … --scenario … -o …`),
 // reads the checks.json the suite writes, and stops the server with SIGTERM
 // (it must exit 0 and log no panic). A generic scenario passes when none of
@@ -250,10 +251,11 @@ async function main() {
 
   const summary = { suite: suiteVersion, node: process.versions.node, file: opt.file, modes: {}, notApplicable: NOT_APPLICABLE, problems: setupProblems };
   let failed = setupProblems.length > 0;
-  for (const mode of MODES) {
+  // The modes run side by side, one server each (a mode's scenarios one
+  // after another, as before): the first server starts alone, since it
+  // may build the test binary that serves, and the others reuse it.
+  const runMode = async (mode, serve) => {
     const dir = path.join(opt.out, mode.name);
-    fs.mkdirSync(dir, { recursive: true });
-    const serve = startServe(mode, dir);
     let url;
     try {
       url = await serve.url;
@@ -266,7 +268,17 @@ async function main() {
     for (const scenario of GENERIC) {
       results.push(verdict(scenario, mode.name, await runScenario(url, scenario, path.join(dir, scenario))));
     }
-    const stop = await stopServe(serve);
+    return { mode, url, results, stop: await stopServe(serve) };
+  };
+  const start = (mode) => {
+    const dir = path.join(opt.out, mode.name);
+    fs.mkdirSync(dir, { recursive: true });
+    return startServe(mode, dir);
+  };
+  const first = start(MODES[0]);
+  await first.url.catch(() => {}); // runMode reports its failure
+  const runs = await Promise.all(MODES.map((mode, i) => runMode(mode, i === 0 ? first : start(mode))));
+  for (const { mode, url, results, stop } of runs) {
     summary.modes[mode.name] = { flags: mode.flags, url, scenarios: results, serve: stop || "stopped on SIGTERM, exit 0" };
     console.log(`\n${mode.name} (waitsim serve --http ${[url.replace(/^http:\/\/|\/mcp$/g, ""), ...mode.flags].join(" ")})`);
     for (const r of results) {

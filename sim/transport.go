@@ -496,11 +496,16 @@ func (w *wire) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			if wt := w.spec.WriteTimeoutMs; wt > 0 && now >= s.openedMs+wt && (f.status != 0 || len(f.data) > 0) {
 				// The write fails in the tool's chain; the connection closes
 				// in a step of its own (what the client does then runs beside
-				// nothing else).
+				// nothing else). That step is queued before the write's
+				// failure is handed back: the tool's chain goes on at once
+				// (a list it issues may queue its completion at this very
+				// instant), and a step queued after the hand-back would race
+				// with it for its place in the queue (a golden trace of
+				// transport-write-timeout.yaml differed in 2 of 450 runs).
 				dead = true
 				w.logf(s, "%s: write at %d ms after the write deadline (%d ms) fails: connection closed", s.label, now, wt)
-				f.ack <- errWire
 				w.cutSoon(s, fmt.Sprintf("server write timeout (%d ms)", wt), "")
+				f.ack <- errWire
 				continue
 			}
 			if f.status != 0 {

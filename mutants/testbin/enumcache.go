@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/mutants/campaign"
 	"github.com/waitsim/waitsim/suitebin"
 	"github.com/waitsim/waitsim/workspace"
@@ -53,10 +55,13 @@ func (g *Go) Enumerate(ctx context.Context, target string, dry func(context.Cont
 	path := ""
 	if key != "" {
 		path = filepath.Join(dir, "gremlins-enum-"+key[:32]+".json")
-		if b, err := os.ReadFile(path); err == nil {
+		// Read within the bounds of gremlins' own output (limits.Results)
+		// and whole JSON; one that is not (cut short, tampered with) is
+		// run again.
+		if text, err := limits.Read(path, limits.Results); err == nil && json.Valid(text.Src) {
 			now := time.Now()
 			_ = os.Chtimes(path, now, now)
-			return b, true, nil
+			return text.Src, true, nil
 		}
 	}
 	b, err = dry(ctx)

@@ -301,6 +301,20 @@ func TestEnumerationKept(t *testing.T) {
 	if b, reused, err := g.Enumerate(ctx, "./", dry); err != nil || reused || string(b) != `{"run":2}` {
 		t.Errorf("after an edit: %s, reused %t, %v; want a new run", b, reused, err)
 	}
+	// A kept file that is no longer what a run writes (cut short, or
+	// tampered with) is not served: the enumeration runs again.
+	keptFiles, _ := filepath.Glob(filepath.Join(kept, "gremlins-enum-*.json"))
+	if len(keptFiles) != 2 {
+		t.Fatalf("kept enumerations %q, want 2", keptFiles)
+	}
+	for _, f := range keptFiles {
+		if err := os.WriteFile(f, []byte(`{"run":`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, reused, err := g.Enumerate(ctx, "./", dry); err != nil || reused || string(b) != `{"run":3}` {
+		t.Errorf("with a broken kept file: %s, reused %t, %v; want a new run", b, reused, err)
+	}
 	if m, _ := filepath.Glob(filepath.Join(kept, suitebin.TempEnum+"*")); len(m) > 0 {
 		t.Errorf("temporary files left: %q", m)
 	}
