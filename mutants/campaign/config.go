@@ -58,7 +58,7 @@ type Config struct {
 	GenWorlds int
 	GenRun    string // the generator's -test.run pattern, default "^TestGenerated$"
 	// Suggest writes, for every survivor, a scenario file that kills it
-	// (mutants/suggest.go) under SuggestDir (default "out/suggested").
+	// (mutants/suggestions) under SuggestDir (default "out/suggested").
 	Suggest    bool
 	SuggestDir string
 	// AllKillers runs every case of the suite for each mutant and lists

@@ -158,7 +158,7 @@ func (tr *Runner) Run(ctx context.Context, bin, run string, timeout time.Duratio
 		rep.TimedOut = true
 		return rep, nil
 	}
-	rep.Exit = ExitCode(err)
+	rep.Exit = workspace.ExitCode(err)
 	if err != nil && rep.Exit < 0 {
 		// Ended by a signal that was not ours (the OOM killer, a kill by
 		// hand): the machine's doing, not a verdict.
@@ -277,19 +277,6 @@ func PanicLine(s string) string {
 		}
 	}
 	return ""
-}
-
-// ExitCode is the exit code of a finished command's error: 0 for nil, -1 if
-// the command did not exit normally (not started, killed by a signal).
-func ExitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	return -1
 }
 
 // limitWriter keeps the first n bytes written to it.
