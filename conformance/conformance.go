@@ -25,6 +25,7 @@ import (
 
 	"github.com/waitsim/waitsim/serve"
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // ReportVersion is the version of out/conformance.json (2: runs carry their
@@ -901,13 +902,5 @@ func (s *server) stop() int {
 	t := time.AfterFunc(10*time.Second, func() { _ = s.cmd.Process.Kill() })
 	defer t.Stop()
 	<-s.done
-	err := s.cmd.Wait()
-	if err == nil {
-		return 0
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	return -1
+	return workspace.ExitCode(s.cmd.Wait())
 }

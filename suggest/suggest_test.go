@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -203,17 +204,9 @@ func TestSearchAsksNoTraces(t *testing.T) {
 	var runs, without int
 	stop := errors.New("stopped by the test")
 	run := func(ctx context.Context, b Build, args ...string) error {
-		var p results.Params
-		for _, kv := range b.Env {
-			if f, ok := strings.CutPrefix(kv, results.ParamsEnv+"="); ok {
-				src, err := os.ReadFile(f)
-				if err == nil {
-					err = json.Unmarshal(src, &p)
-				}
-				if err != nil {
-					t.Errorf("params file %s: %v", f, err)
-				}
-			}
+		p, err := paramsOf(b)
+		if err != nil {
+			t.Error(err)
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -250,17 +243,9 @@ func TestRefusedWorldsLeftOut(t *testing.T) {
 			var mu sync.Mutex
 			var runs []int
 			run := func(ctx context.Context, b Build, args ...string) error {
-				var p results.Params
-				for _, kv := range b.Env {
-					if f, ok := strings.CutPrefix(kv, results.ParamsEnv+"="); ok {
-						src, err := os.ReadFile(f)
-						if err == nil {
-							err = json.Unmarshal(src, &p)
-						}
-						if err != nil {
-							return err
-						}
-					}
+				p, err := paramsOf(b)
+				if err != nil {
+					return err
 				}
 				files, err := filepath.Glob(filepath.Join(p.Paths[0], "*.yaml"))
 				if err != nil {
@@ -294,4 +279,21 @@ func TestRefusedWorldsLeftOut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// paramsOf reads the params file a run of b is given (results.ParamsEnv).
+func paramsOf(b Build) (results.Params, error) {
+	var p results.Params
+	for _, kv := range b.Env {
+		if f, ok := strings.CutPrefix(kv, results.ParamsEnv+"="); ok {
+			src, err := os.ReadFile(f)
+			if err == nil {
+				err = json.Unmarshal(src, &p)
+			}
+			if err != nil {
+				return p, fmt.Errorf("params file %s: %v", f, err)
+			}
+		}
+	}
+	return p, nil
 }
