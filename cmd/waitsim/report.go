@@ -195,6 +195,13 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stderr, "waitsim report: wrote %d files under %s\n", len(written), *outDir)
+	// A report of one result says which is missing; so does the terminal.
+	if head.Scenarios == nil {
+		fmt.Fprintf(stderr, "waitsim report: no scenario results (%s, from `waitsim run --json`): the report shows the mutation gate alone\n", workspace.ScenarioResults)
+	}
+	if head.Mutation == nil {
+		fmt.Fprintf(stderr, "waitsim report: no mutation results (%s, from `waitsim mutate`): the report shows the scenario table alone\n", workspace.MutationResults)
+	}
 	if *annotations {
 		if head.Mutation == nil {
 			fmt.Fprintln(stderr, "waitsim report: --annotations: no mutation result, so no annotations")

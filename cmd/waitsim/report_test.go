@@ -142,7 +142,8 @@ func TestBaseRefInterruptRemovesWorktree(t *testing.T) {
 }
 
 // TestReportEmptyScenarios: a scenario result without cases is written as
-// "no results" everywhere and exits 2, never 0.
+// "no results" everywhere and exits 2, never 0; the terminal says which
+// result is missing.
 func TestReportEmptyScenarios(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "scenarios.json")
@@ -160,6 +161,9 @@ func TestReportEmptyScenarios(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "no cases") {
 		t.Errorf("stderr does not say why:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "no mutation results") {
+		t.Errorf("stderr does not say the mutation result is missing:\n%s", stderr.String())
 	}
 	for name, want := range map[string]string{
 		"comment.md":  "no scenario results",
