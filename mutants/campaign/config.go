@@ -39,7 +39,7 @@ type Config struct {
 	// time is never counted. Defaults 10 and 5 s.
 	TimeoutFactor float64
 	TimeoutFloor  time.Duration
-	NoCatalog     bool           // skip the semantic catalog
+	NoCatalog     bool // skip the semantic catalog
 	// catalogAbsent: Defaults set NoCatalog because the module has no
 	// catalog directory. The campaign is then whole, not narrowed by
 	// --no-catalog (Options).
