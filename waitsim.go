@@ -528,7 +528,8 @@ func (r *runner) staleGoldens(cases []scenario.Case) {
 	}
 }
 
-// runLazily runs the files of the params' order first, loading each when
+// runLazily runs the files of the params' order first (of their cases, those
+// the params' Cases name, when it names any), loading each when
 // the order reaches it, and stops at the first case that fails (stopped:
 // -test.failfast would skip every later case anyway), so that a mutant's run
 // reads only the files it needs; a file that does not load is left to the
@@ -543,6 +544,12 @@ func (r *runner) runLazily() (stopped bool) {
 		cases, ok := r.loadFile(o.File)
 		if !ok {
 			return false
+		}
+		if len(r.params.Cases) > 0 {
+			cases = slices.DeleteFunc(slices.Clone(cases), func(c scenario.Case) bool { return !slices.Contains(r.params.Cases, c.ID) })
+			if len(cases) == 0 {
+				continue
+			}
 		}
 		cases = orderCases(cases, r.params.Order)
 		if !r.runFile(r.fileName(o.File), cases) {
