@@ -239,14 +239,14 @@ func TestOrderAndLazyLoad(t *testing.T) {
 // (a mutation runner's run past a case that hung) does not run, though the
 // order names it and its file is loaded for the others.
 func TestLazyLoadKeepsToCases(t *testing.T) {
-	dir := t.TempDir()
-	a := writeFile(t, dir, "a.yaml", one("a1", "a2", "a3"))
-	if os.Getenv("WAITSIM_TEST_LAZY_CASES_CHILD") == "1" {
+	if dir := os.Getenv("WAITSIM_TEST_LAZY_CASES_DIR"); dir != "" {
 		p := &fakePack{}
 		defer func() { os.WriteFile(os.Getenv("WAITSIM_TEST_LAZY_OUT"), []byte(strings.Join(p.ran, ",")), 0o644) }()
 		Run(t, Params{Pack: p, Dir: dir})
 		return
 	}
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.yaml", one("a1", "a2", "a3"))
 	f := filepath.Join(t.TempDir(), "params.json")
 	order := []results.CaseRef{{ID: "a2", File: a}, {ID: "a3", File: a}}
 	if err := results.WriteParams(f, results.Params{Order: order, Cases: []string{"a1", "a3"}}); err != nil {
@@ -254,7 +254,7 @@ func TestLazyLoadKeepsToCases(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "ran")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLazyLoadKeepsToCases$", "-test.failfast", "-test.count=1")
-	cmd.Env = append(os.Environ(), "WAITSIM_TEST_LAZY_CASES_CHILD=1", "WAITSIM_TEST_LAZY_OUT="+out, results.ParamsEnv+"="+f)
+	cmd.Env = append(os.Environ(), "WAITSIM_TEST_LAZY_CASES_DIR="+dir, "WAITSIM_TEST_LAZY_OUT="+out, results.ParamsEnv+"="+f)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the child failed: %v\n%s", err, b)
 	}
