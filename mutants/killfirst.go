@@ -21,8 +21,8 @@ import (
 // then the rest by cost in the baseline run, cheapest first. The verdict is
 // the same either way: a mutant survives only when every case passes, which
 // both modes see. (A mutant that makes one case fail and another run past
-// the timeout is killed if the failing case runs first, timed out if the
-// other does, in either mode.) killedBy then holds the
+// the timeout is killed either way: a run that timed out is run again
+// without the case that hung, pastHang.) killedBy then holds the
 // first killer met (which one can change from run to run: the costs are
 // measured), --all-killers every one.
 //
