@@ -86,17 +86,17 @@ const hangRetries = 3
 // without the case that hung, up to hangRetries times, and a failure
 // there is the verdict (killed), with skipped naming the cases left out.
 // When every other case passes, or another hangs past the last retry, or
-// which case hung is not known, the first run's verdict stands: timed out.
-// A hot process does not say which case hung: a run of its own, in the
-// same order, does first (and its verdict, if it does not time out,
-// stands).
+// which case hung is not known, the first run's report is returned: timed
+// out, hot or not. A hot process does not say which case hung: a run of
+// its own, in the same order, does first (and its verdict, if it does not
+// time out, stands). cold says whether any run of its own ran.
 func (r *runner) pastHang(ctx context.Context, dir, bin string, m *mutant, env []string, rep testrun.Report, hot bool) (_ testrun.Report, skipped []string, cold bool, err error) {
 	first := rep
 	if hot {
 		if rep, err = r.runMutantSuite(ctx, dir, bin, m, env); err != nil || !rep.TimedOut {
 			return rep, nil, true, err
 		}
-		first, cold = rep, true
+		cold = true
 	}
 	for range hangRetries {
 		if len(rep.Hung) != 1 {

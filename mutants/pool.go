@@ -471,12 +471,13 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 	}
 	var skipped []string
 	if rep.TimedOut {
-		var cold bool
-		if rep, skipped, cold, err = r.pastHang(ctx, dir, bin, m, env, rep, hot); err != nil {
+		next, left, cold, err := r.pastHang(ctx, dir, bin, m, env, rep, hot)
+		if err != nil {
 			return err
 		}
-		if cold {
-			m.coldRan = true
+		m.coldRan = m.coldRan || cold
+		if !next.TimedOut {
+			rep, skipped = next, left
 			m.res.Runner = "" // the verdict came from a run of its own
 		}
 	}
