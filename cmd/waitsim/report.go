@@ -380,11 +380,31 @@ func runIn(ctx context.Context, dir, runCmd, mutateCmd, commit string, seeds map
 		cmds = append(cmds, mutateCmd)
 		mp = filepath.Join(dir, filepath.FromSlash(workspace.MutationResults))
 	}
+	// The commands write the results anew. What was there is kept aside
+	// (resultsAside) and put back unless this run ends with new results:
+	// an interrupt or a failure loses nothing (before, it removed them).
+	var aside []string
 	for _, p := range []string{sp, mp} {
-		if p != "" {
-			_ = os.Remove(p)
+		if p == "" {
+			continue
+		}
+		switch err := os.Rename(p, p+resultsAside); {
+		case err == nil:
+			aside = append(aside, p)
+		case !errors.Is(err, os.ErrNotExist):
+			return nil, err
 		}
 	}
+	done := false
+	defer func() {
+		for _, p := range aside {
+			if done {
+				_ = os.Remove(p + resultsAside)
+			} else {
+				_ = os.Rename(p+resultsAside, p)
+			}
+		}
+	}()
 	for _, c := range cmds {
 		fmt.Fprintf(log, "waitsim report: (in %s) %s\n", dir, c)
 		cmd := command(ctx, "sh", "-c", c)
@@ -409,5 +429,12 @@ func runIn(ctx context.Context, dir, runCmd, mutateCmd, commit string, seeds map
 	if err := checkCurrent(r, dir, sp, mp); err != nil {
 		return nil, err
 	}
+	done = true
 	return r, nil
 }
+
+// resultsAside is the suffix of a results file runIn keeps aside while its
+// commands write a new one (out/scenarios.json.before-report): put back
+// when the run does not end with new results, removed when it does. One
+// left by a process killed outright is the file as it was.
+const resultsAside = ".before-report"
