@@ -374,3 +374,55 @@ func TestEventStoreResumesACutStream(t *testing.T) {
 		})
 	}
 }
+
+// countingWriter counts the bytes written to it.
+type countingWriter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n += len(p)
+	return len(p), nil
+}
+
+// The log's queue is bounded in bytes, not only in writes: a write is cut
+// to LogWriteMax (with a note), and writes past LogBytes queued are dropped.
+// Before, 4096 lines quoting a 16 MiB request each could hold 64 GiB.
+func TestLogBoundedInBytes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		bw := blockingWriter{release: make(chan struct{})}
+		l := NewLog(bw)
+		big := strings.Repeat("a", 1<<20)
+		for range 100 {
+			io.WriteString(l, big)
+		}
+		l.mu.Lock()
+		queued, dropped := l.queued, l.dropped
+		l.mu.Unlock()
+		if queued > LogBytes || queued < LogWriteMax || dropped != 0 {
+			t.Errorf("%d bytes queued, %d writes dropped; want each cut to about %d bytes, none dropped", queued, dropped, LogWriteMax)
+		}
+		for range 2 * LogBytes / LogWriteMax {
+			io.WriteString(l, big)
+		}
+		l.mu.Lock()
+		queued, dropped = l.queued, l.dropped
+		l.mu.Unlock()
+		if queued > LogBytes || dropped == 0 {
+			t.Errorf("%d bytes queued (bound %d), %d writes dropped", queued, LogBytes, dropped)
+		}
+		close(bw.release)
+		l.Close(time.Second)
+		synctest.Wait()
+	})
+	var cw countingWriter
+	l := NewLog(&cw)
+	io.WriteString(l, strings.Repeat("b", 3*LogWriteMax))
+	l.Close(10 * time.Second)
+	if cw.n <= LogWriteMax || cw.n > LogWriteMax+100 {
+		t.Errorf("a write of %d bytes reached the writer as %d bytes; want its first %d and a note", 3*LogWriteMax, cw.n, LogWriteMax)
+	}
+}
