@@ -426,3 +426,49 @@ func TestLogBoundedInBytes(t *testing.T) {
 		t.Errorf("a write of %d bytes reached the writer as %d bytes; want its first %d and a note", 3*LogWriteMax, cw.n, LogWriteMax)
 	}
 }
+
+// slowBody sends "{" and then nothing until released.
+type slowBody struct {
+	sent    bool
+	release chan struct{}
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	if !b.sent {
+		b.sent = true
+		p[0] = '{'
+		return 1, nil
+	}
+	<-b.release
+	return 0, io.ErrUnexpectedEOF
+}
+
+// A request that opens a session takes its place at the session door only
+// once its body is in: clients that send half a body hold no place, and a
+// new client gets its session (before, two half-sent bodies shut every new
+// client of a server with a cap of 2 out, "too many open sessions" with
+// none open, until their body timeout).
+func TestHalfSentBodiesHoldNoPlace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := testHTTP(t, Options{MaxSessions: 2})
+		release := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				req, _ := http.NewRequest(http.MethodPost, ts.URL, &slowBody{release: release})
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				if resp, err := ts.Client().Do(req); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			})
+		}
+		synctest.Wait()
+		if code, sid := post(t, ts, "", "", initMsg); code != http.StatusOK || sid == "" {
+			t.Errorf("a new client beside two half-sent bodies: status %d, session %q; want 200 and a session", code, sid)
+		}
+		close(release)
+		wg.Wait()
+	})
+}
