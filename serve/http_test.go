@@ -29,7 +29,7 @@ func testHTTP(t *testing.T, opts Options) *httptest.Server {
 func testHTTPWith(t *testing.T, opts Options, cfg *http.Server) *httptest.Server {
 	t.Helper()
 	server := testServer()
-	guard(server, io.Discard)
+	guard(server, io.Discard, 0)
 	ts := httptest.NewTestServer(t, httpHandler(server, opts))
 	ts.Config.ReadHeaderTimeout, ts.Config.ReadTimeout, ts.Config.IdleTimeout = cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.IdleTimeout
 	ts.Client() // starts it on the in-memory network
