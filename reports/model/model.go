@@ -456,6 +456,10 @@ func checkMutation(name, prefix string, m *verdict.Result) error {
 		}
 		return &InputError{name, prefix + "mutants", err.Error()}
 	}
+	if p := m.CampaignProblem(); p != "" {
+		field, msg, _ := strings.Cut(p, ": ")
+		return &InputError{name, prefix + field, msg}
+	}
 	re := *m
 	re.Counts = nil
 	verdict.Evaluate(&re)

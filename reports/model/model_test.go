@@ -83,6 +83,12 @@ func TestLoadRunErrorsNameFileAndField(t *testing.T) {
 			[]string{`field scenarios.cases[1].id: "a" repeats cases[0]`}},
 		{"type", `{"version": 1, "scenarios": {"version": 1, "cases": [{"id": "a", "verdict": "pass", "endMs": "soon"}]}}`,
 			[]string{"field scenarios.cases.0.endMs: string is not a valid int64"}},
+		{"no-sanity", `{"version": 1, "mutation": {"version": 1, "mutants": [{"id": "m", "source": "catalog", "status": "killed", "file": "x.go", "line": 1}], "counts": {"killed": 1}, "catalogScore": 100, "catalogScored": 1, "gate": "pass"}}`,
+			[]string{`field mutation.mutants: 1 mutants and no sanity mutant`}},
+		{"threshold", `{"version": 1, "mutation": {"version": 1, "operatorThreshold": -1e308, "mutants": [{"id": "sanity", "source": "sanity", "status": "killed"}]}}`,
+			[]string{`field mutation.operatorThreshold: -1e+308 is not a percentage`}},
+		{"campaign-cut", `{"version": 1, "mutation": {"version": 1, "campaign": {"total": 50, "idsHash": "0"}, "mutants": [{"id": "sanity", "source": "sanity", "status": "killed"}, {"id": "m", "source": "catalog", "status": "killed", "file": "x.go", "line": 1}], "counts": {"killed": 1}, "catalogScore": 100, "catalogScored": 1, "gate": "pass"}}`,
+			[]string{`field mutation.campaign.total: the campaign selected 50 mutants, this file lists 1 of them (want 50)`}},
 		{"status", `{"version": 1, "mutation": {"version": 1, "mutants": [{"id": "m", "status": "dead"}]}}`,
 			[]string{`field mutation.mutants[0].status: "dead" is not one of "killed"`}},
 	}
@@ -108,7 +114,7 @@ func TestLoadRunErrorsNameFileAndField(t *testing.T) {
 
 func TestAssembleNormalizesWallTime(t *testing.T) {
 	sp := writeTemp(t, "scenarios.json", `{"version": 1, "commit": "abc", "tree": "t1", "cases": [{"id": "a", "verdict": "pass", "wallMs": 12.5, "repro": "go test x"}], "passed": 1}`)
-	mp := writeTemp(t, "mutation.json", `{"version": 1, "commit": "abc", "tree": "t1", "mutants": [{"id": "m", "source": "catalog", "status": "killed", "durationMs": 99}], "counts": {"killed": 1}, "catalogScore": 100, "catalogScored": 1, "operatorScore": 100, "baselineMs": 7, "wallMs": 8, "gate": "pass"}`)
+	mp := writeTemp(t, "mutation.json", `{"version": 1, "commit": "abc", "tree": "t1", "mutants": [{"id": "sanity", "source": "sanity", "status": "killed"}, {"id": "m", "source": "catalog", "status": "killed", "durationMs": 99}], "counts": {"killed": 1}, "catalogScore": 100, "catalogScored": 1, "operatorScore": 100, "baselineMs": 7, "wallMs": 8, "gate": "pass"}`)
 	r, err := Assemble(sp, mp, "", map[string]int64{"gen": 3})
 	if err != nil {
 		t.Fatal(err)
