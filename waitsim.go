@@ -685,12 +685,37 @@ func (r *runner) stopped(world, report string) {
 	r.writeResults()
 }
 
+// fileHashes are results.RunResult.Files of cases: each case's file, by
+// the File it records, and its content's hash now ("unreadable" when it
+// cannot be read: then no report takes the results as current).
+func (r *runner) fileHashes(cases []results.CaseResult) map[string]string {
+	files := map[string]string{}
+	for _, c := range cases {
+		if _, done := files[c.File]; done || c.File == "" {
+			continue
+		}
+		p := filepath.FromSlash(c.File)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(r.root, p)
+		}
+		h, err := results.FileHash(p)
+		if err != nil {
+			h = "unreadable"
+		}
+		files[c.File] = h
+	}
+	return files
+}
+
 // writeResults writes the results file the params name.
 func (r *runner) writeResults() {
 	r.mu.Lock()
 	run := r.run
 	r.mu.Unlock()
 	run.Count()
+	if r.fsRoot == "" && !r.params.KillSuite {
+		run.Files = r.fileHashes(run.Cases)
+	}
 	if r.params.NoTraces {
 		run.Cases = slices.Clone(run.Cases)
 		for i := range run.Cases {

@@ -131,6 +131,12 @@ func TestParamsPathsAndResults(t *testing.T) {
 			t.Errorf("%s: repro %q: want `waitsim run` of its quoted file and case", c.ID, c.Repro)
 		}
 	}
+	// Each scenario file's content hash, for a report's staleness check.
+	for _, f := range []string{f1, f2} {
+		if h, err := results.FileHash(f); err != nil || run.Files[run.Cases[0].File] == "" || run.Files[f] != h {
+			t.Errorf("files %v: want %s hashed (%s, %v)", run.Files, f, h, err)
+		}
+	}
 }
 
 // tracePack is a fakePack whose cases have every trace field filled.

@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +19,7 @@ import (
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/reports"
+	"github.com/waitsim/waitsim/results"
 )
 
 // Exit codes of `waitsim report`.
@@ -239,7 +242,34 @@ func checkCurrent(r *reports.Run, dir, sp, mp string) error {
 			src = append(src, p)
 		}
 	}
-	return reports.CheckTree(r, strings.Join(src, " and "), commit, tree)
+	if err := reports.CheckTree(r, strings.Join(src, " and "), commit, tree); err != nil {
+		return err
+	}
+	return checkScenarioFiles(r, dir, sp)
+}
+
+// checkScenarioFiles is nil when every scenario file r's scenario result
+// records (results.RunResult.Files) still has the content it ran: a file
+// the work tree's hash leaves out (git-ignored, or a link out of the tree)
+// is checked here, by its own content. sp is the input, for the message.
+func checkScenarioFiles(r *reports.Run, dir, sp string) error {
+	if r.Scenarios == nil {
+		return nil
+	}
+	for _, f := range slices.Sorted(maps.Keys(r.Scenarios.Files)) {
+		p := filepath.FromSlash(f)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if h, err := results.FileHash(p); err != nil || h != r.Scenarios.Files[f] {
+			why := "its content changed"
+			if err != nil {
+				why = err.Error()
+			}
+			return fmt.Errorf("%s: stale results: the scenario file %s is not what they ran (%s): run them again", sp, f, why)
+		}
+	}
+	return nil
 }
 
 // repoPrefix is dir's path inside its git repository, slash-separated and
