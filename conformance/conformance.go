@@ -143,6 +143,10 @@ type Options struct {
 type Report struct {
 	Version int    `json:"version"`
 	Commit  string `json:"commit,omitempty"`
+	// Tree is the sha256 of the work tree's content it was measured on
+	// (workspace.TreeState): a report on another tree of the same dirty
+	// commit calls it stale.
+	Tree string `json:"tree,omitempty"`
 	// ToleranceMs is the tolerance floor; StallFactor scales a run's largest
 	// stall into its tolerance (RunEntry.ToleranceMs), and what the server
 	// times may come the run's start lag later still.
