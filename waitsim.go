@@ -125,6 +125,8 @@ func Run(t *testing.T, p Params) {
 	}
 	if params.Results != "" {
 		t.Cleanup(r.writeResults)
+		sim.OnWatchdog(r.stopped)
+		t.Cleanup(func() { sim.OnWatchdog(nil) })
 	}
 	opts, err := pack.LoadOptions()
 	if err != nil {
@@ -187,6 +189,7 @@ type runner struct {
 	run       results.RunResult
 	ranFile   map[string]bool
 	knownSeen map[string]bool // Params.Known entries met
+	current   *scenario.Case  // the case running (runCase), for the watchdog (stopped)
 
 	// hot is the reply of a hot request being served (serveHot), nil
 	// otherwise: failures are recorded in it, never reported on t, whose
@@ -366,6 +369,14 @@ func (r *runner) runCase(t *testing.T, c scenario.Case) bool {
 		defer r.recordSites(c)()
 	}
 	recorded := false
+	r.mu.Lock()
+	r.current = &c
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.current = nil
+		r.mu.Unlock()
+	}()
 	ok := t.Run(c.ID, func(t *testing.T) {
 		res := r.pack.Run(t, &c)
 		res.File = r.rel(c.File)
@@ -517,7 +528,8 @@ func (r *runner) staleGoldens(cases []scenario.Case) {
 	}
 }
 
-// runLazily runs the files of the params' order first, loading each when
+// runLazily runs the files of the params' order first (of their cases, those
+// the params' Cases name, when it names any), loading each when
 // the order reaches it, and stops at the first case that fails (stopped:
 // -test.failfast would skip every later case anyway), so that a mutant's run
 // reads only the files it needs; a file that does not load is left to the
@@ -532,6 +544,12 @@ func (r *runner) runLazily() (stopped bool) {
 		cases, ok := r.loadFile(o.File)
 		if !ok {
 			return false
+		}
+		if len(r.params.Cases) > 0 {
+			cases = slices.DeleteFunc(slices.Clone(cases), func(c scenario.Case) bool { return !slices.Contains(r.params.Cases, c.ID) })
+			if len(cases) == 0 {
+				continue
+			}
 		}
 		cases = orderCases(cases, r.params.Order)
 		if !r.runFile(r.fileName(o.File), cases) {
@@ -640,12 +658,64 @@ func (r *runner) index(cases []scenario.Case) {
 	}
 }
 
+// stoppedReportLimit is how much of the watchdog's report (its message and
+// the goroutines' stacks) the stopped case's error keeps, in bytes: the
+// message and the first stacks, the hung goroutine's among them as a rule.
+const stoppedReportLimit = 6000
+
+// stopped is the wall-clock watchdog's last word (sim.OnWatchdog), called
+// while the running case's world hangs, just before the process ends: that
+// case is an ERROR saying what the watchdog found, and the results are
+// written, so that `waitsim run` shows the cases that ran, the case that
+// stopped the table, and how many did not run.
+func (r *runner) stopped(world, report string) {
+	r.mu.Lock()
+	if c := r.current; c != nil {
+		if len(report) > stoppedReportLimit {
+			report = report[:stoppedReportLimit] + "\n… (the rest of the goroutines' stacks: run the case with go test)"
+		}
+		msg := strings.TrimSpace(strings.TrimPrefix(report, "waitsim: "))
+		if left := len(r.run.Index) - len(r.run.Cases) - 1; left > 0 {
+			msg = fmt.Sprintf("the table stopped at this case: %d case(s) after it did not run\n%s", left, msg)
+		}
+		r.run.Cases = append(r.run.Cases, results.CaseResult{ID: c.ID, File: r.rel(c.File), Line: c.Line, Protects: c.Protects,
+			Verdict: results.VerdictError, Error: msg})
+	}
+	r.mu.Unlock()
+	r.writeResults()
+}
+
+// fileHashes are results.RunResult.Files of cases: each case's file, by
+// the File it records, and its content's hash now ("unreadable" when it
+// cannot be read: then no report takes the results as current).
+func (r *runner) fileHashes(cases []results.CaseResult) map[string]string {
+	files := map[string]string{}
+	for _, c := range cases {
+		if _, done := files[c.File]; done || c.File == "" {
+			continue
+		}
+		p := filepath.FromSlash(c.File)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(r.root, p)
+		}
+		h, err := results.FileHash(p)
+		if err != nil {
+			h = "unreadable"
+		}
+		files[c.File] = h
+	}
+	return files
+}
+
 // writeResults writes the results file the params name.
 func (r *runner) writeResults() {
 	r.mu.Lock()
 	run := r.run
 	r.mu.Unlock()
 	run.Count()
+	if r.fsRoot == "" && !r.params.KillSuite {
+		run.Files = r.fileHashes(run.Cases)
+	}
 	if r.params.NoTraces {
 		run.Cases = slices.Clone(run.Cases)
 		for i := range run.Cases {

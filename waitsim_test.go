@@ -131,6 +131,12 @@ func TestParamsPathsAndResults(t *testing.T) {
 			t.Errorf("%s: repro %q: want `waitsim run` of its quoted file and case", c.ID, c.Repro)
 		}
 	}
+	// Each scenario file's content hash, for a report's staleness check.
+	for _, f := range []string{f1, f2} {
+		if h, err := results.FileHash(f); err != nil || run.Files[run.Cases[0].File] == "" || run.Files[f] != h {
+			t.Errorf("files %v: want %s hashed (%s, %v)", run.Files, f, h, err)
+		}
+	}
 }
 
 // tracePack is a fakePack whose cases have every trace field filled.
@@ -232,6 +238,34 @@ func TestOrderAndLazyLoad(t *testing.T) {
 	withParams(t, results.Params{Paths: []string{a}, Order: order})
 	if !nested(t, nil, func(t *testing.T) { Run(t, Params{Pack: p, Dir: dir}) }) || !slices.Equal(p.ran, []string{"a2", "a1", "a3"}) {
 		t.Errorf("no failfast: ran %q, want a2, a1, a3", p.ran)
+	}
+}
+
+// Kill first's lazy run keeps to the params' Cases: a case they leave out
+// (a mutation runner's run past a case that hung) does not run, though the
+// order names it and its file is loaded for the others.
+func TestLazyLoadKeepsToCases(t *testing.T) {
+	if dir := os.Getenv("WAITSIM_TEST_LAZY_CASES_DIR"); dir != "" {
+		p := &fakePack{}
+		defer func() { os.WriteFile(os.Getenv("WAITSIM_TEST_LAZY_OUT"), []byte(strings.Join(p.ran, ",")), 0o644) }()
+		Run(t, Params{Pack: p, Dir: dir})
+		return
+	}
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.yaml", one("a1", "a2", "a3"))
+	f := filepath.Join(t.TempDir(), "params.json")
+	order := []results.CaseRef{{ID: "a2", File: a}, {ID: "a3", File: a}}
+	if err := results.WriteParams(f, results.Params{Order: order, Cases: []string{"a1", "a3"}}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "ran")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLazyLoadKeepsToCases$", "-test.failfast", "-test.count=1")
+	cmd.Env = append(os.Environ(), "WAITSIM_TEST_LAZY_CASES_DIR="+dir, "WAITSIM_TEST_LAZY_OUT="+out, results.ParamsEnv+"="+f)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the child failed: %v\n%s", err, b)
+	}
+	if ran, _ := os.ReadFile(out); string(ran) != "a3,a1" {
+		t.Errorf("ran %q, want a3 then a1 (a2 left out)", ran)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 
 	"github.com/waitsim/waitsim/serve"
 	"github.com/waitsim/waitsim/sim"
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // ReportVersion is the version of out/conformance.json (2: runs carry their
@@ -142,6 +143,10 @@ type Options struct {
 type Report struct {
 	Version int    `json:"version"`
 	Commit  string `json:"commit,omitempty"`
+	// Tree is the sha256 of the work tree's content it was measured on
+	// (workspace.TreeState): a report on another tree of the same dirty
+	// commit calls it stale.
+	Tree string `json:"tree,omitempty"`
 	// ToleranceMs is the tolerance floor; StallFactor scales a run's largest
 	// stall into its tolerance (RunEntry.ToleranceMs), and what the server
 	// times may come the run's start lag later still.
@@ -901,13 +906,5 @@ func (s *server) stop() int {
 	t := time.AfterFunc(10*time.Second, func() { _ = s.cmd.Process.Kill() })
 	defer t.Stop()
 	<-s.done
-	err := s.cmd.Wait()
-	if err == nil {
-		return 0
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	return -1
+	return workspace.ExitCode(s.cmd.Wait())
 }

@@ -3,10 +3,12 @@
 // against the scenario table through `go test -overlay`, never by editing the tree.
 // It is the campaign's runner: baseline, collecting and filtering mutants,
 // the workers, what runs hot and what cold, kill first, the generator
-// campaign, suggestions. What it builds and keeps is testbin's, what it
-// stands on (Config, the lock, the cache, environment errors) campaign's,
-// running a test binary testrun's, the command cli's; Main and Run are the
-// doors.
+// campaign. What it builds and keeps is testbin's (gremlins' runs too),
+// what it stands on (Config, the lock, the cache, environment errors)
+// campaign's, running a test binary testrun's, what a mutant is made from
+// (and which lines a diff touches) mutation's, the verdicts verdict's, the
+// suggestions of --suggest suggestions', the command cli's; Main and Run are
+// the doors.
 //
 // Rules:
 //   - The tree is never written: mutated files go through -overlay or a

@@ -33,11 +33,11 @@ import (
 // and runs that mutant cold from the start, with the same verdicts.
 //
 // The hanging mutant runs in campaigns of its own with a short timeout:
-// it waits out its whole timeout twice (table and generator), which at
-// the others' timeout cost 25 s of each runner's campaign (a baseline of
-// 5.7 s kept under load, × 3; measured 3 December 2026), and it meets no
-// mutant after it in its process (the one after it, e-description, runs in
-// a process of its own). The campaigns run two and three at a time: they
+// it waits out its whole timeout again and again (the table, the runs past
+// its hang, the generator: six times hot, five cold), which at the others'
+// timeout would cost 25 s each (a baseline of 5.7 s kept under load, × 3;
+// measured 3 December 2026), and it meets no mutant after it in its
+// process (the one after it, e-description, runs in a process of its own). The campaigns run two and three at a time: they
 // share no file but the kept builds, which are written atomically.
 func TestHotSameVerdicts(t *testing.T) {
 	if testing.Short() {
@@ -56,11 +56,11 @@ func TestHotSameVerdicts(t *testing.T) {
 	cfg := Config{Root: root, CatalogDir: "mutants/testdata/hot-catalog", NoOperators: true, NoVet: true, Workers: 1,
 		TimeoutFactor: 3, TimeoutFloor: 8 * time.Second, GenWorlds: 10, HintsDir: t.TempDir(),
 		Only: regexp.MustCompile(`^(a-schema-bound|b-unobservable|c-goroutine-panics|e-description)$`)}
-	// d-hangs: the floor, 4 s, is its timeout (0.1 × any baseline under
-	// 40 s is less); the only other mutant of its campaigns, sanity, is
+	// d-hangs: the floor, 2 s, is its timeout (0.1 × any baseline under
+	// 20 s is less); the only other mutant of its campaigns, sanity, is
 	// killed by the first case it runs (21 ms hot, warm).
 	hangs := cfg
-	hangs.TimeoutFactor, hangs.TimeoutFloor, hangs.HintsDir = 0.1, 4*time.Second, t.TempDir()
+	hangs.TimeoutFactor, hangs.TimeoutFloor, hangs.HintsDir = 0.1, 2*time.Second, t.TempDir()
 	hangs.Only = regexp.MustCompile(`^d-hangs$`)
 	want := map[string][2]string{ // table, generator
 		"sanity":             {verdict.StatusKilled, ""},

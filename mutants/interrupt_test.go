@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // childEnv, when set, makes the test binary run mutants.Main with the
@@ -147,7 +147,7 @@ func TestInterrupt(t *testing.T) {
 				_ = cmd.Process.Kill()
 				t.Fatalf("the run did not stop after %v; output so far:\n%s", c.sig, strings.Join(seen, "\n"))
 			}
-			if code := testrun.ExitCode(err); code != c.code {
+			if code := workspace.ExitCode(err); code != c.code {
 				t.Fatalf("exit %d after %v, want %d; output:\n%s", code, c.sig, c.code, strings.Join(seen, "\n"))
 			}
 			sameSnapshot(t, before, snapshot(t, root))

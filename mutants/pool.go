@@ -469,7 +469,22 @@ func (r *runner) runOne(ctx context.Context, wk *worker, m *mutant) error {
 			m.panicked.Store(true)
 		}
 	}
+	var skipped []string
+	if rep.TimedOut {
+		next, left, cold, err := r.pastHang(ctx, dir, bin, m, env, rep, hot)
+		if err != nil {
+			return err
+		}
+		m.coldRan = m.coldRan || cold
+		if !next.TimedOut {
+			rep, skipped = next, left
+			m.res.Runner = "" // the verdict came from a run of its own
+		}
+	}
 	classify(&m.res, rep, r.timeout)
+	if len(skipped) > 0 && m.res.Status == verdict.StatusKilled {
+		m.res.Detail = strings.TrimSpace(m.res.Detail + "\n" + fmt.Sprintf("killed after leaving out %s, which ran past the timeout of %v", strings.Join(skipped, ", "), r.timeout))
+	}
 	if m.res.Status != verdict.StatusKilled && !r.cfg.NoVet {
 		if err := r.vet(ctx, m, ov); err != nil {
 			return err

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/mutants/verdict"
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // processesWithEnv lists the live processes (not zombies) whose
@@ -90,7 +90,7 @@ func TestKillLeavesNoGrandchild(t *testing.T) {
 				t.Fatal(err)
 			}
 			err := child.Wait()
-			if code := testrun.ExitCode(err); code != c.code {
+			if code := workspace.ExitCode(err); code != c.code {
 				t.Errorf("the campaign exited %d after %v, want %d", code, c.sig, c.code)
 			}
 			for len(processesWithEnv(marker)) > 0 && time.Since(start) < 10*time.Second {

@@ -263,7 +263,10 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 		if !cfg.NoOperators {
 			var b []byte
 			var reused bool
-			b, reused, enumErr = r.testbin().Enumerate(ctx, r.cfg.Target, func(ctx context.Context) ([]byte, error) { b, _, _, err := r.runGremlins(ctx, true); return b, err })
+			b, reused, enumErr = r.testbin().Enumerate(ctx, r.cfg.Target, func(ctx context.Context) ([]byte, error) {
+				b, _, _, err := r.testbin().Gremlins(ctx, r.cfg.Target, r.cfg.Workers, true)
+				return b, err
+			})
 			if reused {
 				r.note("gremlins' enumeration reused: nothing it depends on changed (every file of the module, the go command's settings, gremlins' version)")
 			}
@@ -756,7 +759,7 @@ func (r *runner) filter(ctx context.Context, muts []*mutant) ([]*mutant, error) 
 		return nil, fmt.Errorf("%w: --only %q matches none of the campaign's %d mutants (ids such as %s)", verdict.ErrUsage, r.cfg.Only, len(muts), strings.Join(ids, ", "))
 	}
 	if r.cfg.DiffRef != "" {
-		ch, err := ChangedLines(ctx, r.cfg.Root, r.cfg.DiffRef)
+		ch, err := mutation.ChangedLines(ctx, r.cfg.Root, r.cfg.DiffRef)
 		if err != nil {
 			return nil, err
 		}
@@ -931,4 +934,19 @@ func (r *runner) command(ctx context.Context, dir, name string, args ...string) 
 // mutantKey is a mutant's cache key (testbin.MutantKey).
 func (r *runner) mutantKey(files map[string][]byte) string {
 	return testbin.MutantKey(r.salt, r.inputs, files)
+}
+
+// measureGremlins runs gremlins' own campaign on the target (after the
+// gate's, so that the two do not share the CPU) and compares its verdicts
+// with res's operator mutants (verdict.CompareGremlins).
+func (r *runner) measureGremlins(ctx context.Context, res *verdict.Result) (*verdict.GremlinsRun, error) {
+	b, wall, code, err := r.testbin().Gremlins(ctx, r.cfg.Target, r.cfg.Workers, false)
+	if err != nil {
+		return nil, err
+	}
+	_, status, err := mutation.ParseGremlinsOutput(b, r.cfg.Target)
+	if err != nil {
+		return nil, err
+	}
+	return verdict.CompareGremlins(status, wall, code, res.Mutants), nil
 }

@@ -13,7 +13,8 @@ import (
 const conformanceDisagreementLines = 20
 
 // conformanceVerdict is the one-line verdict of a conformance report for run
-// r: it says "stale" when the report comes from another commit than r's.
+// r: it says "stale" when the report comes from another commit than r's, or
+// from another tree (r's tree recorded, the report's another or none).
 func conformanceVerdict(r *Run) (icon, msg string) {
 	c := r.Conformance
 	icon, msg = "✅", fmt.Sprintf("all %d calls of %d client runs agree with the simulation", c.Calls, c.Runs)
@@ -25,11 +26,20 @@ func conformanceVerdict(r *Run) (icon, msg string) {
 	}
 	msg += fmt.Sprintf("; %s; largest |real − simulated| %.1f ms; %d real replies lost their outputs",
 		c.ToleranceText(), c.MaxAbsDiffMs, c.LostOutputs)
-	if c.Commit != r.Commit {
+	stale := ""
+	switch {
+	case c.Commit != r.Commit:
+		stale = fmt.Sprintf("measured at commit %s, not this run's %s", text.Short(c.Commit), text.Short(r.Commit))
+	case r.Tree != "" && c.Tree != r.Tree:
+		// The same commit, dirty, is many trees: only the tree's hash
+		// ties a measurement to the code this run ran.
+		stale = fmt.Sprintf("measured on tree %.12s, not this run's %.12s", orUnrecorded(c.Tree), r.Tree)
+	}
+	if stale != "" {
 		if icon == "✅" {
 			icon = "⚠️"
 		}
-		msg += fmt.Sprintf(" — STALE: measured at commit %s, not this run's %s", text.Short(c.Commit), text.Short(r.Commit))
+		msg += " — STALE: " + stale
 	}
 	return icon, msg
 }
@@ -193,4 +203,12 @@ func htmlConformance(b *strings.Builder, r *Run) {
 		}
 	}
 	b.WriteString("</tbody>\n</table>\n")
+}
+
+// orUnrecorded is tree, or "(none recorded)".
+func orUnrecorded(tree string) string {
+	if tree == "" {
+		return "(none recorded)"
+	}
+	return tree
 }

@@ -94,6 +94,17 @@ func TestConformanceSection(t *testing.T) {
 	if md := RunMarkdown(r, 0); !strings.Contains(md, "⚠️ all 1 calls") || !strings.Contains(md, "STALE") {
 		t.Errorf("a table of another commit is not marked stale:\n%s", md)
 	}
+	// The same (dirty) commit, another tree: stale too; the same tree: not.
+	r.Conformance = confReport(true)
+	r.Conformance.Commit, r.Tree, r.Conformance.Tree = r.Commit, "tree-a", "tree-b"
+	if md := RunMarkdown(r, 0); !strings.Contains(md, "⚠️ all 1 calls") || !strings.Contains(md, "STALE: measured on tree tree-b") {
+		t.Errorf("a table of another tree of the same commit is not marked stale:\n%s", md)
+	}
+	r.Conformance.Tree = "tree-a"
+	if md := RunMarkdown(r, 0); strings.Contains(md, "STALE") {
+		t.Errorf("a table of this very tree is marked stale:\n%s", md)
+	}
+	r.Tree = ""
 	r.Conformance = confReport(false)
 	r.Conformance.Commit = "deadbeef"
 	if md := RunMarkdown(r, 0); !strings.Contains(md, "❌ 1 of 1 calls disagree") || !strings.Contains(md, "STALE") {

@@ -71,7 +71,7 @@ func plainIdentity(r *Run) string {
 }
 
 func htmlCaseTable(b *strings.Builder, s *results.RunResult) {
-	fmt.Fprintf(b, "<h2 id=\"scenarios\">Scenarios: %d passed, %d failed, %d errors</h2>\n", s.Passed, s.Failed, s.Errors)
+	fmt.Fprintf(b, "<h2 id=\"scenarios\">Scenarios: %d passed, %d failed, %d errors, %d skipped</h2>\n", s.Passed, s.Failed, s.Errors, s.Skipped)
 	b.WriteString("<table class=\"cases\">\n<thead><tr><th>verdict</th><th>case</th><th>file</th><th>protects</th><th>calls: resolves at (ms)</th></tr></thead>\n<tbody>\n")
 	for i, c := range s.Cases {
 		var rs []string

@@ -148,6 +148,9 @@ func scenarioSuite(r *Run) junitSuite {
 			tc.Error = &junitProblem{Message: firstOr([]string{c.Error}, "runtime error"), Type: "runtime", Text: caseText(c, []string{c.Error})}
 			tc.SystemOut = c.Timeline
 			s.Errors++
+		case results.VerdictSkip:
+			tc.Skipped = &junitProblem{Message: firstOr([]string{c.Error}, "skipped")}
+			s.Skipped++
 		}
 		s.Cases = append(s.Cases, tc)
 	}

@@ -42,9 +42,9 @@ func RunMarkdown(r *Run, limit int) string {
 	b.line("%s", runIdentity(r))
 	b.blank()
 	if s := r.Scenarios; s != nil {
-		b.line("| scenarios | passed | failed | errors |")
-		b.line("|---|---:|---:|---:|")
-		b.line("| %d | %d | %d | %d |", len(s.Cases), s.Passed, s.Failed, s.Errors)
+		b.line("| scenarios | passed | failed | errors | skipped |")
+		b.line("|---|---:|---:|---:|---:|")
+		b.line("| %d | %d | %d | %d | %d |", len(s.Cases), s.Passed, s.Failed, s.Errors, s.Skipped)
 		b.blank()
 		survivalMarkdown(&b, s)
 	}
@@ -215,11 +215,18 @@ func runHeadlineWith(r *Run, esc func(string) string) (string, string) {
 	icon := "✅"
 	if s := r.Scenarios; s != nil && len(s.Cases) > 0 {
 		bad := s.Failed + s.Errors
-		if bad > 0 {
+		switch {
+		case bad > 0:
 			icon = "❌"
 			parts = append(parts, fmt.Sprintf("%d of %d scenarios fail", bad, len(s.Cases)))
-		} else {
+		case s.Skipped > 0:
+			parts = append(parts, fmt.Sprintf("%d scenarios pass, %d skipped", s.Passed, s.Skipped))
+		default:
 			parts = append(parts, fmt.Sprintf("all %d scenarios pass", len(s.Cases)))
+		}
+		if u := model.Unrun(s); u > 0 {
+			icon = "❌"
+			parts[len(parts)-1] += fmt.Sprintf(" (%d of the table's %d cases did not run)", u, len(s.Index))
 		}
 	} else {
 		icon = "❌"

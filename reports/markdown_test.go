@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/reports/model"
 	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
 
@@ -341,5 +342,34 @@ func TestIdentityWithoutGit(t *testing.T) {
 	r.Commit = ""
 	if got := runIdentity(r); !strings.Contains(got, "commit `unknown` (not made in a git work tree") {
 		t.Errorf("a run without a commit: %q", got)
+	}
+}
+
+// Skipped cases are neither passes nor failures in the headline (a run of
+// a table with skips, as `waitsim run --json` writes it, is reported, not
+// refused), and a run that left cases of its table's index without a
+// verdict is never a pass of the table.
+func TestHeadlineSkipsAndUnrun(t *testing.T) {
+	idx := []results.IndexEntry{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	for _, c := range []struct {
+		name  string
+		s     results.RunResult
+		icon  string
+		words string
+	}{
+		{"skips", results.RunResult{Cases: []results.CaseResult{{ID: "a", Verdict: results.VerdictPass}, {ID: "b", Verdict: results.VerdictSkip}, {ID: "c", Verdict: results.VerdictPass}}, Index: idx}, "✅", "2 scenarios pass, 1 skipped"},
+		{"unrun", results.RunResult{Cases: []results.CaseResult{{ID: "a", Verdict: results.VerdictPass}}, Index: idx}, "❌", "all 1 scenarios pass (2 of the table's 3 cases did not run)"},
+		{"whole", results.RunResult{Cases: []results.CaseResult{{ID: "a", Verdict: results.VerdictPass}, {ID: "b", Verdict: results.VerdictPass}, {ID: "c", Verdict: results.VerdictPass}}, Index: idx}, "✅", "all 3 scenarios pass"},
+	} {
+		c.s.Count()
+		icon, line := runHeadline(&Run{Version: RunVersion, Scenarios: &c.s, Mutation: &verdict.Result{Gate: "pass"}})
+		if icon != c.icon || !strings.Contains(line, c.words) {
+			t.Errorf("%s: %s %q, want %s and %q", c.name, icon, line, c.icon, c.words)
+		}
+		if c.name == "skips" {
+			if fs := model.HeadFailures(&Run{Scenarios: &c.s}); len(fs) != 0 {
+				t.Errorf("skips: %d failing cases, want none (a skip is no failure)", len(fs))
+			}
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/waitsim/waitsim/limits"
@@ -181,7 +182,14 @@ func ReadParams() (p Params, ok bool, err error) {
 	dec := json.NewDecoder(bytes.NewReader(text.Src))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return p, true, fmt.Errorf("%s: not a waitsim params file: %w", file, err)
+		return p, true, fmt.Errorf("%s: not a waitsim params file: %w", jsonPlace(file, text.Src, err), err)
+	}
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		rest := text.Src[end:]
+		at := end + int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n")))
+		line, col := lineCol(text.Src, at+1)
+		return p, true, fmt.Errorf("%s:%d:%d: not a waitsim params file: more after its JSON object", file, line, col)
 	}
 	if p.Version != ParamsVersion {
 		return p, true, fmt.Errorf("%s: params version %d, want %d (a waitsim command of another version wrote it)", file, p.Version, ParamsVersion)
@@ -255,4 +263,31 @@ func ReadRun(file string) (RunResult, error) {
 		return r, fmt.Errorf("%s: results version %d, want %d", file, r.Version, ResultVersion)
 	}
 	return r, nil
+}
+
+// jsonPlace is file, with the line and column of err's place in src when
+// err says where (a syntax error, a value of the wrong type), and the field.
+func jsonPlace(file string, src []byte, err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		line, col := lineCol(src, se.Offset)
+		return fmt.Sprintf("%s:%d:%d", file, line, col)
+	case errors.As(err, &te):
+		line, col := lineCol(src, te.Offset)
+		return fmt.Sprintf("%s:%d:%d: %s", file, line, col, te.Field)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		line, col := lineCol(src, int64(len(src))+1)
+		return fmt.Sprintf("%s:%d:%d", file, line, col)
+	}
+	return file
+}
+
+// lineCol is the 1-based line and column of the byte just before offset
+// off of src (a json error's Offset points past it).
+func lineCol(src []byte, off int64) (int, int) {
+	off = max(0, min(off-1, int64(len(src))))
+	before := src[:off]
+	return bytes.Count(before, []byte("\n")) + 1, int(off) - bytes.LastIndexByte(before, '\n')
 }

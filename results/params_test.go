@@ -78,3 +78,32 @@ func TestReadParamsAndRunBounded(t *testing.T) {
 		t.Errorf("ReadRun of a FIFO: %v", err)
 	}
 }
+
+// A params file that is not one JSON object of Params says where: a file
+// cut short, a value of the wrong type (and its field), and anything after
+// the object (which was read as if it were not there).
+func TestReadParamsNamesPlace(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, src, want string }{
+		{"cut.json", "{\"version\":1,\n\"paths\":[\"a\"]", "cut.json:2:14"},
+		{"type.json", "{\"version\":1,\n\"repeat\":\"x\"}", "type.json:2:12: repeat"},
+		{"trailing.json", "{\"version\":1}\n{\"garbage", "trailing.json:2:1: not a waitsim params file: more after its JSON object"},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(ParamsEnv, p)
+		if _, _, err := ReadParams(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+	ok := filepath.Join(dir, "ok.json")
+	if err := os.WriteFile(ok, []byte("{\"version\":1}\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(ParamsEnv, ok)
+	if _, _, err := ReadParams(); err != nil {
+		t.Errorf("a params file with white space after it: %v", err)
+	}
+}

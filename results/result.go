@@ -1,6 +1,12 @@
 package results
 
-import "github.com/waitsim/waitsim/sim/timeline"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/waitsim/waitsim/limits"
+	"github.com/waitsim/waitsim/sim/timeline"
+)
 
 // ResultVersion is the version of the JSON written to out/scenarios.json.
 const ResultVersion = 1
@@ -132,6 +138,13 @@ type RunResult struct {
 	// Problems are the problems found in the scenario files, one record
 	// each; when there are any, no case ran.
 	Problems []Problem `json:"problems,omitempty"`
+	// Files are the scenario files the cases came from, each by its File
+	// (as the cases record it) and the sha256 of its content then
+	// (FileHash): a report checks them, so that a file the work tree's hash
+	// leaves out (ignored, or a link out of the tree) cannot make stale
+	// results pass. Not written for files from a test's fs.FS, nor for a
+	// mutation runner's runs.
+	Files map[string]string `json:"files,omitempty"`
 	// Index lists every case the run loaded, in the table's order, with its
 	// file and test name: the mutation runner orders its kill-first runs by
 	// it. Written even when a run stops at its first failure.
@@ -205,4 +218,15 @@ type ToolEvent struct {
 	CostMs     int64  `json:"costMs"`
 	StartedMs  int64  `json:"startedMs"`
 	DeadlineMs int64  `json:"deadlineMs"`
+}
+
+// FileHash is the hex sha256 of the scenario file at path, read within the
+// bounds of a scenario file (limits.Scenario: a regular file, not too big).
+func FileHash(path string) (string, error) {
+	b, err := limits.ReadBytes(path, limits.Scenario)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }

@@ -53,6 +53,10 @@ func PrintTable(w io.Writer, res RunResult) {
 			fmt.Fprintf(w, "\n--- %s %s\n%s", strings.ToUpper(c.Verdict), c.ID, FailureReport(c))
 		}
 	}
+	if res.Skipped > 0 {
+		fmt.Fprintf(w, "\n%d passed, %d failed, %d skipped\n", res.Passed, res.Failed+res.Errors, res.Skipped)
+		return
+	}
 	fmt.Fprintf(w, "\n%d passed, %d failed\n", res.Passed, res.Failed+res.Errors)
 }
 

@@ -84,7 +84,7 @@ func typeCheck(n ast.Node, t reflect.Type, path string) []error {
 	case reflect.Struct:
 		m, ok := mappingPairs(n)
 		if !ok {
-			return []error{nodeErr(n, path, "want a mapping; got %s", shown(n))}
+			return []error{nodeErr(n, wholeOr(path), "want a mapping; got %s", shown(n))}
 		}
 		var errs []error
 		fields := map[string]reflect.StructField{}
@@ -185,6 +185,15 @@ func withPath(err error, path string) []error {
 		}
 	}
 	return []error{err}
+}
+
+// wholeOr is path, or "scenario" for the scenario as a whole (path ""): a
+// problem always names a field.
+func wholeOr(path string) string {
+	if path == "" {
+		return "scenario"
+	}
+	return path
 }
 
 func join(path, key string) string {

@@ -22,6 +22,6 @@
 //     stream with Last-Event-ID.
 //   - Its log never blocks it (log.go).
 //   - Every default and limit is a constant here (DefaultSessionIdle,
-//     DefaultMaxSessions, the HTTP timeouts, LogQueue) or the zero value of
+//     DefaultMaxSessions, the HTTP timeouts, LogQueue, LogBytes, LogWriteMax) or the zero value of
 //     an Options field.
 package serve

@@ -20,12 +20,28 @@ import (
 //     it into a nil map and the schema library assigns defaults into it);
 //   - a panic while a request is handled answers that request with a
 //     JSON-RPC internal error (-32603) and logs the panic and its stack to
-//     logw, instead of ending the process.
+//     logw, instead of ending the process;
+//   - at most maxCalls tools/call requests are in flight at once (0:
+//     DefaultMaxCalls); one more is answered at once with a JSON-RPC error
+//     (before, a peer could open calls until the process ran out of memory
+//     or file descriptors).
 //
 // A panic in a goroutine the handler starts itself is out of its reach.
-func guard(server *mcp.Server, logw io.Writer) {
+func guard(server *mcp.Server, logw io.Writer, maxCalls int) {
+	if maxCalls <= 0 {
+		maxCalls = DefaultMaxCalls
+	}
+	calls := make(chan struct{}, maxCalls)
 	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			if _, ok := req.(*mcp.CallToolRequest); ok {
+				select {
+				case calls <- struct{}{}:
+					defer func() { <-calls }()
+				default:
+					return nil, &jsonrpc.Error{Code: CodeTooManyCalls, Message: fmt.Sprintf("too many tool calls in flight (at most %d): try again when one has ended", maxCalls)}
+				}
+			}
 			defer func() {
 				if v := recover(); v != nil {
 					fmt.Fprintf(logw, "waitsim serve: panic while handling %s (answered with an internal error): %v\n%s", method, v, debug.Stack())
@@ -45,3 +61,7 @@ func guard(server *mcp.Server, logw io.Writer) {
 func isNull(raw []byte) bool {
 	return bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
 }
+
+// CodeTooManyCalls is the JSON-RPC error code of a tools/call refused
+// because MaxCalls are in flight: in the range JSON-RPC leaves to servers.
+const CodeTooManyCalls = -32001

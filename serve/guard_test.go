@@ -3,11 +3,14 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -85,7 +88,7 @@ func TestPanicAnswersInternalError(t *testing.T) {
 		mcp.AddTool(server, &mcp.Tool{Name: "boom"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, struct{}, error) {
 			panic("boom")
 		})
-		guard(server, io.Discard)
+		guard(server, io.Discard, 0)
 		ct, st := mcp.NewInMemoryTransports()
 		ctx := context.Background()
 		ss, err := server.Connect(ctx, st, nil)
@@ -170,5 +173,53 @@ func TestOverlongStdioLineSkipped(t *testing.T) {
 		if err := stop(); err != nil {
 			t.Errorf("Run: %v", err)
 		}
+	})
+}
+
+// At most maxCalls tools/call are in flight at once: one more is refused at
+// once with CodeTooManyCalls, and once one ends another is taken.
+func TestCallsInFlightBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		server := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+		release := make(chan struct{})
+		mcp.AddTool(server, &mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, struct{}, error) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return &mcp.CallToolResult{}, struct{}{}, nil
+		})
+		guard(server, io.Discard, 2)
+		ct, st := mcp.NewInMemoryTransports()
+		ctx := context.Background()
+		ss, err := server.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait"}); err != nil {
+					t.Errorf("a call within the bound: %v", err)
+				}
+			})
+		}
+		synctest.Wait()
+		_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait"})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != CodeTooManyCalls {
+			t.Errorf("a third call at once: %v, want a JSON-RPC error %d", err, CodeTooManyCalls)
+		}
+		close(release)
+		wg.Wait()
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait"}); err != nil {
+			t.Errorf("a call once the others ended: %v", err)
+		}
+		cs.Close()
+		ss.Wait()
 	})
 }

@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -72,9 +74,24 @@ func httpHandler(server *mcp.Server, opts Options) http.Handler {
 		}
 		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
 			// A POST without a session opens one (stateless: one for the
-			// request alone).
+			// request alone). Its body is read whole before it takes a
+			// place at the door (within the SDK's bound on a body and the
+			// server's BodyTimeout): a client that sends its body slowly,
+			// or never, holds no place (before, a few half-sent bodies
+			// shut every new client out until their body timeout).
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
+			if err != nil {
+				var tooBig *http.MaxBytesError
+				if errors.As(err, &tooBig) {
+					writeRPCError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", tooBig.Limit))
+				} else {
+					writeRPCError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+				}
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
 			if !door.enter() {
-				writeRPCError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many open sessions (%d); close one or wait for one to expire", max))
+				writeRPCError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many sessions open or opening (at most %d); close one or wait for one to expire", max))
 				return
 			}
 			defer door.leave()

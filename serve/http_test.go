@@ -29,7 +29,7 @@ func testHTTP(t *testing.T, opts Options) *httptest.Server {
 func testHTTPWith(t *testing.T, opts Options, cfg *http.Server) *httptest.Server {
 	t.Helper()
 	server := testServer()
-	guard(server, io.Discard)
+	guard(server, io.Discard, 0)
 	ts := httptest.NewTestServer(t, httpHandler(server, opts))
 	ts.Config.ReadHeaderTimeout, ts.Config.ReadTimeout, ts.Config.IdleTimeout = cfg.ReadHeaderTimeout, cfg.ReadTimeout, cfg.IdleTimeout
 	ts.Client() // starts it on the in-memory network
@@ -373,4 +373,102 @@ func TestEventStoreResumesACutStream(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countingWriter counts the bytes written to it.
+type countingWriter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n += len(p)
+	return len(p), nil
+}
+
+// The log's queue is bounded in bytes, not only in writes: a write is cut
+// to LogWriteMax (with a note), and writes past LogBytes queued are dropped.
+// Before, 4096 lines quoting a 16 MiB request each could hold 64 GiB.
+func TestLogBoundedInBytes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		bw := blockingWriter{release: make(chan struct{})}
+		l := NewLog(bw)
+		big := strings.Repeat("a", 1<<20)
+		for range 100 {
+			io.WriteString(l, big)
+		}
+		l.mu.Lock()
+		queued, dropped := l.queued, l.dropped
+		l.mu.Unlock()
+		if queued > LogBytes || queued < LogWriteMax || dropped != 0 {
+			t.Errorf("%d bytes queued, %d writes dropped; want each cut to about %d bytes, none dropped", queued, dropped, LogWriteMax)
+		}
+		for range 2 * LogBytes / LogWriteMax {
+			io.WriteString(l, big)
+		}
+		l.mu.Lock()
+		queued, dropped = l.queued, l.dropped
+		l.mu.Unlock()
+		if queued > LogBytes || dropped == 0 {
+			t.Errorf("%d bytes queued (bound %d), %d writes dropped", queued, LogBytes, dropped)
+		}
+		close(bw.release)
+		l.Close(time.Second)
+		synctest.Wait()
+	})
+	var cw countingWriter
+	l := NewLog(&cw)
+	io.WriteString(l, strings.Repeat("b", 3*LogWriteMax))
+	l.Close(10 * time.Second)
+	if cw.n <= LogWriteMax || cw.n > LogWriteMax+100 {
+		t.Errorf("a write of %d bytes reached the writer as %d bytes; want its first %d and a note", 3*LogWriteMax, cw.n, LogWriteMax)
+	}
+}
+
+// slowBody sends "{" and then nothing until released.
+type slowBody struct {
+	sent    bool
+	release chan struct{}
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	if !b.sent {
+		b.sent = true
+		p[0] = '{'
+		return 1, nil
+	}
+	<-b.release
+	return 0, io.ErrUnexpectedEOF
+}
+
+// A request that opens a session takes its place at the session door only
+// once its body is in: clients that send half a body hold no place, and a
+// new client gets its session (before, two half-sent bodies shut every new
+// client of a server with a cap of 2 out, "too many open sessions" with
+// none open, until their body timeout).
+func TestHalfSentBodiesHoldNoPlace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := testHTTP(t, Options{MaxSessions: 2})
+		release := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				req, _ := http.NewRequest(http.MethodPost, ts.URL, &slowBody{release: release})
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				if resp, err := ts.Client().Do(req); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			})
+		}
+		synctest.Wait()
+		if code, sid := post(t, ts, "", "", initMsg); code != http.StatusOK || sid == "" {
+			t.Errorf("a new client beside two half-sent bodies: status %d, session %q; want 200 and a session", code, sid)
+		}
+		close(release)
+		wg.Wait()
+	})
 }

@@ -8,8 +8,15 @@ import (
 )
 
 // LogQueue is how many writes a Log holds for its writer before it drops new
-// ones: 4096 lines of a few hundred bytes, about 1 MiB at the most.
-const LogQueue = 4096
+// ones; LogBytes bounds the bytes they hold, and LogWriteMax one write's
+// (the rest of a longer one is cut, and said so): a log line may quote what
+// a client sent, up to a whole request, so a count alone did not bound it
+// (4096 refused lines of 16 MiB each).
+const (
+	LogQueue    = 4096
+	LogBytes    = 1 << 20
+	LogWriteMax = 4 << 10
+)
 
 // Log is a writer that never blocks its callers: each Write is queued and a
 // goroutine of its own copies the queue to the underlying writer. When the
@@ -22,6 +29,7 @@ type Log struct {
 	queue   chan []byte
 	drained chan struct{}
 	dropped int
+	queued  int // bytes in the queue
 	w       io.Writer
 }
 
@@ -31,6 +39,9 @@ func NewLog(w io.Writer) *Log {
 	go func() {
 		defer close(l.drained)
 		for p := range l.queue {
+			l.mu.Lock()
+			l.queued -= len(p)
+			l.mu.Unlock()
 			if _, err := l.w.Write(p); err != nil {
 				// A writer that fails stays failed (a closed pipe): drop
 				// the rest rather than retry.
@@ -43,20 +54,32 @@ func NewLog(w io.Writer) *Log {
 	return l
 }
 
-// Write queues a copy of p and returns len(p), nil at once; after Close, or
-// when the queue is full, p is dropped (and counted).
+// Write queues a copy of p (its first LogWriteMax bytes, and a note of how
+// many more there were) and returns len(p), nil at once; after Close, or
+// when the queue is full (LogQueue writes or LogBytes bytes), p is dropped
+// (and counted).
 func (l *Log) Write(p []byte) (int, error) {
+	n := len(p)
+	q := append([]byte(nil), p[:min(len(p), LogWriteMax)]...)
+	if len(p) > LogWriteMax {
+		q = append(q, fmt.Sprintf("… (%d more bytes not logged)\n", len(p)-LogWriteMax)...)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
-		return len(p), nil
+		return n, nil
+	}
+	if l.queued+len(q) > LogBytes {
+		l.dropped++
+		return n, nil
 	}
 	select {
-	case l.queue <- append([]byte(nil), p...):
+	case l.queue <- q:
+		l.queued += len(q)
 	default:
 		l.dropped++
 	}
-	return len(p), nil
+	return n, nil
 }
 
 // Close queues a last line counting the dropped writes (if any), stops

@@ -52,7 +52,17 @@ type Options struct {
 	SessionIdle time.Duration
 	// MaxSessions bounds the open HTTP sessions (0: DefaultMaxSessions).
 	MaxSessions int
+	// MaxCalls bounds the tools/call requests in flight at once, over all
+	// sessions (0: DefaultMaxCalls); one more is answered with a JSON-RPC
+	// error at once.
+	MaxCalls int
 }
+
+// DefaultMaxCalls is Options.MaxCalls' default: a bound, not a measurement
+// of need. Each call in flight holds about 56–70 KB (15,000 calls at once on
+// one session grew the test binary to 1.03 GB, 3 December 2026), so the
+// bound holds them to about 70 MB.
+const DefaultMaxCalls = 1000
 
 // ListeningPrefix opens the log line that gives the HTTP URL, e.g.
 // "waitsim serve: listening on http://127.0.0.1:41234/mcp".
@@ -93,7 +103,7 @@ func Run(ctx context.Context, server *mcp.Server, opts Options) error {
 			fmt.Fprintf(logw, "%s%s\n", ProbePrefix, b)
 		}()
 	}
-	guard(server, logw) // the last middleware: the outermost
+	guard(server, logw, opts.MaxCalls) // the last middleware: the outermost
 	if opts.HTTP == "" {
 		in, out := opts.Stdin, opts.Stdout
 		if in == nil {

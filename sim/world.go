@@ -85,6 +85,31 @@ var watchdog atomic.Int64
 // the watchdog.
 func SetWatchdog(d time.Duration) { watchdog.Store(int64(d)) }
 
+// WatchdogExit is the exit code of a process the wall-clock watchdog ends.
+const WatchdogExit = 3
+
+// watchdogHookWait bounds how long the watchdog waits for its hook
+// (OnWatchdog) before it ends the process: a bound, not a measurement (the
+// hook writes one results file).
+const watchdogHookWait = 5 * time.Second
+
+// watchdogHook is what the watchdog calls before it ends the process.
+var watchdogHook atomic.Pointer[func(world, report string)]
+
+// OnWatchdog sets what the wall-clock watchdog calls before it ends the
+// process (nil: nothing): the hung world's name and what the watchdog
+// printed (its message, then every goroutine's stack). The hook runs beside
+// the hung world, outside its bubble, and gets watchdogHookWait. waitsim.Run
+// writes its results there: the table that stopped says which case stopped
+// it.
+func OnWatchdog(f func(world, report string)) {
+	if f == nil {
+		watchdogHook.Store(nil)
+		return
+	}
+	watchdogHook.Store(&f)
+}
+
 // World is everything a run needs: the server side (Tool, which registers
 // the tools under test) and the callers, on the transports between them.
 type World struct {
@@ -290,7 +315,8 @@ var schemaCache = mcp.NewSchemaCache()
 
 // RunWorld runs w in a fresh synctest bubble under t and returns its result.
 // A wall-clock watchdog outside the bubble ends the test binary with a clear
-// message if the world hangs on something outside the bubble.
+// message (exit WatchdogExit, after the OnWatchdog hook) if the world hangs
+// on something outside the bubble or spins without ever blocking.
 func RunWorld(t *testing.T, w World) *Result {
 	t.Helper()
 	var res *Result
@@ -314,10 +340,22 @@ func RunWorld(t *testing.T, w World) *Result {
 			at, step = virt.k.WatchdogNowMs(), virt.k.Step()
 		}
 		virt.Unlock()
-		fmt.Fprintf(os.Stderr, "waitsim: wall-clock watchdog: world %q did not reach quiescence within %s "+
+		report := fmt.Sprintf("waitsim: wall-clock watchdog: world %q did not reach quiescence within %s "+
 			"(virtual time %d ms, step %d): a goroutine is blocked outside the bubble (mutex, I/O or a real timer), or one spins without ever blocking (a loop that does not advance virtual time)\n%s\n",
 			w.Name, wall, at, step, buf[:n])
-		os.Exit(3)
+		fmt.Fprint(os.Stderr, report)
+		if h := watchdogHook.Load(); h != nil {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				(*h)(w.Name, report)
+			}()
+			select {
+			case <-done:
+			case <-time.After(watchdogHookWait):
+			}
+		}
+		os.Exit(WatchdogExit)
 	})
 	defer dog.Stop()
 	synctest.Test(t, func(t *testing.T) {

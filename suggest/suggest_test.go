@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -203,17 +204,9 @@ func TestSearchAsksNoTraces(t *testing.T) {
 	var runs, without int
 	stop := errors.New("stopped by the test")
 	run := func(ctx context.Context, b Build, args ...string) error {
-		var p results.Params
-		for _, kv := range b.Env {
-			if f, ok := strings.CutPrefix(kv, results.ParamsEnv+"="); ok {
-				src, err := os.ReadFile(f)
-				if err == nil {
-					err = json.Unmarshal(src, &p)
-				}
-				if err != nil {
-					t.Errorf("params file %s: %v", f, err)
-				}
-			}
+		p, err := paramsOf(b)
+		if err != nil {
+			t.Error(err)
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -227,4 +220,80 @@ func TestSearchAsksNoTraces(t *testing.T) {
 	if !errors.Is(err, stop) || runs == 0 || without != 0 {
 		t.Errorf("error %v; %d runs, %d of them without noTraces", err, runs, without)
 	}
+}
+
+// A world head's suite refuses to load is left out and the others run again;
+// it is never the world picked, even when the mutant's run differs on it. A
+// problem in no world's file is an error, not a loop.
+func TestRefusedWorldsLeftOut(t *testing.T) {
+	worlds := rapid.Custom(gen.Generate)
+	ws := []scenario.Scenario{worlds.Example(1), worlds.Example(2), worlds.Example(3)}
+	for _, c := range []struct {
+		name     string
+		refuse   string // the file head's suite refuses ("": none), by base name
+		want     int    // the world picked
+		wantRuns []int  // the files head's runs saw, run by run
+		wantErr  bool
+	}{
+		{"none refused", "", 0, []int{3}, false},
+		{"the first world refused", "w000.yaml", 2, []int{3, 2}, false},
+		{"a problem in another file", "other.yaml", -1, []int{3}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var runs []int
+			run := func(ctx context.Context, b Build, args ...string) error {
+				p, err := paramsOf(b)
+				if err != nil {
+					return err
+				}
+				files, err := filepath.Glob(filepath.Join(p.Paths[0], "*.yaml"))
+				if err != nil {
+					return err
+				}
+				var r results.RunResult
+				for _, f := range files {
+					if c.refuse != "" && (filepath.Base(f) == c.refuse || c.refuse == "other.yaml") {
+						r.Problems = []results.Problem{{File: filepath.Join(filepath.Dir(f), c.refuse), Line: 1, Column: 1, Field: "name", Message: "refused by the test"}}
+						break
+					}
+					id := strings.TrimSuffix(filepath.Base(f), ".yaml")
+					v := results.VerdictPass
+					// The mutant fails w000 (refused in one case) and w002.
+					if b.Bin == "mutant" && id != "w001" {
+						v = results.VerdictFail
+					}
+					r.Cases = append(r.Cases, results.CaseResult{ID: id, Verdict: v})
+				}
+				if b.Bin == "head" {
+					mu.Lock()
+					runs = append(runs, len(files))
+					mu.Unlock()
+				}
+				return results.WriteRun(p.Results, r)
+			}
+			s := &searcher{j: Job{ID: "m", Run: run, Tmp: t.TempDir(), Head: Build{Bin: "head"}, Mutant: Build{Bin: "mutant"}}}
+			k, why, err := s.firstDiff(context.Background(), ws)
+			if (err != nil) != c.wantErr || k != c.want || !reflect.DeepEqual(runs, c.wantRuns) {
+				t.Errorf("picked world %d (%q), error %v, head's runs saw %v files; want world %d, an error %t, runs %v", k, why, err, runs, c.want, c.wantErr, c.wantRuns)
+			}
+		})
+	}
+}
+
+// paramsOf reads the params file a run of b is given (results.ParamsEnv).
+func paramsOf(b Build) (results.Params, error) {
+	var p results.Params
+	for _, kv := range b.Env {
+		if f, ok := strings.CutPrefix(kv, results.ParamsEnv+"="); ok {
+			src, err := os.ReadFile(f)
+			if err == nil {
+				err = json.Unmarshal(src, &p)
+			}
+			if err != nil {
+				return p, fmt.Errorf("params file %s: %v", f, err)
+			}
+		}
+	}
+	return p, nil
 }

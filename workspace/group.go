@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"time"
 )
@@ -32,4 +33,17 @@ func AttachedCommand(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
 	setAttached(cmd)
 	return cmd
+}
+
+// ExitCode is the exit code of a finished command's error: 0 for nil, -1 if
+// the command did not exit normally (not started, killed by a signal).
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
 }

@@ -15,7 +15,8 @@ import (
 )
 
 // Commit is the commit checked out in dir, with "-dirty" when the work tree
-// has changes or untracked files git does not ignore; "" outside git.
+// has changes or untracked files git does not ignore (outside dir's OutDir,
+// see ownOutputs); "" outside git.
 func Commit(ctx context.Context, dir string) string {
 	c, _ := commitOf(func(args ...string) ([]byte, error) {
 		return exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-C", dir}, args...)...).Output()
@@ -30,7 +31,7 @@ func commitOf(git func(args ...string) ([]byte, error), dir string) (string, err
 		return "", fmt.Errorf("git rev-parse HEAD in %s: %v", dir, err)
 	}
 	commit := strings.TrimSpace(string(out))
-	st, err := git("status", "--porcelain", "--untracked-files=normal")
+	st, err := git(append([]string{"status", "--porcelain", "--untracked-files=normal", "--"}, ownOutputs...)...)
 	if err != nil {
 		return "", fmt.Errorf("git status in %s: %v", dir, err)
 	}
@@ -40,11 +41,19 @@ func commitOf(git func(args ...string) ([]byte, error), dir string) (string, err
 	return commit, nil
 }
 
+// ownOutputs is the pathspec of what TreeState and Commit look at, run in
+// a module's root: the whole work tree but the module's OutDir. What waitsim
+// writes there (results, reports, its cache) is never part of the tree it
+// judges: before, in a module that did not ignore out/, `waitsim run --json`
+// saw its own results file change the tree and refused every run.
+var ownOutputs = []string{":/", ":(exclude)" + OutDir}
+
 // TreeState is what a result was run on: the git commit of the work tree
 // at dir (with "-dirty" when it has changes or untracked files git does not
 // ignore) and Tree, the sha256 of the tree's content: every tracked and
 // every untracked, not ignored file, by path and content (a deleted tracked
-// file counts as deleted). Two runs on the same commit with different edits
+// file counts as deleted). Both leave out dir's OutDir (ownOutputs), so dir
+// is the module's root. Two runs on the same commit with different edits
 // have the same Commit and different Trees; Tree is what results are
 // compared by (issue 11 items 4 and 5). Outside git both are "" and err
 // says why. Read-only: git takes no optional lock.
@@ -61,7 +70,7 @@ func TreeState(ctx context.Context, dir string) (commit, tree string, err error)
 	if commit, err = commitOf(git, dir); err != nil {
 		return "", "", err
 	}
-	ls, err := git("-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	ls, err := git(append([]string{"ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", "--"}, ownOutputs...)...)
 	if err != nil {
 		return "", "", fmt.Errorf("git ls-files in %s: %v", root, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -67,5 +68,58 @@ func TestTreeStateDoesNotFollow(t *testing.T) {
 	}
 	if _, relinked, _ := TreeState(ctx, dir); relinked == edited {
 		t.Error("a link's new target left the tree's hash as it was")
+	}
+}
+
+// What waitsim writes under the module's out/ is not part of the tree:
+// neither the commit (no "-dirty") nor the tree's hash changes when a
+// results file appears there, in a module that does not ignore out/ and
+// lies in a directory of its repository. Any other new file changes both,
+// an out/ elsewhere in the repository too.
+func TestTreeStateLeavesOutOwnOutputs(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	repo := t.TempDir()
+	mod := filepath.Join(repo, "tool")
+	if err := os.MkdirAll(mod, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "commit.gpgsign=false"}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(repo, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	write("tool/go.mod", "module example.com/tool\n")
+	git("add", ".")
+	git("commit", "-qm", "a")
+	ctx := context.Background()
+	commit, tree, err := TreeState(ctx, mod)
+	if err != nil || strings.HasSuffix(commit, "-dirty") {
+		t.Fatalf("clean tree: commit %q, error %v", commit, err)
+	}
+	write("tool/out/scenarios.json", "{}")
+	if c, tr, _ := TreeState(ctx, mod); c != commit || tr != tree {
+		t.Errorf("a file under the module's out/ changed the tree: commit %q → %q, tree %s → %s", commit, c, tree, tr)
+	}
+	for _, rel := range []string{"tool/new.go", "out/other.txt"} {
+		write(rel, "x")
+		c, tr, _ := TreeState(ctx, mod)
+		if !strings.HasSuffix(c, "-dirty") || tr == tree {
+			t.Errorf("new file %s: commit %q, tree %s (unchanged: %t)", rel, c, tr, tr == tree)
+		}
+		tree = tr
 	}
 }

@@ -133,7 +133,7 @@ func runConformance(args []string) int {
 		fmt.Fprintln(os.Stderr, "waitsim conformance:", err)
 		return 2
 	}
-	rep.Commit = workspace.Commit(context.Background(), root)
+	rep.Commit, rep.Tree, _ = workspace.TreeState(context.Background(), root)
 	for i := range rep.Results {
 		if rel, err := filepath.Rel(root, rep.Results[i].File); err == nil && !strings.HasPrefix(rel, "..") {
 			rep.Results[i].File = filepath.ToSlash(rel)

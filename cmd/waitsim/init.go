@@ -61,6 +61,12 @@ func runInit(args []string) int {
 		files[filepath.Join(pkgDir, "doc.go")] = fmt.Sprintf("// Package %s holds the test that runs waitsim's scenarios (waitsim_test.go).\npackage %s\n", pkg, pkg)
 	}
 	for f := range files {
+		if err := insideReal(root, filepath.Dir(f)); err != nil {
+			fmt.Fprintln(os.Stderr, "waitsim init:", err)
+			return 2
+		}
+	}
+	for f := range files {
 		if _, err := os.Lstat(f); err == nil {
 			fmt.Fprintf(os.Stderr, "waitsim init: %s is already there; nothing written (remove it, or choose another --dir)\n", f)
 			return 2
@@ -235,10 +241,6 @@ jobs:
       - uses: actions/setup-go@v5
         with:
           go-version-file: go.mod
-      - name: keep out/ out of the tree the results record
-        # waitsim writes under out/; a report refuses results of another
-        # tree than the work tree, which out/ would change.
-        run: echo "/out/" >> .git/info/exclude
       - name: go test
         run: go test ./...
       - name: scenario table
@@ -272,4 +274,34 @@ jobs:
         run: |
           if [ "$RC" != "0" ]; then echo "mutation gate failed (exit ${RC:-none})"; exit 1; fi
 `
+}
+
+// insideReal is nil when dir, its symbolic links followed as far as it
+// exists, lies within root: init writes nothing outside the module through
+// a link (before, --dir escape/pkg with escape a link to /tmp/outside wrote
+// there).
+func insideReal(root, dir string) error {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return err
+	}
+	have := dir
+	for {
+		if _, err := os.Lstat(have); err == nil {
+			break
+		}
+		up := filepath.Dir(have)
+		if up == have {
+			break
+		}
+		have = up
+	}
+	real, err := filepath.EvalSymlinks(have)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return fmt.Errorf("%s leads out of the module (to %s) through a symbolic link; nothing written", dir, real)
+	}
+	return nil
 }

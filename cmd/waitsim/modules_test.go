@@ -137,6 +137,11 @@ func TestExampleSlowtool(t *testing.T) {
 	if out, code := inModule(t, dir, nil, bin, "run", "--json"); code != 0 || !strings.Contains(out, "22 passed, 0 failed") {
 		t.Fatalf("waitsim run --json: exit %d\n%s", code, out)
 	}
+	// A --case that names no case is a usage error that names it (it ran
+	// nothing and said "0 passed, 0 failed", exit 1, before).
+	if out, code := inModule(t, dir, nil, bin, "run", "--case", "no-such-case"); code != 2 || !strings.Contains(out, "--case no-such-case: no case of the table has this id") {
+		t.Errorf("waitsim run --case no-such-case: exit %d, want 2 and the id named\n%s", code, out)
+	}
 	if out, code := inModule(t, dir, nil, bin, "report", "--out", "out/report"); code != 0 {
 		t.Fatalf("waitsim report: exit %d\n%s", code, out)
 	}
@@ -313,6 +318,18 @@ func TestExampleWaitagents(t *testing.T) {
 	t.Logf("waitsim mutate on the independent implementation: operator score %s%% of %s mutants (exit %d)", score[1], score[3], code)
 	if _, err := os.Stat(filepath.Join(dir, "out", "mutation.json")); err != nil {
 		t.Errorf("no out/mutation.json: %v", err)
+	}
+	// Its table skips the cases the implementation does not apply to: the
+	// results run --json writes, skips and all, make a report (report
+	// refused a "skip" verdict before).
+	if out, code := inModule(t, dir, nil, bin, "run", "--json"); code != 0 || !strings.Contains(out, "skipped") {
+		t.Fatalf("waitsim run --json: exit %d, no skips\n%s", code, out)
+	}
+	if out, code := inModule(t, dir, nil, bin, "report", "--out", "out/report"); code != 0 {
+		t.Fatalf("waitsim report on results with skips: exit %d\n%s", code, out)
+	}
+	if md, err := os.ReadFile(filepath.Join(dir, "out", "report", "summary.md")); err != nil || !strings.Contains(string(md), "skipped") {
+		t.Errorf("the report does not count the skips (%v):\n%.1500s", err, md)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -25,6 +26,23 @@ func TestOutsideModule(t *testing.T) {
 		}
 		if got := outsideModule(root, tc.paths); got != filepath.FromSlash(tc.want) {
 			t.Errorf("outsideModule(%v) = %q, want %q", tc.paths, got, tc.want)
+		}
+	}
+}
+
+// init writes nothing outside the module through a symbolic link: a --dir
+// whose existing part leads out is refused; a new or plain one is not.
+func TestInitInsideReal(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(root, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	if err := insideReal(root, filepath.Join(root, "escape", "pkg", "testdata")); err == nil {
+		t.Error("a --dir through a link out of the module: no error")
+	}
+	for _, dir := range []string{filepath.Join(root, "pkg", "testdata", "waitsim"), root} {
+		if err := insideReal(root, dir); err != nil {
+			t.Errorf("%s: %v", dir, err)
 		}
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +19,7 @@ import (
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/reports"
+	"github.com/waitsim/waitsim/results"
 )
 
 // Exit codes of `waitsim report`.
@@ -195,6 +198,13 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stderr, "waitsim report: wrote %d files under %s\n", len(written), *outDir)
+	// A report of one result says which is missing; so does the terminal.
+	if head.Scenarios == nil {
+		fmt.Fprintf(stderr, "waitsim report: no scenario results (%s, from `waitsim run --json`): the report shows the mutation gate alone\n", workspace.ScenarioResults)
+	}
+	if head.Mutation == nil {
+		fmt.Fprintf(stderr, "waitsim report: no mutation results (%s, from `waitsim mutate`): the report shows the scenario table alone\n", workspace.MutationResults)
+	}
 	if *annotations {
 		if head.Mutation == nil {
 			fmt.Fprintln(stderr, "waitsim report: --annotations: no mutation result, so no annotations")
@@ -232,7 +242,34 @@ func checkCurrent(r *reports.Run, dir, sp, mp string) error {
 			src = append(src, p)
 		}
 	}
-	return reports.CheckTree(r, strings.Join(src, " and "), commit, tree)
+	if err := reports.CheckTree(r, strings.Join(src, " and "), commit, tree); err != nil {
+		return err
+	}
+	return checkScenarioFiles(r, dir, sp)
+}
+
+// checkScenarioFiles is nil when every scenario file r's scenario result
+// records (results.RunResult.Files) still has the content it ran: a file
+// the work tree's hash leaves out (git-ignored, or a link out of the tree)
+// is checked here, by its own content. sp is the input, for the message.
+func checkScenarioFiles(r *reports.Run, dir, sp string) error {
+	if r.Scenarios == nil {
+		return nil
+	}
+	for _, f := range slices.Sorted(maps.Keys(r.Scenarios.Files)) {
+		p := filepath.FromSlash(f)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if h, err := results.FileHash(p); err != nil || h != r.Scenarios.Files[f] {
+			why := "its content changed"
+			if err != nil {
+				why = err.Error()
+			}
+			return fmt.Errorf("%s: stale results: the scenario file %s is not what they ran (%s): run them again", sp, f, why)
+		}
+	}
+	return nil
 }
 
 // repoPrefix is dir's path inside its git repository, slash-separated and
@@ -373,11 +410,31 @@ func runIn(ctx context.Context, dir, runCmd, mutateCmd, commit string, seeds map
 		cmds = append(cmds, mutateCmd)
 		mp = filepath.Join(dir, filepath.FromSlash(workspace.MutationResults))
 	}
+	// The commands write the results anew. What was there is kept aside
+	// (resultsAside) and put back unless this run ends with new results:
+	// an interrupt or a failure loses nothing (before, it removed them).
+	var aside []string
 	for _, p := range []string{sp, mp} {
-		if p != "" {
-			_ = os.Remove(p)
+		if p == "" {
+			continue
+		}
+		switch err := os.Rename(p, p+resultsAside); {
+		case err == nil:
+			aside = append(aside, p)
+		case !errors.Is(err, os.ErrNotExist):
+			return nil, err
 		}
 	}
+	done := false
+	defer func() {
+		for _, p := range aside {
+			if done {
+				_ = os.Remove(p + resultsAside)
+			} else {
+				_ = os.Rename(p+resultsAside, p)
+			}
+		}
+	}()
 	for _, c := range cmds {
 		fmt.Fprintf(log, "waitsim report: (in %s) %s\n", dir, c)
 		cmd := command(ctx, "sh", "-c", c)
@@ -402,5 +459,12 @@ func runIn(ctx context.Context, dir, runCmd, mutateCmd, commit string, seeds map
 	if err := checkCurrent(r, dir, sp, mp); err != nil {
 		return nil, err
 	}
+	done = true
 	return r, nil
 }
+
+// resultsAside is the suffix of a results file runIn keeps aside while its
+// commands write a new one (out/scenarios.json.before-report): put back
+// when the run does not end with new results, removed when it does. One
+// left by a process killed outright is the file as it was.
+const resultsAside = ".before-report"

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,7 +143,8 @@ func TestBaseRefInterruptRemovesWorktree(t *testing.T) {
 }
 
 // TestReportEmptyScenarios: a scenario result without cases is written as
-// "no results" everywhere and exits 2, never 0.
+// "no results" everywhere and exits 2, never 0; the terminal says which
+// result is missing.
 func TestReportEmptyScenarios(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "scenarios.json")
@@ -161,6 +163,9 @@ func TestReportEmptyScenarios(t *testing.T) {
 	if !strings.Contains(stderr.String(), "no cases") {
 		t.Errorf("stderr does not say why:\n%s", stderr.String())
 	}
+	if !strings.Contains(stderr.String(), "no mutation results") {
+		t.Errorf("stderr does not say the mutation result is missing:\n%s", stderr.String())
+	}
 	for name, want := range map[string]string{
 		"comment.md":  "no scenario results",
 		"junit.xml":   `type="no results"`,
@@ -173,5 +178,46 @@ func TestReportEmptyScenarios(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("%s does not say %q:\n%s", name, want, b)
 		}
+	}
+}
+
+// runIn (report --base-ref's run of the commands in the work tree) loses
+// no result that was there: when its commands fail to write new results,
+// or are interrupted, the files are as they were (before, both were
+// removed first and gone).
+func TestRunInKeepsResults(t *testing.T) {
+	for _, c := range []struct {
+		name, runCmd string
+		timeout      time.Duration
+	}{
+		{"writes nothing", "true", time.Minute},
+		{"interrupted", "exec sleep 30", 300 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			sp := filepath.Join(dir, filepath.FromSlash(workspace.ScenarioResults))
+			mp := filepath.Join(dir, filepath.FromSlash(workspace.MutationResults))
+			if err := os.MkdirAll(filepath.Dir(sp), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []string{sp, mp} {
+				if err := os.WriteFile(p, []byte("before "+filepath.Base(p)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+			defer cancel()
+			if _, err := runIn(ctx, dir, c.runCmd, "true", "", nil, io.Discard); err == nil {
+				t.Fatal("runIn: no error, want one")
+			}
+			for _, p := range []string{sp, mp} {
+				if b, err := os.ReadFile(p); err != nil || string(b) != "before "+filepath.Base(p) {
+					t.Errorf("%s: %q, %v; want it as it was", p, b, err)
+				}
+				if _, err := os.Stat(p + resultsAside); !os.IsNotExist(err) {
+					t.Errorf("%s is left behind (%v)", p+resultsAside, err)
+				}
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -129,6 +130,11 @@ func runScenarios(args []string) int {
 	if !ok {
 		return 2
 	}
+	if missing := unknownCases(only, res.Index); len(missing) > 0 {
+		fmt.Fprintf(os.Stderr, "waitsim: --case %s: no case of the table has this id (the ids are the first column of `waitsim run`)\n", strings.Join(missing, ", --case "))
+		_ = os.Remove(outFile)
+		return 2
+	}
 	// Record what the table ran on, so that a report never mixes it with
 	// results of another tree (issue 11 item 4). A tree that changed during
 	// the run is no tree at all.
@@ -245,4 +251,16 @@ func printable(s string) string {
 		b.WriteString(q[1 : len(q)-1])
 	}
 	return b.String()
+}
+
+// unknownCases are the ids of only (--case) that name no case of the
+// table's index, in the order given.
+func unknownCases(only []string, index []results.IndexEntry) []string {
+	var missing []string
+	for _, id := range only {
+		if !slices.ContainsFunc(index, func(e results.IndexEntry) bool { return e.ID == id }) {
+			missing = append(missing, id)
+		}
+	}
+	return missing
 }

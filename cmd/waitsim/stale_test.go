@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/reports"
+	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/workspace"
 )
 
@@ -77,5 +79,39 @@ func TestReportRefusesStaleAndInconsistentInputs(t *testing.T) {
 				t.Error("reports written for refused inputs")
 			}
 		})
+	}
+}
+
+// A report takes scenario results as current only while every scenario
+// file they record has the content they ran: a file the tree's hash leaves
+// out (out/, ignored, a link out of the tree) that changed, or is gone, or
+// is not a regular file, makes them stale (before, they passed as current).
+func TestScenarioFilesChecked(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "x.yaml")
+	if err := os.WriteFile(f, []byte("# protects: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := results.FileHash(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(files map[string]string) *reports.Run {
+		return &reports.Run{Scenarios: &results.RunResult{Files: files}}
+	}
+	if err := checkScenarioFiles(run(map[string]string{"x.yaml": h}), dir, "s.json"); err != nil {
+		t.Errorf("unchanged: %v", err)
+	}
+	if err := os.WriteFile(f, []byte("# protects: y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, files := range map[string]map[string]string{
+		"changed":    {"x.yaml": h},
+		"gone":       {"nope.yaml": h},
+		"not a file": {"/dev/zero": h},
+	} {
+		if err := checkScenarioFiles(run(files), dir, "s.json"); err == nil || !strings.Contains(err.Error(), "stale results") {
+			t.Errorf("%s: %v, want stale results", name, err)
+		}
 	}
 }

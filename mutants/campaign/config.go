@@ -39,7 +39,11 @@ type Config struct {
 	// time is never counted. Defaults 10 and 5 s.
 	TimeoutFactor float64
 	TimeoutFloor  time.Duration
-	NoCatalog     bool           // skip the semantic catalog
+	NoCatalog     bool // skip the semantic catalog
+	// catalogAbsent: Defaults set NoCatalog because the module has no
+	// catalog directory. The campaign is then whole, not narrowed by
+	// --no-catalog (Options).
+	catalogAbsent bool
 	NoOperators   bool           // skip gremlins' operator mutants
 	NoVet         bool           // skip the go vet viability check
 	Only          *regexp.Regexp // when set, only mutants whose id matches
@@ -58,7 +62,7 @@ type Config struct {
 	GenWorlds int
 	GenRun    string // the generator's -test.run pattern, default "^TestGenerated$"
 	// Suggest writes, for every survivor, a scenario file that kills it
-	// (mutants/suggest.go) under SuggestDir (default "out/suggested").
+	// (mutants/suggestions) under SuggestDir (default "out/suggested").
 	Suggest    bool
 	SuggestDir string
 	// AllKillers runs every case of the suite for each mutant and lists
@@ -133,7 +137,7 @@ func (c *Config) Defaults() ([]string, error) {
 		if !own {
 			c.CatalogDir = workspace.UserCatalog
 			if mutation.CheckDir(c.Abs(c.CatalogDir)) != nil && !c.NoCatalog {
-				c.NoCatalog = true
+				c.NoCatalog, c.catalogAbsent = true, true
 				notes = append(notes, fmt.Sprintf("no semantic catalog (%s/ holds one, each mutant a file)", workspace.UserCatalog))
 			}
 		}
@@ -226,13 +230,15 @@ func localPackage(pkg string) bool {
 
 // Options is Result.Options: the settings that decide the mutant set or
 // the verdicts, canonically (Workers, Mode and progress do not).
+// no-catalog is the option as given: a module without a catalog directory
+// runs its whole campaign (a report does not call it partial).
 func (c *Config) Options() string {
 	only := ""
 	if c.Only != nil {
 		only = c.Only.String()
 	}
 	s := fmt.Sprintf("target=%s catalog=%s equivalents=%s config=%s no-catalog=%t no-operators=%t no-vet=%t only=%q diff=%q timeout-factor=%g timeout-floor=%s%s",
-		c.Target, filepath.ToSlash(c.CatalogDir), filepath.ToSlash(c.Equivalents), filepath.ToSlash(c.GremlinsCfg), c.NoCatalog, c.NoOperators, c.NoVet, only, c.DiffRef, c.TimeoutFactor, c.TimeoutFloor, c.genOptions())
+		c.Target, filepath.ToSlash(c.CatalogDir), filepath.ToSlash(c.Equivalents), filepath.ToSlash(c.GremlinsCfg), c.NoCatalog && !c.catalogAbsent, c.NoOperators, c.NoVet, only, c.DiffRef, c.TimeoutFactor, c.TimeoutFloor, c.genOptions())
 	if c.AllKillers {
 		s += " all-killers=true" // the same verdicts, but fuller killedBy lists
 	}

@@ -2,11 +2,13 @@
 // (mutants/catalog/, one YAML file a named mutant with its patch), the
 // equivalents file and the operator-score thresholds, unified-diff patches
 // and their application, gremlins' operator sites and the operator swap
-// that makes one, and the //waitsim:equivalent marks in the source.
+// that makes one, the //waitsim:equivalent marks in the source, and the
+// lines changed since a git ref (ChangedLines, for --diff).
 //
 // Rules:
 //   - It reads and checks definitions; it builds, runs and judges nothing
-//     (the runner in mutants/ does, verdict/ judges).
+//     (the runner in mutants/ does, verdict/ judges). The one command it
+//     starts is `git diff` (ChangedLines).
 //   - Every YAML or JSON file it reads (catalog entries, the equivalents
 //     file, the gremlins config, gremlins' output) goes through limits.Read
 //     before a parser sees it.

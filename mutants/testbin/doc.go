@@ -6,7 +6,8 @@
 // the in-process type check that judges a mutant not viable without a
 // build (TypeChecker), the hashes of the suite's inputs (HashDirs,
 // InputsKey, MutantKey), and what is kept across campaigns: binaries
-// (Go.KeptBuild), gremlins' enumeration (Go.Enumerate), the go command's
+// (Go.KeptBuild), gremlins' enumeration (Go.Enumerate, through its dry
+// run, Go.Gremlins, which also runs gremlins' own campaign), the go command's
 // answers on where test2json, the export data and the suite's directories
 // are (Go.Test2json, Go.ListDirs; lookup.go), and which mutants run cold
 // from the start (Go.ColdHints).

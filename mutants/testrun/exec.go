@@ -34,6 +34,10 @@ type Report struct {
 	// Costs is the wall time of each leaf test that passed, from its run
 	// event to its pass event (test2json's own Elapsed counts in 10 ms).
 	Costs map[string]time.Duration
+	// Hung lists the leaf tests that had started and not ended when the
+	// output ended, in the order they started: in a run that timed out,
+	// the tests that ran past its timeout.
+	Hung []string
 }
 
 // OutputLimit is how much of a failure's output a Report keeps, at its
@@ -158,7 +162,7 @@ func (tr *Runner) Run(ctx context.Context, bin, run string, timeout time.Duratio
 		rep.TimedOut = true
 		return rep, nil
 	}
-	rep.Exit = ExitCode(err)
+	rep.Exit = workspace.ExitCode(err)
 	if err != nil && rep.Exit < 0 {
 		// Ended by a signal that was not ours (the OOM killer, a kill by
 		// hand): the machine's doing, not a verdict.
@@ -200,6 +204,12 @@ func ParseEvents(rd io.Reader) Report {
 	var failed, shown []string // by "fail" events; by their output
 	outputs := map[string]*strings.Builder{}
 	started := map[string]time.Time{}
+	var open []string // tests started and not ended, in start order
+	ended := func(test string) {
+		if i := slices.Index(open, test); i >= 0 {
+			open = slices.Delete(open, i, i+1)
+		}
+	}
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
@@ -210,6 +220,11 @@ func ParseEvents(rd io.Reader) Report {
 		switch ev.Action {
 		case "run":
 			started[ev.Test] = ev.Time
+			if ev.Test != "" {
+				open = append(open, ev.Test)
+			}
+		case "skip":
+			ended(ev.Test)
 		case "output":
 			if rep.Panic == "" && strings.HasPrefix(ev.Output, "panic: ") {
 				rep.Panic = strings.TrimSpace(ev.Output)
@@ -226,6 +241,7 @@ func ParseEvents(rd io.Reader) Report {
 				b.WriteString(ev.Output)
 			}
 		case "pass":
+			ended(ev.Test)
 			if ev.Test != "" {
 				rep.Passed++
 				if t0, ok := started[ev.Test]; ok && !t0.IsZero() && !ev.Time.IsZero() {
@@ -237,9 +253,15 @@ func ParseEvents(rd io.Reader) Report {
 			}
 			delete(outputs, ev.Test)
 		case "fail":
+			ended(ev.Test)
 			if ev.Test != "" {
 				failed = append(failed, ev.Test)
 			}
+		}
+	}
+	for _, t := range open {
+		if !slices.ContainsFunc(open, func(u string) bool { return strings.HasPrefix(u, t+"/") }) {
+			rep.Hung = append(rep.Hung, t)
 		}
 	}
 	for _, t := range shown {
@@ -277,19 +299,6 @@ func PanicLine(s string) string {
 		}
 	}
 	return ""
-}
-
-// ExitCode is the exit code of a finished command's error: 0 for nil, -1 if
-// the command did not exit normally (not started, killed by a signal).
-func ExitCode(err error) int {
-	if err == nil {
-		return 0
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	return -1
 }
 
 // limitWriter keeps the first n bytes written to it.

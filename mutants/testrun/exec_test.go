@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,24 @@ func TestParseEvents(t *testing.T) {
 	rep := ParseEvents(strings.NewReader(in))
 	if len(rep.Failed) != 1 || rep.Failed[0] != "TestTable/a" || rep.Passed != 1 || !strings.Contains(rep.Output, "boom") {
 		t.Fatalf("%+v", rep)
+	}
+}
+
+// The tests a run that timed out was in: the leaves started and never
+// ended (passed, failed or skipped), in the order they started.
+func TestParseEventsHung(t *testing.T) {
+	in := strings.Join([]string{
+		`{"Action":"run","Test":"TestTable"}`,
+		`{"Action":"run","Test":"TestTable/a.yaml"}`,
+		`{"Action":"run","Test":"TestTable/a.yaml/ok"}`,
+		`{"Action":"pass","Test":"TestTable/a.yaml/ok"}`,
+		`{"Action":"run","Test":"TestTable/a.yaml/skipped"}`,
+		`{"Action":"skip","Test":"TestTable/a.yaml/skipped"}`,
+		`{"Action":"run","Test":"TestTable/a.yaml/spins"}`,
+		`{"Action":"output","Test":"TestTable/a.yaml/spins","Output":"=== RUN\n"}`,
+	}, "\n")
+	if rep := ParseEvents(strings.NewReader(in)); !slices.Equal(rep.Hung, []string{"TestTable/a.yaml/spins"}) {
+		t.Errorf("hung %q, want the one case that never ended", rep.Hung)
 	}
 }
 

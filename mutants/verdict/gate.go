@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"sort"
 	"strconv"
@@ -419,3 +420,40 @@ func IDsHash(ids []string) string {
 
 // ErrUsage wraps configuration errors (exit code ExitUsage).
 var ErrUsage = errors.New("usage")
+
+// CampaignProblem says what in r's mutant list does not fit a campaign
+// waitsim ran ("" when it fits): mutants without the sanity mutant (every
+// campaign, and every shard, runs it first), a Campaign whose Total is not
+// the number of mutants it lists (its shard's share of it, for a shard),
+// or a threshold outside 0–100 %. A report shows no gate of such a file.
+func (r *Result) CampaignProblem() string {
+	n, sanity := 0, false
+	for _, m := range r.Mutants {
+		if m.Source == SourceSanity {
+			sanity = true
+		} else {
+			n++
+		}
+	}
+	if n > 0 && !sanity {
+		return fmt.Sprintf("mutants: %d mutants and no sanity mutant (a campaign runs it first, and trusts no verdict without it killed)", n)
+	}
+	if math.IsNaN(r.Threshold) || r.Threshold < 0 || r.Threshold > 100 {
+		return fmt.Sprintf("operatorThreshold: %v is not a percentage (0 to 100)", r.Threshold)
+	}
+	if r.Campaign == nil {
+		return ""
+	}
+	want := r.Campaign.Total
+	if r.Shard != "" {
+		s, err := ParseShard(r.Shard)
+		if err != nil {
+			return "shard: " + err.Error()
+		}
+		want = shareOf(r.Campaign.Total, s)
+	}
+	if n != want {
+		return fmt.Sprintf("campaign.total: the campaign selected %d mutants, this file lists %d of them (want %d): it was cut, or is not the campaign's", r.Campaign.Total, n, want)
+	}
+	return ""
+}

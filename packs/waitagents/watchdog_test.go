@@ -56,7 +56,7 @@ func TestWatchdog(t *testing.T) {
 		dieWithParent(cmd)
 		out, err := cmd.CombinedOutput()
 		ee, ok := err.(*exec.ExitError)
-		if !ok || ee.ExitCode() != 3 {
+		if !ok || ee.ExitCode() != sim.WatchdogExit {
 			t.Fatalf("child %s: err %v, want exit 3\n%s", child, err, out)
 		}
 		if !strings.Contains(string(out), `wall-clock watchdog: world "hang" did not reach quiescence within 300ms`) {

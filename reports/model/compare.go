@@ -128,7 +128,7 @@ func Compare(base, head *Run) *Comparison {
 	return c
 }
 
-func Failing(v string) bool { return v != results.VerdictPass }
+func Failing(v string) bool { return v == results.VerdictFail || v == results.VerdictError }
 
 func (c *Comparison) compareCases(b, h *results.RunResult) {
 	bi := map[string]*results.CaseResult{}

@@ -371,7 +371,19 @@ func lineCol(data []byte, off int64) (int, int) {
 	return line, col
 }
 
+// checkScenarios checks a scenario result: ids (unique), verdicts (pass,
+// fail, error or skip), each case's own record against its verdict (a pass
+// with a failure, a violation or an error is no pass), paths, the tallies
+// against the cases, no problems (a run with problems ran no case) and
+// every case in the table's index when the file has one.
 func checkScenarios(name, prefix string, s *results.RunResult) error {
+	if len(s.Problems) > 0 {
+		return &InputError{name, prefix + "problems", fmt.Sprintf("%d problem(s) in the scenario files (the first: %s): a run with problems ran no case", len(s.Problems), s.Problems[0])}
+	}
+	indexed := map[string]bool{}
+	for _, e := range s.Index {
+		indexed[e.ID] = true
+	}
 	seen := map[string]int{}
 	for i, c := range s.Cases {
 		f := fmt.Sprintf("%scases[%d]", prefix, i)
@@ -382,11 +394,24 @@ func checkScenarios(name, prefix string, s *results.RunResult) error {
 			return &InputError{name, f + ".id", fmt.Sprintf("%q repeats cases[%d]", c.ID, j)}
 		}
 		seen[c.ID] = i
+		if len(s.Index) > 0 && !indexed[c.ID] {
+			return &InputError{name, f + ".id", fmt.Sprintf("%q is not in the file's index of the table's cases", c.ID)}
+		}
 		switch c.Verdict {
-		case results.VerdictPass, results.VerdictFail, results.VerdictError:
+		case results.VerdictPass, results.VerdictFail, results.VerdictError, results.VerdictSkip:
 		default:
-			return &InputError{name, f + ".verdict", fmt.Sprintf("%q is not %q, %q or %q", c.Verdict,
-				results.VerdictPass, results.VerdictFail, results.VerdictError)}
+			return &InputError{name, f + ".verdict", fmt.Sprintf("%q is not %q, %q, %q or %q", c.Verdict,
+				results.VerdictPass, results.VerdictFail, results.VerdictError, results.VerdictSkip)}
+		}
+		if c.Verdict == results.VerdictPass {
+			switch {
+			case len(c.Failures) > 0:
+				return &InputError{name, f + ".failures", "a case that passed records a failed expectation"}
+			case len(c.Violation) > 0:
+				return &InputError{name, f + ".violations", "a case that passed records a broken invariant"}
+			case c.Error != "":
+				return &InputError{name, f + ".error", "a case that passed records an error"}
+			}
 		}
 		if c.File != "" {
 			if err := workspace.CheckLocalPath(c.File); err != nil {
@@ -403,12 +428,19 @@ func checkScenarios(name, prefix string, s *results.RunResult) error {
 		field string
 		got   int
 		v     string
-	}{{"passed", s.Passed, results.VerdictPass}, {"failed", s.Failed, results.VerdictFail}, {"errors", s.Errors, results.VerdictError}} {
+	}{{"passed", s.Passed, results.VerdictPass}, {"failed", s.Failed, results.VerdictFail}, {"errors", s.Errors, results.VerdictError}, {"skipped", s.Skipped, results.VerdictSkip}} {
 		if t.got != n[t.v] {
 			return &InputError{name, prefix + t.field, fmt.Sprintf("records %d, the cases hold %d with verdict %q: the file does not match its own cases", t.got, n[t.v], t.v)}
 		}
 	}
 	return nil
+}
+
+// Unrun is how many cases of the table's index a scenario result holds no
+// verdict for (a run of some cases, `waitsim run --case`): a report never
+// calls such a run a pass of the table.
+func Unrun(s *results.RunResult) int {
+	return max(0, len(s.Index)-len(s.Cases))
 }
 
 // checkMutation checks a mutation result (verdict.Result.Check: ids,
@@ -423,6 +455,10 @@ func checkMutation(name, prefix string, m *verdict.Result) error {
 			return &InputError{name, prefix + fe.Field, fe.Msg}
 		}
 		return &InputError{name, prefix + "mutants", err.Error()}
+	}
+	if p := m.CampaignProblem(); p != "" {
+		field, msg, _ := strings.Cut(p, ": ")
+		return &InputError{name, prefix + field, msg}
 	}
 	re := *m
 	re.Counts = nil

@@ -66,11 +66,29 @@ func TestLoadRunErrorsNameFileAndField(t *testing.T) {
 		{"scenarios-version", `{"version": 1, "scenarios": {"version": 9, "cases": []}}`, []string{"field scenarios.version: is 9"}},
 		{"mutation-version", `{"version": 1, "mutation": {"version": 0, "mutants": []}}`, []string{"field mutation.version: is 0"}},
 		{"verdict", `{"version": 1, "scenarios": {"version": 1, "cases": [{"id": "a", "verdict": "pass"}, {"id": "b", "verdict": "ok"}]}}`,
-			[]string{`field scenarios.cases[1].verdict: "ok" is not "pass", "fail" or "error"`}},
+			[]string{`field scenarios.cases[1].verdict: "ok" is not "pass", "fail", "error" or "skip"`}},
+		{"pass-with-failure", `{"version": 1, "scenarios": {"version": 1, "passed": 1, "cases": [{"id": "a", "verdict": "pass", "failures": ["A#1: resolved at 30001 ms, want 30000 ms"]}]}}`,
+			[]string{`field scenarios.cases[0].failures: a case that passed records a failed expectation`}},
+		{"pass-with-violation", `{"version": 1, "scenarios": {"version": 1, "passed": 1, "cases": [{"id": "a", "verdict": "pass", "violations": [{"invariant": "x", "message": "late"}]}]}}`,
+			[]string{`field scenarios.cases[0].violations: a case that passed records a broken invariant`}},
+		{"pass-with-error", `{"version": 1, "scenarios": {"version": 1, "passed": 1, "cases": [{"id": "a", "verdict": "pass", "error": "stuck"}]}}`,
+			[]string{`field scenarios.cases[0].error: a case that passed records an error`}},
+		{"problems", `{"version": 1, "scenarios": {"version": 1, "passed": 1, "cases": [{"id": "a", "verdict": "pass"}], "problems": [{"file": "x.yaml", "line": 1, "column": 1, "field": "name", "message": "bad"}]}}`,
+			[]string{`field scenarios.problems: 1 problem(s) in the scenario files`, "ran no case"}},
+		{"skipped-count", `{"version": 1, "scenarios": {"version": 1, "passed": 1, "skipped": 5, "cases": [{"id": "a", "verdict": "pass"}]}}`,
+			[]string{`field scenarios.skipped: records 5, the cases hold 0`}},
+		{"not-indexed", `{"version": 1, "scenarios": {"version": 1, "passed": 1, "cases": [{"id": "a", "verdict": "pass"}], "index": [{"id": "b", "file": "x.yaml", "test": "T/x.yaml/b"}]}}`,
+			[]string{`field scenarios.cases[0].id: "a" is not in the file's index`}},
 		{"dup-case", `{"version": 1, "scenarios": {"version": 1, "cases": [{"id": "a", "verdict": "pass"}, {"id": "a", "verdict": "pass"}]}}`,
 			[]string{`field scenarios.cases[1].id: "a" repeats cases[0]`}},
 		{"type", `{"version": 1, "scenarios": {"version": 1, "cases": [{"id": "a", "verdict": "pass", "endMs": "soon"}]}}`,
 			[]string{"field scenarios.cases.0.endMs: string is not a valid int64"}},
+		{"no-sanity", `{"version": 1, "mutation": {"version": 1, "mutants": [{"id": "m", "source": "catalog", "status": "killed", "file": "x.go", "line": 1}], "counts": {"killed": 1}, "catalogScore": 100, "catalogScored": 1, "gate": "pass"}}`,
+			[]string{`field mutation.mutants: 1 mutants and no sanity mutant`}},
+		{"threshold", `{"version": 1, "mutation": {"version": 1, "operatorThreshold": -1e308, "mutants": [{"id": "sanity", "source": "sanity", "status": "killed"}]}}`,
+			[]string{`field mutation.operatorThreshold: -1e+308 is not a percentage`}},
+		{"campaign-cut", `{"version": 1, "mutation": {"version": 1, "campaign": {"total": 50, "idsHash": "0"}, "mutants": [{"id": "sanity", "source": "sanity", "status": "killed"}, {"id": "m", "source": "catalog", "status": "killed", "file": "x.go", "line": 1}], "counts": {"killed": 1}, "catalogScore": 100, "catalogScored": 1, "gate": "pass"}}`,
+			[]string{`field mutation.campaign.total: the campaign selected 50 mutants, this file lists 1 of them (want 50)`}},
 		{"status", `{"version": 1, "mutation": {"version": 1, "mutants": [{"id": "m", "status": "dead"}]}}`,
 			[]string{`field mutation.mutants[0].status: "dead" is not one of "killed"`}},
 	}
@@ -96,7 +114,7 @@ func TestLoadRunErrorsNameFileAndField(t *testing.T) {
 
 func TestAssembleNormalizesWallTime(t *testing.T) {
 	sp := writeTemp(t, "scenarios.json", `{"version": 1, "commit": "abc", "tree": "t1", "cases": [{"id": "a", "verdict": "pass", "wallMs": 12.5, "repro": "go test x"}], "passed": 1}`)
-	mp := writeTemp(t, "mutation.json", `{"version": 1, "commit": "abc", "tree": "t1", "mutants": [{"id": "m", "source": "catalog", "status": "killed", "durationMs": 99}], "counts": {"killed": 1}, "catalogScore": 100, "catalogScored": 1, "operatorScore": 100, "baselineMs": 7, "wallMs": 8, "gate": "pass"}`)
+	mp := writeTemp(t, "mutation.json", `{"version": 1, "commit": "abc", "tree": "t1", "mutants": [{"id": "sanity", "source": "sanity", "status": "killed"}, {"id": "m", "source": "catalog", "status": "killed", "durationMs": 99}], "counts": {"killed": 1}, "catalogScore": 100, "catalogScored": 1, "operatorScore": 100, "baselineMs": 7, "wallMs": 8, "gate": "pass"}`)
 	r, err := Assemble(sp, mp, "", map[string]int64{"gen": 3})
 	if err != nil {
 		t.Fatal(err)
