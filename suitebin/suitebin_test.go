@@ -2,9 +2,9 @@ package suitebin
 
 import (
 	"context"
-	"fmt"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
