@@ -87,3 +87,19 @@ func TestTestName(t *testing.T) {
 		t.Error("RunPattern does not match the rewritten name")
 	}
 }
+
+// The table's row of a case that could not run shows the first line of its
+// error; the whole of it (the wall-clock watchdog's goroutine stacks) is in
+// the failure report below the table.
+func TestTableRowShowsFirstLineOfError(t *testing.T) {
+	var b strings.Builder
+	results.PrintTable(&b, results.RunResult{Cases: []results.CaseResult{{ID: "spins", Verdict: results.VerdictError, Error: "the table stopped at this case\ngoroutine 1 [running]:\nmain.spin()"}}, Errors: 1})
+	table, _, _ := strings.Cut(b.String(), "\n\n")
+	lines := strings.Split(table, "\n")
+	if len(lines) != 2 || !strings.HasSuffix(strings.TrimSpace(lines[1]), "error: the table stopped at this case") {
+		t.Errorf("the table: %q, want its header and one row ending with the error's first line", lines)
+	}
+	if !strings.Contains(b.String(), "goroutine 1 [running]") {
+		t.Errorf("the failure report lacks the rest of the error:\n%s", b.String())
+	}
+}

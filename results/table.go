@@ -40,7 +40,10 @@ func PrintTable(w io.Writer, res RunResult) {
 			keys = replyKeys(c.Calls[n-1])
 		}
 		if c.Error != "" {
-			keys = append(keys, "error: "+c.Error)
+			// Its first line: the whole of it (a watchdog's goroutine
+			// stacks) is the failure report's, below the table.
+			first, _, _ := strings.Cut(c.Error, "\n")
+			keys = append(keys, "error: "+first)
 		}
 		if len(at) == 0 {
 			at = []string{"-"}

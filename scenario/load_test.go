@@ -46,6 +46,7 @@ func TestLoadRejects(t *testing.T) {
 		{"alias", "# protects: x\nname: a\nagents:\n  - &x {id: a, state: running}\ncallers:\n  - name: A\n", []string{"bad.yaml:4:", "aliases"}},
 		{"empty-file", "# protects: x\n", []string{"bad.yaml:1:1: file: holds no scenario"}},
 		{"list-of-scalars", "# protects: x\n- a\n", []string{"bad.yaml:2:3: scenario: want a mapping"}},
+		{"quoted-string-shown-once", "# protects: x\nname: a\ncallers:\n  - name: A\n    requestTimeoutMs: \"sixty seconds\"\n", []string{`got string "sixty seconds"`}},
 		{"two-documents", "# protects: x\nname: a\ncallers: [{name: A}]\n---\nname: b\n", []string{"bad.yaml:5:", "2 YAML documents"}},
 		{"huge-matrix", "# protects: x\nname: a\ndescription: ${a}${b}${c}${d}\ncallers:\n  - name: A\nmatrix:\n  a: [1,2,3,4,5,6,7,8,9,10]\n  b: [1,2,3,4,5,6,7,8,9,10]\n  c: [1,2,3,4,5,6,7,8,9,10]\n  d: [1,2,3,4,5,6,7,8,9,10]\n", []string{"bad.yaml:7:", "more than 1000 cases"}},
 		{"missing-name", "# protects: x\ncallers:\n  - name: A\n", []string{"bad.yaml:", "name"}},

@@ -217,8 +217,11 @@ func mappingPairs(n ast.Node) ([]*ast.MappingValueNode, bool) {
 // shown describes a node for a message: its kind and a short, quoted text.
 func shown(n ast.Node) string {
 	text := n.String()
-	if len(text) > 40 {
-		text = text[:40] + "…"
+	if sn, ok := n.(*ast.StringNode); ok {
+		text = sn.Value // the string itself: %q below quotes it once
+	}
+	if r := []rune(text); len(r) > 40 {
+		text = string(r[:40]) + "…"
 	}
 	kind := strings.TrimSuffix(strings.ToLower(n.Type().String()), "type")
 	return fmt.Sprintf("%s %q", kind, text)

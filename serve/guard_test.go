@@ -89,17 +89,9 @@ func TestPanicAnswersInternalError(t *testing.T) {
 			panic("boom")
 		})
 		guard(server, io.Discard, 0)
-		ct, st := mcp.NewInMemoryTransports()
 		ctx := context.Background()
-		ss, err := server.Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "boom"})
+		ss, cs := connect(t, server)
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "boom"})
 		if err == nil || !strings.Contains(err.Error(), "internal error") {
 			t.Errorf("a panicking tool: got %v, want a JSON-RPC internal error", err)
 		}
@@ -190,16 +182,8 @@ func TestCallsInFlightBounded(t *testing.T) {
 			return &mcp.CallToolResult{}, struct{}{}, nil
 		})
 		guard(server, io.Discard, 2)
-		ct, st := mcp.NewInMemoryTransports()
 		ctx := context.Background()
-		ss, err := server.Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ss, cs := connect(t, server)
 		var wg sync.WaitGroup
 		for range 2 {
 			wg.Go(func() {
@@ -209,7 +193,7 @@ func TestCallsInFlightBounded(t *testing.T) {
 			})
 		}
 		synctest.Wait()
-		_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait"})
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait"})
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) || je.Code != CodeTooManyCalls {
 			t.Errorf("a third call at once: %v, want a JSON-RPC error %d", err, CodeTooManyCalls)
@@ -222,4 +206,20 @@ func TestCallsInFlightBounded(t *testing.T) {
 		cs.Close()
 		ss.Wait()
 	})
+}
+
+// connect connects a client to server over in-memory transports.
+func connect(t *testing.T, server *mcp.Server) (*mcp.ServerSession, *mcp.ClientSession) {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ss, cs
 }

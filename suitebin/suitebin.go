@@ -47,8 +47,22 @@ func LinkFlags(goflags string) []string {
 	return []string{"-ldflags=-w"}
 }
 
-// keep is how many binaries of one package the cache keeps (the most
-// recently used).
+// moduleTag tells the cache's binaries of one module from another's with
+// a package of the same name (waitsimtest/ in every module init set up):
+// the first 8 hex digits of the sha256 of the module path (of root, when
+// go.mod names none). Each module's package then has its own keep slots;
+// before, every module's waitsimtest shared three and evicted each other's.
+func moduleTag(root string) string {
+	m := workspace.ModulePath(root)
+	if m == "" {
+		m = root
+	}
+	sum := sha256.Sum256([]byte(m))
+	return hex.EncodeToString(sum[:4])
+}
+
+// keep is how many binaries of one package of one module the cache keeps
+// (the most recently used).
 const keep = 3
 
 // GoEnvVars are the go command's settings that can change what `go test -c`
@@ -110,6 +124,7 @@ func Binary(ctx context.Context, o Options) (Result, error) {
 	if name == "" {
 		name = "root"
 	}
+	name += "-" + moduleTag(o.Root)
 	if o.Dir != "" {
 		p := filepath.Join(o.Dir, name+"-"+key[:32]+".test")
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -276,5 +277,33 @@ func TestKeyFollowsReplaceDirectories(t *testing.T) {
 	write(t, filepath.Join(dep, "dep.go"), "package dep\n\nfunc F() int { return 2 }\n")
 	if after, err := Key(context.Background(), o); err != nil || after == before {
 		t.Errorf("an edit of the replace directive's directory kept the key (%v)", err)
+	}
+}
+
+// Each module keeps its own binaries of a package: a package of the same
+// name in another module (waitsimtest/ in every module init set up) does
+// not evict them. Before, the cache kept three binaries by the package's
+// name alone, shared by every module.
+func TestModulesKeepTheirOwn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	ctx := context.Background()
+	cache := filepath.Join(t.TempDir(), "cache")
+	mine := module(t)
+	first, err := Binary(ctx, Options{Root: mine, Pkg: "./p/", Dir: cache, Scratch: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := module(t)
+	write(t, filepath.Join(other, "go.mod"), "module example.com/other\n\ngo 1.24\n")
+	for i := range keep + 1 {
+		write(t, filepath.Join(other, "p", "p.go"), fmt.Sprintf("package p\n\n// Answer is printed by the test.\nconst Answer = %d\n", 10+i))
+		if _, err := Binary(ctx, Options{Root: other, Pkg: "./p/", Dir: cache, Scratch: t.TempDir()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(first.Path); err != nil {
+		t.Errorf("another module's %d builds of its ./p/ evicted this module's binary: %v", keep+1, err)
 	}
 }

@@ -28,8 +28,9 @@ func runInit(args []string) int {
 	fs := flag.NewFlagSet("init", flag.ContinueOnError)
 	dir := fs.String("dir", initDir, "the package `DIR` for the test, relative to the module root (next to your tool's package is a good place)")
 	noTidy := fs.Bool("no-tidy", false, "do not run go mod tidy afterwards")
+	target := fs.String("target", "", "the package `DIR` of your tool, relative to the module root, for the workflow's mutation gate (default: the test's own package, when it holds code)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: waitsim init [--dir DIR] [--no-tidy]")
+		fmt.Fprintln(fs.Output(), "usage: waitsim init [--dir DIR] [--target DIR] [--no-tidy]")
 		fs.PrintDefaults()
 		fmt.Fprintln(fs.Output(), "It writes DIR/waitsim_test.go, DIR/testdata/waitsim/first.yaml and .github/workflows/waitsim.yml, never over an existing file.")
 	}
@@ -52,10 +53,22 @@ func runInit(args []string) int {
 	}
 	pkgDir := filepath.Join(root, filepath.FromSlash(*dir))
 	pkg, hasCode := packageName(pkgDir)
+	tgt := ""
+	if *target != "" {
+		tgt = strings.Trim(filepath.ToSlash(filepath.Clean(*target)), "/")
+		if err := workspace.CheckLocalPath(tgt); err != nil || tgt == "." {
+			fmt.Fprintf(os.Stderr, "waitsim init: --target %s: want a package directory of the module, written from its root (e.g. ./mytool/)\n", *target)
+			return 2
+		}
+		if _, code := packageName(filepath.Join(root, filepath.FromSlash(tgt))); !code {
+			fmt.Fprintf(os.Stderr, "waitsim init: --target %s: no Go code there to mutate\n", *target)
+			return 2
+		}
+	}
 	files := map[string]string{
 		filepath.Join(pkgDir, "waitsim_test.go"):                   initTest(pkg),
 		filepath.Join(pkgDir, "testdata", "waitsim", "first.yaml"): initScenario,
-		filepath.Join(root, ".github", "workflows", "waitsim.yml"): initWorkflow(filepath.ToSlash(filepath.Clean(*dir)), hasCode),
+		filepath.Join(root, ".github", "workflows", "waitsim.yml"): initWorkflow(filepath.ToSlash(filepath.Clean(*dir)), hasCode, tgt),
 	}
 	if !hasCode {
 		files[filepath.Join(pkgDir, "doc.go")] = fmt.Sprintf("// Package %s holds the test that runs waitsim's scenarios (waitsim_test.go).\npackage %s\n", pkg, pkg)
@@ -98,8 +111,8 @@ func runInit(args []string) int {
 	}
 	fmt.Printf("next: replace registerTools in %s with your tool's registration, then:\n  go test ./%s/\n  go tool waitsim run\n",
 		filepath.ToSlash(filepath.Join(*dir, "waitsim_test.go")), filepath.ToSlash(*dir))
-	if !hasCode {
-		fmt.Printf("and name your tool's package on the mutation gate's line of .github/workflows/waitsim.yml (go tool waitsim mutate --target ./yourtool/)\n")
+	if !hasCode && tgt == "" {
+		fmt.Printf("and name your tool's package on the mutation gate's line of .github/workflows/waitsim.yml (go tool waitsim mutate --target ./yourtool/), or run init with --target\n")
 	}
 	return 0
 }
@@ -218,10 +231,16 @@ expect:
 
 // initWorkflow is the CI workflow init writes for the kill suite in dir
 // (slash-separated, relative to the module root); hasCode says whether its
-// package holds code of its own, the mutation gate's default target.
-func initWorkflow(dir string, hasCode bool) string {
+// package holds code of its own, the mutation gate's default target; tgt,
+// when not "", is the package the gate mutates (init --target).
+func initWorkflow(dir string, hasCode bool, tgt string) string {
 	target := "its package, " + dir + "/, which holds your code"
-	if !hasCode {
+	gate := "go tool waitsim mutate --progress plain"
+	switch {
+	case tgt != "":
+		target = "./" + tgt + "/, your tool's package (--target)"
+		gate += " --target ./" + tgt + "/"
+	case !hasCode:
 		target = "add --target ./yourtool/ below: the package of your tool (" + dir + "/ holds no code of its own)"
 	}
 	return `# waitsim: the scenario table (go test), the mutation gate and their report
@@ -253,7 +272,7 @@ jobs:
         # the job fails in its last step, after the report.
         run: |
           set +e
-          go tool waitsim mutate --progress plain
+          ` + gate + `
           echo "rc=$?" >> "$GITHUB_OUTPUT"
       - name: report
         if: ${{ !cancelled() }}

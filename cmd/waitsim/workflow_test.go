@@ -64,7 +64,7 @@ func TestWorkflowsEmitAnnotations(t *testing.T) {
 	}
 
 	for _, hasCode := range []bool{true, false} {
-		text := initWorkflow("waitsimtest", hasCode)
+		text := initWorkflow("waitsimtest", hasCode, "")
 		w := parseWorkflow(t, "init's workflow", []byte(text))
 		run := stepIndex(w, "waitsim", "go tool waitsim run --json")
 		mutate := stepIndex(w, "waitsim", "go tool waitsim mutate", `echo "rc=$?" >> "$GITHUB_OUTPUT"`)
@@ -82,5 +82,12 @@ func TestWorkflowsEmitAnnotations(t *testing.T) {
 		if want := "add --target ./yourtool/"; strings.Contains(text, want) == hasCode {
 			t.Errorf("init's workflow (code %t): says %q: %t", hasCode, want, !hasCode)
 		}
+	}
+	// init --target: the gate's line names the tool's package, and nothing
+	// is left for the user to add.
+	text := initWorkflow("waitsimtest", false, "mytool")
+	w := parseWorkflow(t, "init --target's workflow", []byte(text))
+	if stepIndex(w, "waitsim", "go tool waitsim mutate --progress plain --target ./mytool/") < 0 || strings.Contains(text, "add --target") {
+		t.Errorf("init --target mytool: the gate's line does not mutate ./mytool/, or still asks for --target:\n%s", text)
 	}
 }
