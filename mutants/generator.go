@@ -196,31 +196,18 @@ func (r *runner) genRun(ctx context.Context, wk *worker, m *mutant, cold bool) e
 }
 
 // genDetail is the detail of a generator verdict v from its run's report:
-// a kill's first broken invariant (genReason, from the head of the
+// a kill's first broken invariant (testrun.BrokenInvariant, from the head of the
 // failure's output: the world's dump that follows fills its tail), or the
 // verdict's first line; a timeout's own detail.
 func genDetail(v verdict.MutantResult, rep testrun.Report) string {
 	switch v.Status {
 	case verdict.StatusKilled:
-		if d := genReason(rep.Head); d != "" {
+		if d := testrun.BrokenInvariant(rep.Head); d != "" {
 			return d
 		}
 		return verdict.FirstLine(v.Detail)
 	case verdict.StatusTimedOut:
 		return v.Detail
-	}
-	return ""
-}
-
-// genReason is the first broken invariant a generator failure names: the
-// line after "invariants broken", or "". It reads the failure's head: the
-// world's dump follows the broken invariants and fills the tail.
-func genReason(out string) string {
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		if strings.Contains(l, "invariants broken") && i+1 < len(lines) {
-			return strings.TrimSpace(lines[i+1])
-		}
 	}
 	return ""
 }

@@ -3,10 +3,7 @@ package mutants
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
-	"sort"
-	"strings"
 
 	"github.com/waitsim/waitsim/mutants/testrun"
 	"github.com/waitsim/waitsim/results"
@@ -49,12 +46,12 @@ func (r *runner) caseOrder(m *mutant) []string {
 // runMutantSuite runs mutant m's test binary bin for its verdict: with
 // kill first, through -test.failfast and a case-order file written to the
 // worker directory dir; with AllKillers, the whole suite. The leaf tests of
-// skip (go test names) are left out (leaveOut).
+// skip (go test names) are left out (testrun.LeaveOut).
 func (r *runner) runMutantSuite(ctx context.Context, dir, bin string, m *mutant, env []string, skip ...string) (testrun.Report, error) {
 	var params results.Params
 	var flags []string
 	if len(skip) > 0 {
-		cases, pattern, ok := r.leaveOut(skip)
+		cases, pattern, ok := testrun.LeaveOut(r.caseFiles, skip)
 		if !ok {
 			return testrun.Report{}, fmt.Errorf("runner: cannot leave out %q", skip)
 		}
@@ -102,7 +99,7 @@ func (r *runner) pastHang(ctx context.Context, dir, bin string, m *mutant, env [
 		if len(rep.Hung) != 1 {
 			break // none known, or tests that run in parallel
 		}
-		if _, _, ok := r.leaveOut(append(slices.Clone(skipped), rep.Hung...)); !ok {
+		if _, _, ok := testrun.LeaveOut(r.caseFiles, append(slices.Clone(skipped), rep.Hung...)); !ok {
 			break
 		}
 		skipped = append(skipped, rep.Hung...)
@@ -118,35 +115,4 @@ func (r *runner) pastHang(ctx context.Context, dir, bin string, m *mutant, env [
 		}
 	}
 	return first, nil, cold, nil
-}
-
-// leaveOut is how a run leaves out the leaf tests skip (go test names):
-// the table's cases, when every one is a case of the baseline's index,
-// through the params (cases: every other case's id); else one test alone
-// through -test.skip and its exact name (pattern). ok is false when
-// neither says exactly these tests.
-func (r *runner) leaveOut(skip []string) (cases []string, pattern string, ok bool) {
-	all := true
-	for _, n := range skip {
-		if _, in := r.caseFiles[n]; !in {
-			all = false
-		}
-	}
-	if all {
-		for n, ref := range r.caseFiles {
-			if !slices.Contains(skip, n) {
-				cases = append(cases, ref.ID)
-			}
-		}
-		sort.Strings(cases)
-		return cases, "", len(cases) > 0
-	}
-	if len(skip) != 1 {
-		return nil, "", false
-	}
-	parts := strings.Split(skip[0], "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return nil, strings.Join(parts, "/"), true
 }

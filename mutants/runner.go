@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -449,7 +446,7 @@ func (r *runner) setup(ctx context.Context) error {
 			r.test2json = path
 		}
 	}()
-	s, err := ResolveSuite(r.cfg.Root, r.cfg.SuitePkg, r.cfg.SuiteRun)
+	s, err := campaign.ResolveSuite(r.cfg.Root, r.cfg.SuitePkg, r.cfg.SuiteRun)
 	if err != nil {
 		return err
 	}
@@ -466,29 +463,6 @@ func (r *runner) setup(ctx context.Context) error {
 func cacheSalt(env []string, s verdict.Suite, c *Config) string {
 	return strings.Join(append(append([]string{"waitsim-mutants-v2"}, env...), s.Pkg, s.Run, fmt.Sprint(!c.NoVet),
 		fmt.Sprintf("timeout-factor=%g", c.TimeoutFactor), fmt.Sprintf("timeout-floor=%s", c.TimeoutFloor)), "\x00")
-}
-
-// ResolveSuite turns the configured suite into a runnable one: when pkg is
-// the default "./scenarios/" and that directory has no test files yet, it
-// falls back to "./waittool/" (all its tests) and says so in Note.
-func ResolveSuite(root, pkg, run string) (verdict.Suite, error) {
-	dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(pkg, "./")))
-	if hasTests(dir) {
-		return verdict.Suite{Pkg: pkg, Run: run, Dir: dir}, nil
-	}
-	if path := filepath.ToSlash(filepath.Clean(strings.TrimPrefix(pkg, "./"))); path == "scenarios" {
-		fb := filepath.Join(root, "waittool")
-		if hasTests(fb) {
-			return verdict.Suite{Pkg: "./waittool/", Dir: fb,
-				Note: "suite: ./scenarios/ has no test files yet; falling back to the Go tests of ./waittool/"}, nil
-		}
-	}
-	return verdict.Suite{}, fmt.Errorf("%w: suite %s has no test files", verdict.ErrUsage, pkg)
-}
-
-func hasTests(dir string) bool {
-	m, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
-	return len(m) > 0
 }
 
 // baseline runs the unmutated suite, whose test binary is built once and
@@ -689,7 +663,7 @@ func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]
 				m.res.Detail = "cannot materialize gremlins' mutant: " + err.Error()
 			}
 			if e, ok := eq[id]; ok {
-				if line := sourceLine(src, s.Line); line == strings.TrimSpace(e.Source) {
+				if line := mutation.SourceLine(src, s.Line); line == strings.TrimSpace(e.Source) {
 					m.equiv = &e
 				} else {
 					notes = append(notes, fmt.Sprintf("%s: stale equivalent entry (line %d now reads %q, the entry was judged on %q); running it", id, s.Line, line, e.Source))
@@ -733,14 +707,6 @@ func hasID(muts []*mutant, id string) bool {
 		}
 	}
 	return false
-}
-
-func sourceLine(src []byte, line int) string {
-	ls := mutation.SplitLines(src)
-	if line < 1 || line > len(ls) {
-		return ""
-	}
-	return strings.TrimSpace(ls[line-1])
 }
 
 // filter applies Only, --diff and the shard, in that order.
@@ -806,7 +772,7 @@ func (r *runner) sanity() (*mutant, error) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := panicEverywhere(name, src)
+		out, err := mutation.PanicEverywhere(name, src)
 		if err != nil {
 			return nil, err
 		}
@@ -825,30 +791,6 @@ func (r *runner) sanity() (*mutant, error) {
 	}
 	m.res.Diff = strings.Join(diffs, "")
 	return m, nil
-}
-
-// panicEverywhere inserts a panic at the start of every function body of src.
-func panicEverywhere(name string, src []byte) ([]byte, error) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
-	if err != nil {
-		return nil, err
-	}
-	var offs []int
-	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-			offs = append(offs, fset.Position(fd.Body.Lbrace).Offset+1)
-		}
-	}
-	const stmt = ` if true { panic("waitsim: sanity mutant") };`
-	out := make([]byte, 0, len(src)+len(offs)*len(stmt))
-	prev := 0
-	for _, o := range offs {
-		out = append(out, src[prev:o]...)
-		out = append(out, stmt...)
-		prev = o
-	}
-	return append(out, src[prev:]...), nil
 }
 
 // hashInputs hashes every file the suite's verdict can depend on: go.mod,

@@ -1,5 +1,5 @@
 // Package campaign is the ground a mutation campaign stands on: its
-// settings and their defaults (Config), the tree it holds (LockTree), the paths it may touch (CheckInPackage, Within), the
+// settings and their defaults (Config), the kill suite it runs (ResolveSuite), the tree it holds (LockTree), the paths it may touch (CheckInPackage, Within), the
 // output files it checks before it starts (CheckOutputFile,
 // CheckOutputDir), the verdict cache it keeps between campaigns (Cache)
 // and kill first's memory within one (Kills),

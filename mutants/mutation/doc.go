@@ -2,8 +2,9 @@
 // (mutants/catalog/, one YAML file a named mutant with its patch), the
 // equivalents file and the operator-score thresholds, unified-diff patches
 // and their application, gremlins' operator sites and the operator swap
-// that makes one, the //waitsim:equivalent marks in the source, and the
-// lines changed since a git ref (ChangedLines, for --diff).
+// that makes one, the sanity mutant's bytes (PanicEverywhere), the
+// //waitsim:equivalent marks in the source, and the lines changed since a
+// git ref (ChangedLines, for --diff).
 //
 // Rules:
 //   - It reads and checks definitions; it builds, runs and judges nothing

@@ -2,7 +2,9 @@
 // says what the run showed (Report): a cold run, one process through
 // test2json (Runner.Run, ParseEvents), or a request to a hot process of the
 // schemata binary kept up across mutants (Runner.StartHot, HotProc.Send,
-// HotReport). The test binary's side of the hot protocol is the top-level
+// HotReport), how a run leaves tests out (LeaveOut), and what a generator
+// failure's output names (BrokenInvariant). The test binary's side of the
+// hot protocol is the top-level
 // package hot; the messages are results.HotRequest and results.HotReply.
 //
 // Rules:
