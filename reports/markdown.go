@@ -246,7 +246,10 @@ func runHeadlineWith(r *Run, esc func(string) string) (string, string) {
 
 func runIdentity(r *Run) string {
 	s := "commit " + text.Code(text.Short(r.Commit))
-	if r.Commit == "" {
+	switch {
+	case r.Commit == "" && r.Tree != "":
+		s += fmt.Sprintf(" (no commit yet: the results are tied to the work tree's content, tree %.12s)", r.Tree)
+	case r.Commit == "":
 		s += " (not made in a git work tree: nothing ties these results to the source they ran on)"
 	}
 	if len(r.Seeds) > 0 {

@@ -339,9 +339,14 @@ func TestIdentityWithoutGit(t *testing.T) {
 	if strings.Contains(runIdentity(r), "not made in a git work tree") {
 		t.Errorf("a run with a commit: %q", runIdentity(r))
 	}
-	r.Commit = ""
+	r.Commit, r.Tree = "", ""
 	if got := runIdentity(r); !strings.Contains(got, "commit `unknown` (not made in a git work tree") {
 		t.Errorf("a run without a commit: %q", got)
+	}
+	// A repository with no commit yet: the tree ties the results.
+	r.Tree = "0123456789abcdef"
+	if got := runIdentity(r); !strings.Contains(got, "(no commit yet: the results are tied to the work tree's content, tree 0123456789ab)") {
+		t.Errorf("a run in a repository with no commit yet: %q", got)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,10 +25,17 @@ func Commit(ctx context.Context, dir string) string {
 	return c
 }
 
+// ErrNoCommit: the git repository has no commit yet (a new one).
+// TreeState still hashes its work tree.
+var ErrNoCommit = errors.New("no commit yet")
+
 // commitOf is Commit through git, a function that runs git in dir.
 func commitOf(git func(args ...string) ([]byte, error), dir string) (string, error) {
 	out, err := git("rev-parse", "HEAD")
 	if err != nil {
+		if _, gerr := git("rev-parse", "--git-dir"); gerr == nil {
+			return "", fmt.Errorf("%w in %s", ErrNoCommit, dir)
+		}
 		return "", fmt.Errorf("git rev-parse HEAD in %s: %v", dir, err)
 	}
 	commit := strings.TrimSpace(string(out))
@@ -56,7 +64,8 @@ var ownOutputs = []string{":/", ":(exclude)" + OutDir}
 // is the module's root. Two runs on the same commit with different edits
 // have the same Commit and different Trees; Tree is what results are
 // compared by (issue 11 items 4 and 5). Outside git both are "" and err
-// says why. Read-only: git takes no optional lock.
+// says why; in a repository with no commit yet, commit is "" and Tree the
+// work tree's hash, with no error. Read-only: git takes no optional lock.
 func TreeState(ctx context.Context, dir string) (commit, tree string, err error) {
 	git := func(args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-C", dir}, args...)...)
@@ -67,7 +76,7 @@ func TreeState(ctx context.Context, dir string) (commit, tree string, err error)
 		return "", "", fmt.Errorf("not a git work tree: %s", dir)
 	}
 	root := strings.TrimSpace(string(top))
-	if commit, err = commitOf(git, dir); err != nil {
+	if commit, err = commitOf(git, dir); err != nil && !errors.Is(err, ErrNoCommit) {
 		return "", "", err
 	}
 	ls, err := git(append([]string{"ls-files", "-z", "--full-name", "--cached", "--others", "--exclude-standard", "--"}, ownOutputs...)...)

@@ -123,3 +123,30 @@ func TestTreeStateLeavesOutOwnOutputs(t *testing.T) {
 		tree = tr
 	}
 }
+
+// In a new repository with no commit yet, TreeState gives no commit and
+// the work tree's hash, with no error (a report then ties results to the
+// tree's content); a new file changes the hash.
+func TestTreeStateNoCommitYet(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	commit, tree, err := TreeState(ctx, dir)
+	if err != nil || commit != "" || tree == "" {
+		t.Fatalf("no commit yet: commit %q, tree %q, error %v; want no commit, a tree, no error", commit, tree, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.go"), []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, again, _ := TreeState(ctx, dir); again == tree {
+		t.Error("a new file left the tree's hash as it was")
+	}
+}
