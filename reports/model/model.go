@@ -419,6 +419,22 @@ func checkScenarios(name, prefix string, s *results.RunResult) error {
 			}
 		}
 	}
+	// The files the result hashed are the cases' files, each with a case:
+	// a file without one is a file whose cases were cut out.
+	if len(s.Files) > 0 {
+		has := map[string]bool{}
+		for i, c := range s.Cases {
+			if _, ok := s.Files[c.File]; !ok {
+				return &InputError{name, fmt.Sprintf("%scases[%d].file", prefix, i), fmt.Sprintf("%q is not among the files the result hashed", c.File)}
+			}
+			has[c.File] = true
+		}
+		for _, f := range slices.Sorted(maps.Keys(s.Files)) {
+			if !has[f] {
+				return &InputError{name, prefix + "files", fmt.Sprintf("%q has no case in the result: its cases were cut out", f)}
+			}
+		}
+	}
 	// The tallies must be the cases' verdicts.
 	n := map[string]int{}
 	for _, c := range s.Cases {
