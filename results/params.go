@@ -188,7 +188,7 @@ func ReadParams() (p Params, ok bool, err error) {
 	if _, err := dec.Token(); err != io.EOF {
 		rest := text.Src[end:]
 		at := end + int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n")))
-		line, col := lineCol(text.Src, at+1)
+		line, col := JSONLineCol(text.Src, at+1)
 		return p, true, fmt.Errorf("%s:%d:%d: not a waitsim params file: more after its JSON object", file, line, col)
 	}
 	if p.Version != ParamsVersion {
@@ -272,21 +272,22 @@ func jsonPlace(file string, src []byte, err error) string {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		line, col := lineCol(src, se.Offset)
+		line, col := JSONLineCol(src, se.Offset)
 		return fmt.Sprintf("%s:%d:%d", file, line, col)
 	case errors.As(err, &te):
-		line, col := lineCol(src, te.Offset)
+		line, col := JSONLineCol(src, te.Offset)
 		return fmt.Sprintf("%s:%d:%d: %s", file, line, col, te.Field)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		line, col := lineCol(src, int64(len(src))+1)
+		line, col := JSONLineCol(src, int64(len(src))+1)
 		return fmt.Sprintf("%s:%d:%d", file, line, col)
 	}
 	return file
 }
 
-// lineCol is the 1-based line and column of the byte just before offset
-// off of src (a json error's Offset points past it).
-func lineCol(src []byte, off int64) (int, int) {
+// JSONLineCol is the 1-based line and column of the byte just before
+// offset off of src: where a json.SyntaxError's or UnmarshalTypeError's
+// Offset, which points past it, places the error.
+func JSONLineCol(src []byte, off int64) (int, int) {
 	off = max(0, min(off-1, int64(len(src))))
 	before := src[:off]
 	return bytes.Count(before, []byte("\n")) + 1, int(off) - bytes.LastIndexByte(before, '\n')

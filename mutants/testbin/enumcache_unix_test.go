@@ -16,15 +16,7 @@ import (
 // before it opens it; reading it would wait for a writer for ever): the
 // enumeration runs again, and its output takes the pipe's place.
 func TestEnumerationKeptFIFO(t *testing.T) {
-	dir := t.TempDir()
-	mod, kept := filepath.Join(dir, "mod"), filepath.Join(dir, "kept")
-	if err := os.MkdirAll(mod, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module m\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	g := &Go{Root: mod, KeptDir: kept, GoEnv: `{"GOVERSION":"go1"}`}
+	g, _, kept := enumModule(t)
 	ctx := context.Background()
 	out := []byte(`{"run":1}`)
 	dry := func(context.Context) ([]byte, error) { return out, nil }

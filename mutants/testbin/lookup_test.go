@@ -274,15 +274,7 @@ func TestModuleFilesFollowLinks(t *testing.T) {
 // while the module is unchanged; an edit of any file of the module runs it
 // again; no temporary file is left.
 func TestEnumerationKept(t *testing.T) {
-	dir := t.TempDir()
-	mod, kept := filepath.Join(dir, "mod"), filepath.Join(dir, "kept")
-	if err := os.MkdirAll(mod, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module m\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	g := &Go{Root: mod, KeptDir: kept, GoEnv: `{"GOVERSION":"go1"}`}
+	g, mod, kept := enumModule(t)
 	runs := 0
 	dry := func(context.Context) ([]byte, error) { runs++; return []byte(fmt.Sprintf(`{"run":%d}`, runs)), nil }
 	ctx := context.Background()
@@ -318,4 +310,19 @@ func TestEnumerationKept(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(kept, suitebin.TempEnum+"*")); len(m) > 0 {
 		t.Errorf("temporary files left: %q", m)
 	}
+}
+
+// enumModule is a module of nothing but its go.mod, and a Go of it whose
+// kept enumerations go to kept, for the tests of Go.Enumerate.
+func enumModule(t *testing.T) (g *Go, mod, kept string) {
+	t.Helper()
+	dir := t.TempDir()
+	mod, kept = filepath.Join(dir, "mod"), filepath.Join(dir, "kept")
+	if err := os.MkdirAll(mod, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &Go{Root: mod, KeptDir: kept, GoEnv: `{"GOVERSION":"go1"}`}, mod, kept
 }

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -347,7 +346,7 @@ func decode(name string, data []byte, v any) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := lineCol(data, se.Offset)
+		line, col := results.JSONLineCol(data, se.Offset)
 		return &InputError{File: name, Msg: fmt.Sprintf("malformed JSON at line %d, column %d: %v", line, col, se)}
 	}
 	var te *json.UnmarshalTypeError
@@ -359,16 +358,6 @@ func decode(name string, data []byte, v any) error {
 		return &InputError{name, f, fmt.Sprintf("%s is not a valid %s", te.Value, te.Type)}
 	}
 	return &InputError{File: name, Msg: err.Error()}
-}
-
-// lineCol returns the 1-based line and column of the byte a
-// json.SyntaxError's Offset points just past.
-func lineCol(data []byte, off int64) (int, int) {
-	off = max(0, min(off-1, int64(len(data))))
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }
 
 // checkScenarios checks a scenario result: ids (unique), verdicts (pass,
