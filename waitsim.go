@@ -190,6 +190,7 @@ type runner struct {
 	ranFile   map[string]bool
 	knownSeen map[string]bool // Params.Known entries met
 	current   *scenario.Case  // the case running (runCase), for the watchdog (stopped)
+	traceKept int             // the trace entries r.run's cases keep (results.MaxRunTraceEntries)
 
 	// hot is the reply of a hot request being served (serveHot), nil
 	// otherwise: failures are recorded in it, never reported on t, whose
@@ -392,8 +393,9 @@ func (r *runner) runCase(t *testing.T, c scenario.Case) bool {
 			r.checkGolden(t, name, &res)
 		}
 		r.known(&res)
+		kept := r.keep(&res)
 		r.mu.Lock()
-		r.run.Cases = append(r.run.Cases, res)
+		r.run.Cases = append(r.run.Cases, kept)
 		r.mu.Unlock()
 		switch res.Verdict {
 		case results.VerdictPass:
@@ -685,6 +687,37 @@ func (r *runner) stopped(world, report string) {
 	r.writeResults()
 }
 
+// keep returns what the results record of res: res itself, or without its
+// trace (Timeline, Trace, BridgeReqs, ToolEvents; TraceHash stays) under
+// results.Params.NoTraces, so that a run that writes no trace holds none
+// either. A trace that would take the run's kept entries past
+// results.MaxRunTraceEntries is not kept, and res becomes an ERROR saying
+// so: a result without its trace is never shown as a pass.
+func (r *runner) keep(res *results.CaseResult) results.CaseResult {
+	if !r.params.NoTraces {
+		r.mu.Lock()
+		fits := r.traceKept+len(res.Trace) <= results.MaxRunTraceEntries
+		if fits {
+			r.traceKept += len(res.Trace)
+		}
+		kept := r.traceKept
+		r.mu.Unlock()
+		if fits {
+			return *res
+		}
+		msg := fmt.Sprintf("its trace of %d entries was not kept: this run's results already keep %d, and a run keeps at most %d "+
+			"(a results file holds about 400 bytes an entry, and at most 256 MiB): run this case on its own (--case)",
+			len(res.Trace), kept, results.MaxRunTraceEntries)
+		if res.Error != "" {
+			msg += "; and: " + res.Error
+		}
+		res.Verdict, res.Error = results.VerdictError, msg
+	}
+	kept := *res
+	kept.Timeline, kept.Trace, kept.BridgeReqs, kept.ToolEvents = "", nil, nil, nil
+	return kept
+}
+
 // fileHashes are results.RunResult.Files of cases: each case's file, by
 // the File it records, and its content's hash now ("unreadable" when it
 // cannot be read: then no report takes the results as current).
@@ -715,13 +748,6 @@ func (r *runner) writeResults() {
 	run.Count()
 	if r.fsRoot == "" && !r.params.KillSuite {
 		run.Files = r.fileHashes(run.Cases)
-	}
-	if r.params.NoTraces {
-		run.Cases = slices.Clone(run.Cases)
-		for i := range run.Cases {
-			c := &run.Cases[i]
-			c.Timeline, c.Trace, c.BridgeReqs, c.ToolEvents = "", nil, nil, nil
-		}
 	}
 	if err := results.WriteRun(r.params.Results, run); err != nil {
 		r.t.Errorf("waitsim: writing the results: %v", err)

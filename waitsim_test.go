@@ -2,6 +2,8 @@ package waitsim
 
 import (
 	"flag"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,6 +179,52 @@ func TestParamsNoTraces(t *testing.T) {
 				t.Errorf("noTraces %t: case %s: timeline %q, %d entries, %d requests, %d events, hash %q, %d calls, failures %q",
 					noTraces, c.ID, c.Timeline, len(c.Trace), len(c.BridgeReqs), len(c.ToolEvents), c.TraceHash, len(c.Calls), c.Failures)
 			}
+		}
+	}
+}
+
+// bigTracePack is a fakePack whose case id names its trace's length.
+type bigTracePack struct {
+	fakePack
+	entries map[string]int
+}
+
+func (p *bigTracePack) Run(t *testing.T, c *scenario.Case) results.CaseResult {
+	r := p.fakePack.Run(t, c)
+	r.Trace = make([]timeline.Entry, p.entries[c.ID])
+	return r
+}
+
+// A run keeps at most results.MaxRunTraceEntries trace entries over its
+// cases: a case whose trace would pass them is an ERROR that says so, its
+// trace not kept, and a later case that fits is kept; with NoTraces
+// nothing is counted, as nothing is kept.
+func TestRunTraceBudget(t *testing.T) {
+	big := results.MaxRunTraceEntries/2 + 1
+	entries := map[string]int{"a1": big, "a2": big, "a3": 10}
+	for _, noTraces := range []bool{false, true} {
+		dir := t.TempDir()
+		writeFile(t, dir, "a.yaml", one("a1", "a2", "a3"))
+		out := filepath.Join(t.TempDir(), "results.json")
+		withParams(t, results.Params{Paths: []string{dir}, Results: out, NoTraces: noTraces})
+		passed := nested(t, nil, func(t *testing.T) { Run(t, Params{Pack: &bigTracePack{entries: entries}}) })
+		run, err := results.ReadRun(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, c := range run.Cases {
+			got[c.ID] = fmt.Sprintf("%s %d", c.Verdict, len(c.Trace))
+			if c.Verdict == results.VerdictError && !strings.Contains(c.Error, "was not kept") {
+				t.Errorf("noTraces %t: %s: error %q does not say its trace was not kept", noTraces, c.ID, c.Error)
+			}
+		}
+		want := map[string]string{"a1": fmt.Sprintf("pass %d", big), "a2": "error 0", "a3": "pass 10"}
+		if noTraces {
+			want = map[string]string{"a1": "pass 0", "a2": "pass 0", "a3": "pass 0"}
+		}
+		if !maps.Equal(got, want) || passed != noTraces {
+			t.Errorf("noTraces %t: cases %v, the test passed %t; want %v and %t", noTraces, got, passed, want, noTraces)
 		}
 	}
 }

@@ -175,7 +175,7 @@ func diffHTML(d string) string {
 	return b.String()
 }
 
-// iconBadge is a headline's icon (✅ or ❌) as a badge of words: emoji need
+// iconBadge is a headline's icon (✅, ⚠️ or ❌) as a badge of words: emoji need
 // a font many machines lack (Debian's Chromium drew an empty box).
 func iconBadge(icon string) string {
 	switch icon {
@@ -183,6 +183,8 @@ func iconBadge(icon string) string {
 		return `<span class="badge pass">pass</span>`
 	case "❌":
 		return `<span class="badge fail">fail</span>`
+	case "⚠️":
+		return `<span class="badge error">incomplete</span>`
 	}
 	return text.HTML(icon)
 }

@@ -204,7 +204,10 @@ func missingSide(base, head bool) string {
 	return "head"
 }
 
-// runHeadline returns an icon (✅ or ❌) and one line saying how r went.
+// runHeadline returns an icon and one line saying how r went: ❌ when
+// anything fails or the scenario result is missing, ⚠️ when the scenarios
+// pass but there is no mutation result (the gate's half of the report is
+// missing, so the whole is no pass), ✅ otherwise.
 func runHeadline(r *Run) (string, string) { return runHeadlineWith(r, text.Cell) }
 
 // runHeadlineWith is runHeadline with the gate's text (which may quote a
@@ -239,6 +242,9 @@ func runHeadlineWith(r *Run, esc func(string) string) (string, string) {
 		parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
 			catalogPct(m), operatorPct(m), esc(gateText(m))))
 	} else {
+		if icon == "✅" {
+			icon = "⚠️"
+		}
 		parts = append(parts, "no mutation results")
 	}
 	return icon, strings.Join(parts, " · ")

@@ -167,6 +167,26 @@ func TestHeadlineEmptyRun(t *testing.T) {
 	}
 }
 
+// TestHeadlineNoMutation: passing scenarios without a mutation result are
+// no pass of the report (the gate's half is missing): ⚠️ "incomplete", in
+// Markdown and HTML; a failing scenario is still ❌.
+func TestHeadlineNoMutation(t *testing.T) {
+	s := results.RunResult{Cases: []results.CaseResult{{ID: "a", Verdict: results.VerdictPass}}, Index: []results.IndexEntry{{ID: "a"}}}
+	s.Count()
+	r := &Run{Version: RunVersion, Scenarios: &s}
+	if icon, line := runHeadline(r); icon != "⚠️" || !strings.Contains(line, "no mutation results") {
+		t.Errorf("headline %s %q, want ⚠️ and no mutation results", icon, line)
+	}
+	if h := string(HTML(r, nil)); !strings.Contains(h, `<p class="headline"><span class="badge error">incomplete</span>`) {
+		t.Errorf("HTML headline is not marked incomplete:\n%s", h)
+	}
+	f := results.RunResult{Cases: []results.CaseResult{{ID: "a", Verdict: results.VerdictFail}}, Index: []results.IndexEntry{{ID: "a"}}}
+	f.Count()
+	if icon, _ := runHeadline(&Run{Version: RunVersion, Scenarios: &f}); icon != "❌" {
+		t.Errorf("failing scenarios without a mutation result: %s, want ❌", icon)
+	}
+}
+
 // TestDirtyCommitShown: a run made from a modified tree says "-dirty" in the
 // comment's identity line, the comparison's title and the HTML.
 func TestDirtyCommitShown(t *testing.T) {

@@ -47,8 +47,21 @@ func SafeFileName(id string) string {
 	return name
 }
 
+// Failure reports show a timeline of up to reportTimelineLines lines
+// whole; a longer one keeps its first reportHeadLines and last
+// reportTailLines lines (the replies a failure names come at the end as a
+// rule) and says how many lines were left out: a world of
+// timeline.MaxTraceEntries would otherwise print about 13 MB into the test's
+// log. The whole timeline is in the results file.
+const (
+	reportTimelineLines = 1000
+	reportHeadLines     = 100
+	reportTailLines     = 400
+)
+
 // FailureReport renders a failed case for people: what differed, which
-// invariants broke, the timeline, and the one line that re-runs it.
+// invariants broke, the timeline (cut when long, see reportTimelineLines),
+// and the one line that re-runs it.
 func FailureReport(r CaseResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "case %s (%s:%d) — protects: %s\n", r.ID, r.File, r.Line, r.Protects)
@@ -61,9 +74,31 @@ func FailureReport(r CaseResult) string {
 	for _, v := range r.Violation {
 		fmt.Fprintf(&b, "invariant %s: %s\n", v.Invariant, v.Message)
 	}
-	fmt.Fprintf(&b, "timeline (virtual ms):\n%s", r.Timeline)
+	fmt.Fprintf(&b, "timeline (virtual ms):\n%s", cutTimeline(r.Timeline))
 	fmt.Fprintf(&b, "re-run: %s\n", r.Repro)
 	return b.String()
+}
+
+// cutTimeline is a rendered timeline as a failure report shows it: whole up
+// to reportTimelineLines lines, else its head and tail around a line that
+// counts what was left out.
+func cutTimeline(tl string) string {
+	n := strings.Count(tl, "\n")
+	if n <= reportTimelineLines {
+		return tl
+	}
+	head := tl
+	for i, at := 0, 0; i < reportHeadLines; i++ {
+		at += strings.IndexByte(tl[at:], '\n') + 1
+		head = tl[:at]
+	}
+	tail := tl
+	for i, at := 0, len(tl)-1; i < reportTailLines; i++ {
+		at = strings.LastIndexByte(tl[:at], '\n')
+		tail = tl[at+1:]
+	}
+	return fmt.Sprintf("%s… %d lines left out (the whole timeline is in the results file: waitsim run --json) …\n%s",
+		head, n-reportHeadLines-reportTailLines, tail)
 }
 
 // FirstDivergence describes the first entry where two traces differ.

@@ -197,6 +197,16 @@ func ReadParams() (p Params, ok bool, err error) {
 	return p, true, nil
 }
 
+// MaxRunTraceEntries is how many trace entries one run's results keep, over
+// all its cases: a case whose trace would pass it is an ERROR that says so,
+// its trace not kept. It keeps a results file under the 256 MiB that
+// limits.Results reads, and a run's memory bounded however many cases it
+// has: measured 3 December 2026, a results file holds about 400 bytes a
+// trace entry (one case of 487,100 entries wrote 193,322,073 bytes; the
+// table's 145,856 entries over 408 cases, 48,941,146), so 500,000 entries
+// write about 200 MB. Not counted with Params.NoTraces (no trace is kept).
+const MaxRunTraceEntries = 500_000
+
 // WriteRun writes r (its Version set) to file as indented JSON.
 func WriteRun(file string, r RunResult) error {
 	r.Version = ResultVersion

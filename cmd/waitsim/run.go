@@ -126,7 +126,9 @@ func runScenarios(args []string) int {
 		return 2
 	}
 	commit, tree, _ := workspace.TreeState(context.Background(), root)
-	res, runErr, ok := simulate(st, results.Params{Paths: paths, Cases: only, Results: outFile, Repeat: *repeat}, *repeat > 0)
+	// Without --json only the table is printed: the results carry no
+	// traces, which are most of their size (results.Params.NoTraces).
+	res, runErr, ok := simulate(st, results.Params{Paths: paths, Cases: only, Results: outFile, Repeat: *repeat, NoTraces: !*asJSON}, *repeat > 0)
 	if !ok {
 		return 2
 	}

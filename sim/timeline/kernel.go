@@ -21,7 +21,21 @@ var (
 	// ErrStandstill: Kernel.StandstillLimit actions ran at one virtual instant
 	// (e.g. a poll loop that sleeps 0 ms): virtual time does not advance.
 	ErrStandstill = errors.New("virtual time stands still")
+	// ErrTraceFull: the world's trace reached MaxTraceEntries (a world that
+	// does more virtual work than waitsim holds in memory).
+	ErrTraceFull = errors.New("the world's trace is full")
 )
+
+// MaxTraceEntries is the most entries one world's trace holds; the entry
+// past it ends the world with ErrTraceFull, so that no scenario can make a
+// run's memory grow without bound (a trace is kept whole, for its hash and
+// the reports). Measured 3 December 2026 with the wait_agents pack at its
+// load limits (scenario.md, "Limits"): 100 callers following chains of 5
+// calls at the 250 ms minimum poll made 246,312 entries (1.06 GB peak in
+// `waitsim run`), 367,100 without the list cache and 487,100 with progress
+// notifications as well (3.35 GB); the table's largest case makes 3,910.
+// 250,000 keeps the first and stops the heavier two.
+const MaxTraceEntries = 250_000
 
 // ActionsPerInstantPerCaller sizes Kernel.StandstillLimit: a followed chain
 // of 50 calls that each reply at once takes a few hundred actions.

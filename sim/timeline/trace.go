@@ -42,6 +42,7 @@ type Trace struct {
 	entries []Entry
 	counts  map[string]uint64
 	byActor bool
+	full    bool // MaxTraceEntries reached: the world was failed
 }
 
 // Addf appends a main-lane entry for actor at the current virtual time.
@@ -52,6 +53,16 @@ func (tr *Trace) SideAddf(actor, format string, args ...any) { tr.add(true, acto
 
 func (tr *Trace) add(side bool, actor, format string, args ...any) {
 	tr.mu.Lock()
+	if len(tr.entries) >= MaxTraceEntries {
+		first := !tr.full
+		tr.full = true
+		tr.mu.Unlock()
+		if first {
+			tr.k.fail(fmt.Errorf("%w (%d entries, each kept in memory until the case ends: make the case do less virtual work, "+
+				"with fewer callers, calls or polls, or less virtual time); it filled", ErrTraceFull, MaxTraceEntries))
+		}
+		return
+	}
 	defer tr.mu.Unlock()
 	if tr.counts == nil {
 		tr.counts = map[string]uint64{}

@@ -1,0 +1,35 @@
+package timeline
+
+import (
+	"errors"
+	"testing"
+	"testing/synctest"
+)
+
+// TestTraceFull: a world that adds one entry past MaxTraceEntries ends with
+// ErrTraceFull at its next step, and the trace holds no more than the
+// bound; a world that stays at the bound runs to its end.
+func TestTraceFull(t *testing.T) {
+	for _, c := range []struct {
+		adds int
+		full bool
+	}{{MaxTraceEntries, false}, {MaxTraceEntries + 1, true}} {
+		synctest.Test(t, func(t *testing.T) {
+			k := NewKernel(10_000)
+			done := false
+			k.At(0, "fill", func() {
+				for i := 0; i < c.adds; i++ {
+					k.Trace.Addf("actor", "entry %d", i)
+				}
+			})
+			k.At(1, "end", func() { done = true })
+			err := k.Run(func() bool { return done })
+			if full := errors.Is(err, ErrTraceFull); full != c.full || (!c.full && err != nil) {
+				t.Errorf("%d entries added: Run returned %v, want ErrTraceFull %t", c.adds, err, c.full)
+			}
+			if n := len(k.Trace.Entries()); n != MaxTraceEntries {
+				t.Errorf("%d entries added: the trace holds %d, want %d", c.adds, n, MaxTraceEntries)
+			}
+		})
+	}
+}
