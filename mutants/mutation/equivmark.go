@@ -26,7 +26,8 @@ import (
 // last field of a gremlins id): without one, the mark covers every operator
 // mutant on the line. The comment is a line of its own (a Go directive: no
 // space after //), and marks the next line that is not itself a mark, so
-// that marks of several kinds stack. The reason is required. A mark that
+// that marks of several kinds stack; lines and columns are the file's own
+// (a //line directive does not move a mark). The reason is required. A mark that
 // is not so (no reason, an unknown kind, a mark after code on its line) is
 // a usage error naming file:line:column; a mark that matches no operator
 // mutant is a note (the line moved, or the mutant is gone). Catalog
@@ -102,11 +103,14 @@ func ParseMarks(rel string, src []byte) ([]*SourceMark, []string) {
 			if c.Text != MarkDirective && !strings.HasPrefix(c.Text, MarkDirective+" ") && !strings.HasPrefix(c.Text, MarkDirective+"\t") {
 				continue
 			}
-			pos := fset.Position(c.Slash)
+			// The file's own line and column: a //line directive
+			// before the mark must not move it (nor index past a
+			// line's end: it used to panic).
+			pos := fset.PositionFor(c.Slash, false)
 			bad := func(format string, args ...any) {
 				problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s", rel, pos.Line, pos.Column, MarkDirective, fmt.Sprintf(format, args...)))
 			}
-			if pos.Line <= len(lines) && strings.TrimSpace(lines[pos.Line-1][:pos.Column-1]) != "" {
+			if before, ok := lineBefore(lines, pos.Line, pos.Column); ok && strings.TrimSpace(before) != "" {
 				bad("after code: a mark is a line of its own, above the line it marks")
 				continue
 			}
@@ -142,6 +146,15 @@ func ParseMarks(rel string, src []byte) ([]*SourceMark, []string) {
 		}
 	}
 	return marks, problems
+}
+
+// lineBefore is the text of the 1-based line before the 1-based column
+// col; ok is false when the file has no such place.
+func lineBefore(lines []string, line, col int) (before string, ok bool) {
+	if line < 1 || line > len(lines) || col < 1 || col-1 > len(lines[line-1]) {
+		return "", false
+	}
+	return lines[line-1][:col-1], true
 }
 
 func mutationTypes() []string {

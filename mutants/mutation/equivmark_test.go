@@ -133,3 +133,19 @@ func TestSourceMarkProblems(t *testing.T) {
 		t.Errorf("a test file's mark was read: %v", err)
 	}
 }
+
+// TestSourceMarkAfterLineDirective: a //line directive before a mark used
+// to panic ParseMarks (the directive's line and column sliced the file's
+// own line). The mark is placed by the file's own lines and columns: it
+// covers the line below it, and a mark after code is still one.
+func TestSourceMarkAfterLineDirective(t *testing.T) {
+	src := "package calc\n\nvar a = 1\n//line types.go:3:200\n//waitsim:equivalent some reason\nvar _ = 0\n\n//line other.go:1:1\nvar b = 2 //waitsim:equivalent after code\n"
+	marks, problems := ParseMarks("calc/calc.go", []byte(src))
+	if len(marks) != 1 || marks[0].line != 5 || marks[0].marks != 6 || marks[0].reason != "some reason" {
+		t.Errorf("marks %+v; want one at line 5 covering line 6", marks)
+	}
+	want := []string{"calc/calc.go:9:11: //waitsim:equivalent: after code: a mark is a line of its own, above the line it marks"}
+	if !slices.Equal(problems, want) {
+		t.Errorf("problems %q, want %q", problems, want)
+	}
+}
