@@ -68,7 +68,11 @@ func (e *CatalogError) Unwrap() error { return verdict.ErrUsage }
 // or not one line, a file that is not a local path (CheckLocalPath) or not
 // an existing regular file under root, an empty patch, and a patch whose
 // headers name another file than file, or that creates, deletes, renames or
-// copies a file: a catalog mutant changes one existing file, in place.
+// copies a file: a catalog mutant changes one existing file, in place; a
+// malformed patch (parsePatch: a hunk header whose counts do not match its
+// lines, a second file header, a hunk start out of range, an empty hunk)
+// is refused here too, at its line. Only a well-formed patch whose lines
+// the source no longer has ends as a mutant that no longer applies.
 func LoadCatalog(root, dir string) ([]CatalogEntry, error) {
 	abs := dir
 	if !filepath.IsAbs(abs) {
@@ -200,10 +204,11 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 	return e, problems()
 }
 
-// patchProblems checks the header of an entry's patch, the value node n of
-// the catalog file src, and reports each problem to prob: every path it
-// names must be file (when the entry gives one), and it may not create,
-// delete, rename or copy a file.
+// patchProblems checks an entry's patch, the value node n of the catalog
+// file src, and reports each problem to prob: every path its headers name
+// must be file (when the entry gives one), it may not create, delete,
+// rename or copy a file, and it must parse as ApplyPatch parses it
+// (parsePatch: one file, hunks whose headers count their lines).
 // A problem is placed at its header line when the patch is a block scalar
 // (patch: |), else at the value.
 func patchProblems(n ast.Node, src []byte, patch, file string, prob func(line, col int, field, format string, args ...any)) {
@@ -253,6 +258,20 @@ func patchProblems(n ast.Node, src []byte, patch, file string, prob func(line, c
 	}
 	if !found && file != "" && PatchFile(patch) != file {
 		at(0, "names no file: want the headers --- a/%s and +++ b/%s", file, file)
+	}
+	if found {
+		return
+	}
+	// The patch is parsed as ApplyPatch will parse it: a malformed one is
+	// the catalog's problem, here, never a mutant that no longer applies
+	// after the baseline has run.
+	if _, err := parsePatch(patch); err != nil {
+		var pe *PatchError
+		if errors.As(err, &pe) && pe.Line > 0 {
+			at(pe.Line-1, "malformed: %s", pe.Message)
+		} else {
+			at(0, "malformed: %v", err)
+		}
 	}
 }
 
