@@ -641,6 +641,9 @@ func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]
 	}
 	if !r.cfg.NoOperators {
 		eq, err := mutation.LoadEquivalents(r.cfg.Abs(r.cfg.Equivalents))
+		if errors.Is(err, verdict.ErrUsage) {
+			return nil, nil, err // an *EquivalentsError: file:line:column: field: message
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", verdict.ErrUsage, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/mutants/verdict"
@@ -310,30 +311,63 @@ type Equivalent struct {
 	Reason string `yaml:"reason"`
 }
 
+// EquivalentsError is every problem of the equivalents file, one a line as
+// "file:line:column: field: message" (equivalents[0].source: …), at most
+// verdict.MaxProblems of them. It is a usage error: errors.Is(err,
+// ErrUsage) holds.
+type EquivalentsError struct{ verdict.ProblemList }
+
+func (e *EquivalentsError) Error() string { return e.Text("the equivalent mutants") }
+
+// Unwrap makes an EquivalentsError a usage error (exit 2).
+func (e *EquivalentsError) Unwrap() error { return verdict.ErrUsage }
+
+// equivalentsList is the equivalents file's shape (verdict.ParseList).
+var equivalentsList = verdict.ListSpec{
+	Name: "equivalents", Fields: []string{"id", "source", "reason"}, Key: "id",
+	Empty: map[string]string{
+		"id":     "empty: want the operator mutant's id (as out/mutation.json names it)",
+		"source": "empty: want the trimmed source line the mutant was judged on",
+		"reason": "empty: say why no test can tell the mutant from the code (the reason is required)",
+	},
+	Dup: "%q is listed already by equivalents[%d]",
+	Check: func(field, v string) string {
+		if field == "id" && strings.ContainsFunc(v, unicode.IsSpace) {
+			return fmt.Sprintf("%q: a mutant's id has no white space", v)
+		}
+		return ""
+	},
+}
+
 // LoadEquivalents reads the committed list of equivalent operator mutants; a
-// missing file is an empty list. Every entry needs an id, a source line and a
-// one-line reason.
+// missing file is an empty list. It is a YAML list whose every entry is a
+// mapping of a non-empty one-line id, source (the trimmed line the mutant
+// was judged on) and reason, all strings, and nothing else; no id twice.
+// Problems are an *EquivalentsError naming path:line:column and the field,
+// as the accepted file's are (verdict.ParseList).
 func LoadEquivalents(path string) (map[string]Equivalent, error) {
 	text, err := limits.Read(path, limits.Equivalents)
 	if os.IsNotExist(err) {
 		return map[string]Equivalent{}, nil
 	}
+	var le *limits.Error
+	if errors.As(err, &le) {
+		var bad EquivalentsError
+		bad.Add(fmt.Sprintf("%s:%d:%d: %s: %s", path, le.Line, le.Column, le.Field, le.Message))
+		return nil, &bad
+	}
 	if err != nil {
-		return nil, LimitsError(path, err)
+		return nil, err
 	}
-	var list []Equivalent
-	if err := yaml.UnmarshalWithOptions(text.Src, &list, yaml.DisallowUnknownField()); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+	entries, problems := verdict.ParseList(path, text.Src, equivalentsList)
+	if len(problems) > 0 {
+		var bad EquivalentsError
+		bad.Add(problems...)
+		return nil, &bad
 	}
-	out := make(map[string]Equivalent, len(list))
-	for i, e := range list {
-		if e.ID == "" || strings.TrimSpace(e.Source) == "" || strings.TrimSpace(e.Reason) == "" || strings.Contains(strings.TrimSpace(e.Reason), "\n") {
-			return nil, fmt.Errorf("%s: entry %d needs id, source and a one-line reason", path, i+1)
-		}
-		if _, dup := out[e.ID]; dup {
-			return nil, fmt.Errorf("%s: %s listed twice", path, e.ID)
-		}
-		out[e.ID] = e
+	out := make(map[string]Equivalent, len(entries))
+	for _, e := range entries {
+		out[e.Values["id"]] = Equivalent{ID: e.Values["id"], Source: e.Values["source"], Reason: e.Values["reason"]}
 	}
 	return out, nil
 }

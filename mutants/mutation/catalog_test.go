@@ -78,3 +78,67 @@ func TestCatalogMalformedPatch(t *testing.T) {
 		t.Errorf("ApplyPatch: %v; want ErrNoLongerApplies", err)
 	}
 }
+
+// TestEquivalentsProblems: every problem of the equivalents file is one
+// line file:line:column: field: message, as the accepted file's are, and a
+// usage error; before, a few named the file alone (entry 1 needs id,
+// source and a one-line reason; x listed twice), a wrong type gave
+// go-yaml's excerpt over several lines, and a source of 5 (a number) was
+// read as the text "5".
+func TestEquivalentsProblems(t *testing.T) {
+	dir := t.TempDir()
+	const good = "- id: gremlins:p.go:1:1:ARITHMETIC_BASE\n  source: \"return a + 1\"\n  reason: r\n"
+	for _, c := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"dup", good + good, []string{`4:7: equivalents[1].id: "gremlins:p.go:1:1:ARITHMETIC_BASE" is listed already by equivalents[0]`}},
+		{"missing", "- id: a\n  reason: r\n", []string{"1:3: equivalents[0].source: required field is missing (an entry has id, source and reason)"}},
+		{"empty and two lines", "- id: a\n  source: \" \"\n  reason: |\n    one\n    two\n", []string{
+			"2:11: equivalents[0].source: empty: want the trimmed source line the mutant was judged on",
+			"3:11: equivalents[0].reason: must be one line"}},
+		{"wrong type", "- id: a\n  source: x\n  reason: [r]\n", []string{"3:11: equivalents[0].reason: want a string"}},
+		{"source a number", "- id: a\n  source: 5\n  reason: r\n", []string{"2:11: equivalents[0].source: want a string"}},
+		{"id a boolean", "- id: true\n  source: x\n  reason: r\n", []string{"1:7: equivalents[0].id: want a string"}},
+		{"unknown field", good[:len(good)-1] + "\n  why: r\n", []string{"4:3: equivalents[0].why: unknown field (an entry has id, source and reason)"}},
+		{"not a list", "id: a\n", []string{"1:3: equivalents: want a list of entries, each a mapping of id, source and reason"}},
+		{"not YAML", "- id: [a\n", []string{"1:7: yaml: sequence end token ']' not found"}},
+		{"nested too deep", "- id: " + strings.Repeat("[", 40) + "\n", []string{"1:13: yaml: nested more than 8 levels deep"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".yaml")
+			if err := os.WriteFile(path, []byte(c.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadEquivalents(path)
+			var ee *EquivalentsError
+			if !errors.As(err, &ee) || !errors.Is(err, verdict.ErrUsage) {
+				t.Fatalf("got %v; want an *EquivalentsError, a usage error", err)
+			}
+			if len(ee.Problems) != len(c.want) {
+				t.Fatalf("problems %q, want %q", ee.Problems, c.want)
+			}
+			for i, w := range c.want {
+				if !strings.HasPrefix(ee.Problems[i], path+":"+w) {
+					t.Errorf("problem %d\n got %s\nwant %s:%s…", i, ee.Problems[i], path, w)
+				}
+			}
+		})
+	}
+	path := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(path, []byte("# equivalents\n"+good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eq, err := LoadEquivalents(path)
+	if e := eq["gremlins:p.go:1:1:ARITHMETIC_BASE"]; err != nil || len(eq) != 1 || e.Source != "return a + 1" || e.Reason != "r" {
+		t.Errorf("a good file: %+v, %v", eq, err)
+	}
+	for _, src := range []string{"", "# none\n", "[]\n", "~\n"} {
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if eq, err := LoadEquivalents(path); err != nil || len(eq) != 0 {
+			t.Errorf("%q: %v, %v; want no entries", src, eq, err)
+		}
+	}
+}
