@@ -147,6 +147,16 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.DiffRef != "" {
+		// Checked before anything runs: a ref git would read as an
+		// option, or one that names no commit, is a usage error.
+		if _, err := workspace.ResolveCommit(ctx, cfg.Root, "--diff", cfg.DiffRef); err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %v; nothing ran", verdict.ErrUsage, err)
+		}
+	}
 	defaultNotes, err := cfg.Defaults()
 	if err != nil {
 		return nil, err
@@ -631,6 +641,9 @@ func (r *runner) collect(ctx context.Context, sites []mutation.OperatorSite) ([]
 	}
 	if !r.cfg.NoOperators {
 		eq, err := mutation.LoadEquivalents(r.cfg.Abs(r.cfg.Equivalents))
+		if errors.Is(err, verdict.ErrUsage) {
+			return nil, nil, err // an *EquivalentsError: file:line:column: field: message
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", verdict.ErrUsage, err)
 		}

@@ -1,7 +1,8 @@
 // Package results holds what crosses between waitsim's processes and its
 // readers: the results of a scenario run (RunResult, out/scenarios.json),
 // the parameters a command hands the test binary that runs the table
-// (Params), problems found in input files as records (Problem), and the
+// (Params), problems found in input files as records (Problem) and the
+// "did you mean" of an unknown name (Nearest), and the
 // texts people read of them (PrintTable, FailureReport, Repro).
 //
 // Rules:

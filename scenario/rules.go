@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/waitsim/waitsim/results"
 )
 
 // Field rules beyond the Go types, shared by the loader's type check and by
@@ -102,7 +104,7 @@ func typeCheck(n ast.Node, t reflect.Type, path string) []error {
 			f, known := fields[k]
 			if !known {
 				hint := ""
-				if near := nearest(k, names); near != "" {
+				if near := results.Nearest(k, names); near != "" {
 					hint = fmt.Sprintf("; did you mean %q?", near)
 				}
 				errs = append(errs, nodeErr(kv.Key, join(path, k), "unknown field%s (known here: %s)", hint, strings.Join(names, ", ")))
@@ -229,51 +231,4 @@ func shown(n ast.Node) string {
 	}
 	kind := strings.TrimSuffix(strings.ToLower(n.Type().String()), "type")
 	return fmt.Sprintf("%s %q", kind, text)
-}
-
-// nearest is the one name of names within two edits of key (letters
-// compared without case: a swapped pair, a missing or extra letter, a
-// capital), or "" when there is none or more than one at the least
-// distance.
-func nearest(key string, names []string) string {
-	best, at, ties := "", 3, 0
-	for _, n := range names {
-		switch d := editDistance(strings.ToLower(key), strings.ToLower(n)); {
-		case d < at:
-			best, at, ties = n, d, 1
-		case d == at:
-			ties++
-		}
-	}
-	if ties != 1 {
-		return ""
-	}
-	return best
-}
-
-// editDistance is the optimal string alignment distance of a and b:
-// insertions, deletions, substitutions and swaps of two neighbours.
-func editDistance(a, b string) int {
-	x, y := []rune(a), []rune(b)
-	d := make([][]int, len(x)+1)
-	for i := range d {
-		d[i] = make([]int, len(y)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(x); i++ {
-		for j := 1; j <= len(y); j++ {
-			cost := 1
-			if x[i-1] == y[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(x)][len(y)]
 }

@@ -140,3 +140,35 @@ func HashFile(path string) (string, error) {
 	}
 	return hex.EncodeToString(s.Sum(nil)), nil
 }
+
+// ResolveCommit is the commit ref names in the git repository at dir, for
+// a command's flag (flag, e.g. "--diff", names it in the error): the one
+// rule for a git ref given on the command line. A ref that is empty or
+// starts with '-' is refused before git sees it (git would read it as an
+// option: `--output=FILE` writes a file); any other is resolved with `git
+// rev-parse --verify --end-of-options REF^{commit}`, and one that names no
+// commit is refused. Pass the commit it returns to git, never ref, and
+// after --end-of-options. Read-only: git takes no optional lock.
+func ResolveCommit(ctx context.Context, dir, flag, ref string) (string, error) {
+	switch {
+	case ref == "":
+		return "", fmt.Errorf("%s: empty: want a git ref (a branch, a tag or a commit)", flag)
+	case strings.HasPrefix(ref, "-"):
+		return "", fmt.Errorf("%s %q: a git ref never starts with '-' (git would read it as an option)", flag, ref)
+	case strings.ContainsAny(ref, "\x00\n"):
+		return "", fmt.Errorf("%s %q: not a git ref", flag, ref)
+	}
+	cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "-C", dir, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
+	out, err := cmd.Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && len(bytes.TrimSpace(ee.Stderr)) > 0 {
+			return "", fmt.Errorf("%s %q: git rev-parse in %s: %s", flag, ref, dir, bytes.TrimSpace(ee.Stderr))
+		}
+		return "", fmt.Errorf("%s %q is not a commit of the git repository at %s", flag, ref, dir)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -362,9 +362,9 @@ func buildBaseAndHead(ctx context.Context, ref, runCmd, mutateCmd string, seeds 
 	if err != nil {
 		return nil, nil, fmt.Errorf("--base-ref needs a git work tree: %v", err)
 	}
-	sha, err := exec.Command("git", "rev-parse", "--verify", ref+"^{commit}").Output()
+	sha, err := workspace.ResolveCommit(ctx, ".", "--base-ref", ref)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--base-ref %q is not a commit: %v", ref, err)
+		return nil, nil, err
 	}
 	tmp, err := workspace.MakeRunDir("waitsim-base-")
 	if err != nil {
@@ -378,7 +378,7 @@ func buildBaseAndHead(ctx context.Context, ref, runCmd, mutateCmd string, seeds 
 		_ = os.RemoveAll(tmp)
 		_ = exec.Command("git", "-C", strings.TrimSpace(string(top)), "worktree", "prune").Run()
 	}()
-	add := command(ctx, "git", "worktree", "add", "--detach", wt, strings.TrimSpace(string(sha)))
+	add := command(ctx, "git", "worktree", "add", "--detach", wt, sha)
 	add.Stdout, add.Stderr = log, log
 	if err := add.Run(); err != nil {
 		if ctx.Err() != nil {
@@ -387,7 +387,7 @@ func buildBaseAndHead(ctx context.Context, ref, runCmd, mutateCmd string, seeds 
 		return nil, nil, fmt.Errorf("git worktree add %s: %v", ref, err)
 	}
 	fmt.Fprintf(log, "waitsim report: base %s checked out in %s\n", ref, wt)
-	base, err = runIn(ctx, wt, runCmd, mutateCmd, strings.TrimSpace(string(sha)), seeds, log)
+	base, err = runIn(ctx, wt, runCmd, mutateCmd, sha, seeds, log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("base %s: %w", ref, err)
 	}

@@ -221,3 +221,19 @@ func TestRunInKeepsResults(t *testing.T) {
 		})
 	}
 }
+
+// TestBaseRefOptionLike: --base-ref follows the one rule for a ref from the
+// command line (workspace.ResolveCommit): one that starts with '-' is
+// refused, naming the flag, before git sees it, and nothing is written.
+func TestBaseRefOptionLike(t *testing.T) {
+	out := t.TempDir()
+	written := filepath.Join(out, "x")
+	var stdout, stderr strings.Builder
+	code := reportMain([]string{"--base-ref", "--output=" + written, "--out", out}, &stdout, &stderr)
+	if code != reportUsage || !strings.Contains(stderr.String(), "--base-ref") || !strings.Contains(stderr.String(), "never starts with '-'") {
+		t.Errorf("exit %d, stderr %q; want %d naming --base-ref", code, stderr.String(), reportUsage)
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
+		t.Errorf("wrote %v", ents)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/mutants/verdict"
@@ -68,7 +69,11 @@ func (e *CatalogError) Unwrap() error { return verdict.ErrUsage }
 // or not one line, a file that is not a local path (CheckLocalPath) or not
 // an existing regular file under root, an empty patch, and a patch whose
 // headers name another file than file, or that creates, deletes, renames or
-// copies a file: a catalog mutant changes one existing file, in place.
+// copies a file: a catalog mutant changes one existing file, in place; a
+// malformed patch (parsePatch: a hunk header whose counts do not match its
+// lines, a second file header, a hunk start out of range, an empty hunk)
+// is refused here too, at its line. Only a well-formed patch whose lines
+// the source no longer has ends as a mutant that no longer applies.
 func LoadCatalog(root, dir string) ([]CatalogEntry, error) {
 	abs := dir
 	if !filepath.IsAbs(abs) {
@@ -200,10 +205,11 @@ func loadEntry(root, name string) (CatalogEntry, []string) {
 	return e, problems()
 }
 
-// patchProblems checks the header of an entry's patch, the value node n of
-// the catalog file src, and reports each problem to prob: every path it
-// names must be file (when the entry gives one), and it may not create,
-// delete, rename or copy a file.
+// patchProblems checks an entry's patch, the value node n of the catalog
+// file src, and reports each problem to prob: every path its headers name
+// must be file (when the entry gives one), it may not create, delete,
+// rename or copy a file, and it must parse as ApplyPatch parses it
+// (parsePatch: one file, hunks whose headers count their lines).
 // A problem is placed at its header line when the patch is a block scalar
 // (patch: |), else at the value.
 func patchProblems(n ast.Node, src []byte, patch, file string, prob func(line, col int, field, format string, args ...any)) {
@@ -254,6 +260,20 @@ func patchProblems(n ast.Node, src []byte, patch, file string, prob func(line, c
 	if !found && file != "" && PatchFile(patch) != file {
 		at(0, "names no file: want the headers --- a/%s and +++ b/%s", file, file)
 	}
+	if found {
+		return
+	}
+	// The patch is parsed as ApplyPatch will parse it: a malformed one is
+	// the catalog's problem, here, never a mutant that no longer applies
+	// after the baseline has run.
+	if _, err := parsePatch(patch); err != nil {
+		var pe *PatchError
+		if errors.As(err, &pe) && pe.Line > 0 {
+			at(pe.Line-1, "malformed: %s", pe.Message)
+		} else {
+			at(0, "malformed: %v", err)
+		}
+	}
 }
 
 // headerNames returns the paths a header line of a unified diff names
@@ -291,30 +311,63 @@ type Equivalent struct {
 	Reason string `yaml:"reason"`
 }
 
+// EquivalentsError is every problem of the equivalents file, one a line as
+// "file:line:column: field: message" (equivalents[0].source: …), at most
+// verdict.MaxProblems of them. It is a usage error: errors.Is(err,
+// ErrUsage) holds.
+type EquivalentsError struct{ verdict.ProblemList }
+
+func (e *EquivalentsError) Error() string { return e.Text("the equivalent mutants") }
+
+// Unwrap makes an EquivalentsError a usage error (exit 2).
+func (e *EquivalentsError) Unwrap() error { return verdict.ErrUsage }
+
+// equivalentsList is the equivalents file's shape (verdict.ParseList).
+var equivalentsList = verdict.ListSpec{
+	Name: "equivalents", Fields: []string{"id", "source", "reason"}, Key: "id",
+	Empty: map[string]string{
+		"id":     "empty: want the operator mutant's id (as out/mutation.json names it)",
+		"source": "empty: want the trimmed source line the mutant was judged on",
+		"reason": "empty: say why no test can tell the mutant from the code (the reason is required)",
+	},
+	Dup: "%q is listed already by equivalents[%d]",
+	Check: func(field, v string) string {
+		if field == "id" && strings.ContainsFunc(v, unicode.IsSpace) {
+			return fmt.Sprintf("%q: a mutant's id has no white space", v)
+		}
+		return ""
+	},
+}
+
 // LoadEquivalents reads the committed list of equivalent operator mutants; a
-// missing file is an empty list. Every entry needs an id, a source line and a
-// one-line reason.
+// missing file is an empty list. It is a YAML list whose every entry is a
+// mapping of a non-empty one-line id, source (the trimmed line the mutant
+// was judged on) and reason, all strings, and nothing else; no id twice.
+// Problems are an *EquivalentsError naming path:line:column and the field,
+// as the accepted file's are (verdict.ParseList).
 func LoadEquivalents(path string) (map[string]Equivalent, error) {
 	text, err := limits.Read(path, limits.Equivalents)
 	if os.IsNotExist(err) {
 		return map[string]Equivalent{}, nil
 	}
+	var le *limits.Error
+	if errors.As(err, &le) {
+		var bad EquivalentsError
+		bad.Add(fmt.Sprintf("%s:%d:%d: %s: %s", path, le.Line, le.Column, le.Field, le.Message))
+		return nil, &bad
+	}
 	if err != nil {
-		return nil, LimitsError(path, err)
+		return nil, err
 	}
-	var list []Equivalent
-	if err := yaml.UnmarshalWithOptions(text.Src, &list, yaml.DisallowUnknownField()); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+	entries, problems := verdict.ParseList(path, text.Src, equivalentsList)
+	if len(problems) > 0 {
+		var bad EquivalentsError
+		bad.Add(problems...)
+		return nil, &bad
 	}
-	out := make(map[string]Equivalent, len(list))
-	for i, e := range list {
-		if e.ID == "" || strings.TrimSpace(e.Source) == "" || strings.TrimSpace(e.Reason) == "" || strings.Contains(strings.TrimSpace(e.Reason), "\n") {
-			return nil, fmt.Errorf("%s: entry %d needs id, source and a one-line reason", path, i+1)
-		}
-		if _, dup := out[e.ID]; dup {
-			return nil, fmt.Errorf("%s: %s listed twice", path, e.ID)
-		}
-		out[e.ID] = e
+	out := make(map[string]Equivalent, len(entries))
+	for _, e := range entries {
+		out[e.Values["id"]] = Equivalent{ID: e.Values["id"], Source: e.Values["source"], Reason: e.Values["reason"]}
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/waitsim/waitsim/mutants/verdict"
+	"github.com/waitsim/waitsim/workspace"
 )
 
 // Changes are the lines changed since a git ref: by root-relative path, the
@@ -38,8 +39,19 @@ func (c Changes) Touches(file string, lines []int) bool {
 // ChangedLines runs `git diff -U0 ref` (read-only) in root and parses it with
 // go-gitdiff, adding untracked files (`git ls-files --others
 // --exclude-standard`) as wholly changed. Lines only deleted leave no mark:
-// a mutant needs a line that exists.
+// a mutant needs a line that exists. ref is --diff's: it is resolved to a
+// commit first (workspace.ResolveCommit: a ref that starts with '-' or
+// names no commit is a usage error naming --diff), and git diff is given
+// that commit after --end-of-options, so that nothing of ref is read as an
+// option.
 func ChangedLines(ctx context.Context, root, ref string) (Changes, error) {
+	commit, err := workspace.ResolveCommit(ctx, root, "--diff", ref)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", verdict.ErrUsage, err)
+	}
 	git := func(args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, "git", args...)
 		cmd.Dir = root
@@ -54,7 +66,7 @@ func ChangedLines(ctx context.Context, root, ref string) (Changes, error) {
 		}
 		return out, nil
 	}
-	out, err := git("diff", "--relative", "--no-color", "--no-ext-diff", "--no-renames", "-U0", ref, "--")
+	out, err := git("diff", "--relative", "--no-color", "--no-ext-diff", "--no-renames", "-U0", "--end-of-options", commit, "--")
 	if err != nil {
 		return nil, err
 	}

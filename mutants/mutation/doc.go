@@ -8,8 +8,9 @@
 //
 // Rules:
 //   - It reads and checks definitions; it builds, runs and judges nothing
-//     (the runner in mutants/ does, verdict/ judges). The one command it
-//     starts is `git diff` (ChangedLines).
+//     (the runner in mutants/ does, verdict/ judges). The only commands it
+//     starts are git's, read-only, for ChangedLines: the ref is resolved
+//     to a commit (workspace.ResolveCommit) before `git diff` sees it.
 //   - Every YAML or JSON file it reads (catalog entries, the equivalents
 //     file, the gremlins config, gremlins' output) goes through limits.Read
 //     before a parser sees it.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/waitsim/waitsim/mutants/verdict"
+	"github.com/waitsim/waitsim/results"
 )
 
 // An operator mutant can be marked equivalent in the source, on the line
@@ -26,11 +27,14 @@ import (
 // last field of a gremlins id): without one, the mark covers every operator
 // mutant on the line. The comment is a line of its own (a Go directive: no
 // space after //), and marks the next line that is not itself a mark, so
-// that marks of several kinds stack. The reason is required. A mark that
-// is not so (no reason, an unknown kind, a mark after code on its line) is
-// a usage error naming file:line:column; a mark that matches no operator
-// mutant is a note (the line moved, or the mutant is gone). Catalog
-// mutants are not marked so: a catalog entry is a defect on purpose.
+// that marks of several kinds stack; lines and columns are the file's own
+// (a //line directive does not move a mark). The reason is required, and
+// is not a word shaped like a kind (CONDITIONALS_BOUNDRY: a kind without
+// its colon, or misspelt). A mark that is not so (no reason, a kind-shaped
+// reason, an unknown kind, a mark after code on its line) is a usage error
+// naming file:line:column; a mark that matches no operator mutant is a
+// note (the line moved, or the mutant is gone). Catalog mutants are not
+// marked so: a catalog entry is a defect on purpose.
 
 // MarkDirective opens a source mark of an equivalent mutant.
 const MarkDirective = "//waitsim:equivalent"
@@ -46,6 +50,11 @@ type SourceMark struct {
 }
 
 var markKinds = regexp.MustCompile(`^([A-Z][A-Z_]*(?:\s*,\s*[A-Z][A-Z_]*)*)\s*:\s*(.*)$`)
+
+// kindShaped is a reason that is only words shaped like mutation kinds
+// (CONDITIONALS_BOUNDRY, or a list of them): the kinds without their
+// colon, or misspelt, never a reason.
+var kindShaped = regexp.MustCompile(`^[A-Z][A-Z_]+(?:\s*,\s*[A-Z][A-Z_]+)*$`)
 
 // GoFiles lists the Go files of the package in dir that gremlins mutates:
 // its non-test files, sorted.
@@ -102,11 +111,14 @@ func ParseMarks(rel string, src []byte) ([]*SourceMark, []string) {
 			if c.Text != MarkDirective && !strings.HasPrefix(c.Text, MarkDirective+" ") && !strings.HasPrefix(c.Text, MarkDirective+"\t") {
 				continue
 			}
-			pos := fset.Position(c.Slash)
+			// The file's own line and column: a //line directive
+			// before the mark must not move it (nor index past a
+			// line's end: it used to panic).
+			pos := fset.PositionFor(c.Slash, false)
 			bad := func(format string, args ...any) {
 				problems = append(problems, fmt.Sprintf("%s:%d:%d: %s: %s", rel, pos.Line, pos.Column, MarkDirective, fmt.Sprintf(format, args...)))
 			}
-			if pos.Line <= len(lines) && strings.TrimSpace(lines[pos.Line-1][:pos.Column-1]) != "" {
+			if before, ok := lineBefore(lines, pos.Line, pos.Column); ok && strings.TrimSpace(before) != "" {
 				bad("after code: a mark is a line of its own, above the line it marks")
 				continue
 			}
@@ -131,6 +143,10 @@ func ParseMarks(rel string, src []byte) ([]*SourceMark, []string) {
 				bad("no reason: want %s [KIND[,KIND…]:] <why no test can tell the mutant from the code>", MarkDirective)
 				continue
 			}
+			if kindShaped.MatchString(m.reason) {
+				bad("%s", kindShapedReason(m.reason))
+				continue
+			}
 			isMark[pos.Line] = true
 			marks = append(marks, m)
 		}
@@ -142,6 +158,37 @@ func ParseMarks(rel string, src []byte) ([]*SourceMark, []string) {
 		}
 	}
 	return marks, problems
+}
+
+// lineBefore is the text of the 1-based line before the 1-based column
+// col; ok is false when the file has no such place.
+func lineBefore(lines []string, line, col int) (before string, ok bool) {
+	if line < 1 || line > len(lines) || col < 1 || col-1 > len(lines[line-1]) {
+		return "", false
+	}
+	return lines[line-1][:col-1], true
+}
+
+// kindShapedReason says why reason, shaped like mutation kinds, is no
+// reason: with the kind it names or is closest to, if any.
+func kindShapedReason(reason string) string {
+	var hints []string
+	for _, w := range strings.Split(reason, ",") {
+		w = strings.TrimSpace(w)
+		if _, ok := operatorSwaps[w]; ok {
+			continue
+		}
+		if near := results.Nearest(w, mutationTypes()); near != "" {
+			hints = append(hints, fmt.Sprintf("did you mean %q for %q?", near, w))
+		} else {
+			hints = append(hints, fmt.Sprintf("%q is not a gremlins mutation type (one of %s)", w, strings.Join(mutationTypes(), ", ")))
+		}
+	}
+	msg := fmt.Sprintf("the reason %q looks like a mutation kind, not a reason: write %s KIND: <reason> (the kinds, a colon, then why no test can tell the mutant from the code), or a reason of more words", reason, MarkDirective)
+	if len(hints) > 0 {
+		msg += "; " + strings.Join(hints, "; ")
+	}
+	return msg
 }
 
 func mutationTypes() []string {

@@ -133,3 +133,55 @@ func TestSourceMarkProblems(t *testing.T) {
 		t.Errorf("a test file's mark was read: %v", err)
 	}
 }
+
+// TestSourceMarkAfterLineDirective: a //line directive before a mark used
+// to panic ParseMarks (the directive's line and column sliced the file's
+// own line). The mark is placed by the file's own lines and columns: it
+// covers the line below it, and a mark after code is still one.
+func TestSourceMarkAfterLineDirective(t *testing.T) {
+	src := "package calc\n\nvar a = 1\n//line types.go:3:200\n//waitsim:equivalent some reason\nvar _ = 0\n\n//line other.go:1:1\nvar b = 2 //waitsim:equivalent after code\n"
+	marks, problems := ParseMarks("calc/calc.go", []byte(src))
+	if len(marks) != 1 || marks[0].line != 5 || marks[0].marks != 6 || marks[0].reason != "some reason" {
+		t.Errorf("marks %+v; want one at line 5 covering line 6", marks)
+	}
+	want := []string{"calc/calc.go:9:11: //waitsim:equivalent: after code: a mark is a line of its own, above the line it marks"}
+	if !slices.Equal(problems, want) {
+		t.Errorf("problems %q, want %q", problems, want)
+	}
+}
+
+// TestSourceMarkKindShapedReason: a mark whose reason is a word shaped like
+// a mutation kind (a kind without its colon, or misspelt) used to be read as
+// the reason and mark every mutant of the next line equivalent. It is a
+// problem naming file:line:column, with the closest kind when one is close;
+// a reason of more words, or KIND: reason, is still a mark.
+func TestSourceMarkKindShapedReason(t *testing.T) {
+	src := "package calc\n\nfunc F(a int) int {\n" +
+		"\t//waitsim:equivalent CONDITIONALS_BOUNDRY\n\tb := a + 1\n" +
+		"\t//waitsim:equivalent CONDITIONALS_BOUNDARY\n\tb = a + 2\n" +
+		"\t//waitsim:equivalent ARITHMETIC_BASE, NO_SUCH_THING\n\tb = a + 3\n" +
+		"\t//waitsim:equivalent ARITHMETIC_BASE: TODO\n\tb = a + 4\n" +
+		"\t//waitsim:equivalent NaN is never compared here\n\tb = a + 5\n" +
+		"\t//waitsim:equivalent CONDITIONALS_BOUNDARY: at a == 0 both give 0\n\treturn b\n}\n"
+	marks, problems := ParseMarks("calc/calc.go", []byte(src))
+	want := []string{
+		`calc/calc.go:4:2: //waitsim:equivalent: the reason "CONDITIONALS_BOUNDRY" looks like a mutation kind, not a reason: write //waitsim:equivalent KIND: <reason> (the kinds, a colon, then why no test can tell the mutant from the code), or a reason of more words; did you mean "CONDITIONALS_BOUNDARY" for "CONDITIONALS_BOUNDRY"?`,
+		`calc/calc.go:6:2: //waitsim:equivalent: the reason "CONDITIONALS_BOUNDARY" looks like a mutation kind, not a reason: write //waitsim:equivalent KIND: <reason> (the kinds, a colon, then why no test can tell the mutant from the code), or a reason of more words`,
+		`calc/calc.go:8:2: //waitsim:equivalent: the reason "ARITHMETIC_BASE, NO_SUCH_THING" looks like a mutation kind`,
+		`calc/calc.go:10:2: //waitsim:equivalent: the reason "TODO" looks like a mutation kind`,
+	}
+	if len(problems) != len(want) {
+		t.Fatalf("problems %q, want %d", problems, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(problems[i], w) {
+			t.Errorf("problem %d\n got %s\nwant %s…", i, problems[i], w)
+		}
+	}
+	if !strings.Contains(problems[2], `"NO_SUCH_THING" is not a gremlins mutation type`) {
+		t.Errorf("problem 2 does not name the unknown kind: %s", problems[2])
+	}
+	if len(marks) != 2 || marks[0].marks != 13 || marks[1].marks != 15 || marks[1].kinds[0] != "CONDITIONALS_BOUNDARY" {
+		t.Errorf("marks %+v; want those of lines 12 and 14", marks)
+	}
+}

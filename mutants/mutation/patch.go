@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
@@ -40,21 +42,9 @@ type Applied struct {
 // empty context line (editors strip the lone space). Other errors (a
 // malformed patch, several files) are authoring errors.
 func ApplyPatch(src []byte, patch string) ([]byte, Applied, error) {
-	files, _, err := gitdiff.Parse(strings.NewReader(normalizePatch(patch)))
+	f, err := parsePatch(patch)
 	if err != nil {
 		return nil, Applied{}, fmt.Errorf("malformed patch: %w", err)
-	}
-	if len(files) != 1 {
-		return nil, Applied{}, fmt.Errorf("malformed patch: want exactly one file, got %d", len(files))
-	}
-	f := files[0]
-	if f.IsNew || f.IsDelete || f.IsRename || f.IsCopy {
-		// LoadCatalog refuses these; this guard keeps any other caller from
-		// creating, deleting or moving a file through a patch.
-		return nil, Applied{}, fmt.Errorf("malformed patch: it creates, deletes, renames or copies a file; a mutant changes one existing file in place")
-	}
-	if f.IsBinary || len(f.TextFragments) == 0 {
-		return nil, Applied{}, fmt.Errorf("malformed patch: no text hunks")
 	}
 	lines := SplitLines(src)
 	var ap Applied
@@ -117,6 +107,123 @@ func ApplyPatch(src []byte, patch string) ([]byte, Applied, error) {
 		return nil, Applied{}, fmt.Errorf("apply: %w", err)
 	}
 	return out.Bytes(), ap, nil
+}
+
+// PatchError is a malformed patch: one that is not a unified diff of
+// exactly one existing text file, hunks whose headers count the lines they
+// hold. Line is the 1-based line of the patch it is at, 0 for the whole
+// patch. LoadCatalog refuses such a patch, at its catalog file's place;
+// ErrNoLongerApplies is only ever a well-formed patch whose lines the
+// source no longer has.
+type PatchError struct {
+	Line    int
+	Message string
+}
+
+func (e *PatchError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d of the patch: %s", e.Line, e.Message)
+	}
+	return e.Message
+}
+
+// gitdiffLine is go-gitdiff's parse error, "gitdiff: line N: message".
+var gitdiffLine = regexp.MustCompile(`^gitdiff: line (\d+): (.*)$`)
+
+// parsePatch parses patch as ApplyPatch applies it: a unified diff of one
+// existing text file, changed in place, with at least one hunk, every
+// hunk's header counting its lines exactly (go-gitdiff refuses a header
+// that counts more lines than follow it; a line left after a hunk, which
+// it would drop, is refused here), and no file header but the one. A
+// problem is a *PatchError.
+func parsePatch(patch string) (*gitdiff.File, error) {
+	norm := normalizePatch(patch)
+	files, _, err := gitdiff.Parse(strings.NewReader(norm))
+	if err != nil {
+		if m := gitdiffLine.FindStringSubmatch(err.Error()); m != nil {
+			if n, aerr := strconv.Atoi(m[1]); aerr == nil {
+				if strings.Contains(m[2], "fragment") {
+					// A hunk's problem is placed at its header, the
+					// nearest one at or above where go-gitdiff stopped.
+					ls := strings.Split(norm, "\n")
+					for h := min(n, len(ls)); h >= 1; h-- {
+						if strings.HasPrefix(ls[h-1], "@@") {
+							n = h
+							break
+						}
+					}
+				}
+				return nil, &PatchError{Line: n, Message: m[2]}
+			}
+		}
+		return nil, &PatchError{Message: strings.TrimPrefix(err.Error(), "gitdiff: ")}
+	}
+	ls := strings.Split(strings.TrimSuffix(norm, "\n"), "\n")
+	if len(files) == 0 {
+		return nil, &PatchError{Message: "no file header and hunk: want --- a/FILE, +++ b/FILE, then @@ -l,n +l,n @@ hunks"}
+	}
+	f := files[0]
+	// Walk the lines: a header before the first hunk at most once each;
+	// each hunk exactly the lines its header counts, then only the next
+	// hunk's header (or blank lines).
+	seen := map[string]bool{}
+	i := 0
+	for ; i < len(ls) && !strings.HasPrefix(ls[i], "@@"); i++ {
+		for _, h := range fileHeaders {
+			if strings.HasPrefix(ls[i], h) {
+				if seen[h] {
+					return nil, &PatchError{Line: i + 1, Message: secondHeader(ls[i])}
+				}
+				seen[h] = true
+			}
+		}
+	}
+	for k, frag := range f.TextFragments {
+		if i >= len(ls) || !strings.HasPrefix(ls[i], "@@") {
+			break // go-gitdiff read it: cannot happen
+		}
+		header := strings.TrimSpace(ls[i])
+		i++
+		for n := 0; n < len(frag.Lines) && i < len(ls); i++ {
+			if !strings.HasPrefix(ls[i], "\\") {
+				n++
+			}
+		}
+		for ; i < len(ls) && strings.HasPrefix(ls[i], "\\"); i++ {
+		}
+		for ; i < len(ls) && strings.TrimSpace(ls[i]) == ""; i++ {
+		}
+		if i < len(ls) && !strings.HasPrefix(ls[i], "@@") {
+			l := ls[i]
+			for _, h := range fileHeaders {
+				if strings.HasPrefix(l, h) {
+					return nil, &PatchError{Line: i + 1, Message: secondHeader(l)}
+				}
+			}
+			return nil, &PatchError{Line: i + 1, Message: fmt.Sprintf("%q is outside every hunk: the header of hunk %d (%s) counts fewer lines than follow it (%d old, %d new)", l, k+1, header, frag.OldLines, frag.NewLines)}
+		}
+	}
+	if len(files) != 1 {
+		return nil, &PatchError{Message: fmt.Sprintf("want exactly one file, got %d", len(files))}
+	}
+	if f.IsNew || f.IsDelete || f.IsRename || f.IsCopy {
+		// LoadCatalog refuses these by their headers; this guard keeps any
+		// other caller from creating, deleting or moving a file through a
+		// patch.
+		return nil, &PatchError{Message: "it creates, deletes, renames or copies a file; a mutant changes one existing file in place"}
+	}
+	if f.IsBinary || len(f.TextFragments) == 0 {
+		return nil, &PatchError{Message: "no text hunks: want @@ -l,n +l,n @@ hunks after the --- and +++ headers"}
+	}
+	return f, nil
+}
+
+// fileHeaders open the header lines of a file in a unified diff.
+var fileHeaders = []string{"--- ", "+++ ", "diff --git "}
+
+// secondHeader says that the header line l is one too many.
+func secondHeader(l string) string {
+	return fmt.Sprintf("%q: a second file header: a patch changes one file, with one --- and one +++ header", l)
 }
 
 // PatchFile returns the path a one-file unified diff names (its new name,

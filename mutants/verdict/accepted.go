@@ -10,9 +10,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
-
 	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/workspace"
@@ -122,101 +119,35 @@ func LoadRatchet(root, path string) (*Ratchet, error) {
 	return r, nil
 }
 
+// acceptedList is the accepted file's shape (ParseList).
+var acceptedList = ListSpec{
+	Name: "accepted", Fields: []string{"id", "reason"}, Key: "id",
+	Empty: map[string]string{
+		"id":     "empty: want the mutant's id (as out/mutation.json names it)",
+		"reason": "empty: say why the survivor may stay (the reason is required)",
+	},
+	Dup: "%q is accepted already by accepted[%d]",
+	Check: func(field, v string) string {
+		switch {
+		case field == "id" && strings.ContainsFunc(v, unicode.IsSpace):
+			return fmt.Sprintf("%q: a mutant's id has no white space", v)
+		case field == "id" && v == "sanity":
+			return "the sanity mutant must be killed: it cannot be accepted"
+		}
+		return ""
+	},
+}
+
 // parseAccepted parses the accepted file src (named rel) into its entries,
 // or every problem of it in file order.
 func parseAccepted(rel string, src []byte) ([]Accepted, []string) {
-	fp := NewFileProblems(rel)
-	at, problems := fp.At, fp.List
-	f, err := parser.ParseBytes(src, 0)
-	if err != nil {
-		fp.YAMLError(err)
-		return nil, problems()
+	entries, problems := ParseList(rel, src, acceptedList)
+	if problems != nil {
+		return nil, problems
 	}
-	if len(f.Docs) > 1 {
-		at(f.Docs[1], "yaml", "one document only: a list of entries, each with id and reason")
-		return nil, problems()
-	}
-	var body ast.Node
-	if len(f.Docs) == 1 {
-		body = f.Docs[0].Body
-	}
-	if c, ok := body.(*ast.CommentGroupNode); ok && c != nil {
-		body = nil
-	}
-	out := []Accepted{}
-	var items []ast.Node
-	switch b := body.(type) {
-	case nil, *ast.NullNode:
-		return out, nil
-	case *ast.SequenceNode:
-		items = b.Values
-	default:
-		at(b, "accepted", "want a list of entries, each a mapping of id and reason")
-		return nil, problems()
-	}
-	seen := map[string]int{}
-	for i, item := range items {
-		field := fmt.Sprintf("accepted[%d]", i)
-		pairs, ok := EntryPairs(item)
-		if !ok {
-			at(item, field, "want a mapping of id and reason")
-			continue
-		}
-		e := Accepted{Line: pairs[0].Key.GetToken().Position.Line}
-		given := map[string]bool{}
-		for _, kv := range pairs {
-			key := kv.Key.String()
-			if key != "id" && key != "reason" {
-				at(kv.Key, field+"."+key, "unknown field (an entry has id and reason)")
-				continue
-			}
-			if given[key] {
-				at(kv.Key, field+"."+key, "given twice")
-				continue
-			}
-			given[key] = true
-			v, isString := StringValue(kv.Value)
-			if _, null := kv.Value.(*ast.NullNode); null {
-				v, isString = "", true
-				kv.Value = kv.Key // placed at the key: a null value has no place of its own
-			}
-			if !isString {
-				at(kv.Value, field+"."+key, "want a string")
-				continue
-			}
-			v = strings.TrimSpace(v)
-			switch {
-			case v == "" && key == "reason":
-				at(kv.Value, field+".reason", "empty: say why the survivor may stay (the reason is required)")
-			case v == "":
-				at(kv.Value, field+".id", "empty: want the mutant's id (as out/mutation.json names it)")
-			case strings.ContainsAny(v, "\r\n"):
-				at(kv.Value, field+"."+key, "must be one line")
-			case key == "id" && strings.ContainsFunc(v, unicode.IsSpace):
-				at(kv.Value, field+".id", "%q: a mutant's id has no white space", v)
-			case key == "id" && v == "sanity":
-				at(kv.Value, field+".id", "the sanity mutant must be killed: it cannot be accepted")
-			case key == "id":
-				if j, dup := seen[v]; dup {
-					at(kv.Value, field+".id", "%q is accepted already by accepted[%d]", v, j)
-				}
-				seen[v] = i
-				e.ID = v
-			default:
-				e.Reason = v
-			}
-		}
-		for _, k := range []string{"id", "reason"} {
-			if !given[k] {
-				at(pairs[0].Key, field+"."+k, "required field is missing (an entry has id and reason)")
-			}
-		}
-		if e.ID != "" && e.Reason != "" {
-			out = append(out, e)
-		}
-	}
-	if fp.Len() > 0 {
-		return nil, problems()
+	out := make([]Accepted, len(entries))
+	for i, e := range entries {
+		out[i] = Accepted{ID: e.Values["id"], Reason: e.Values["reason"], Line: e.Line}
 	}
 	return out, nil
 }

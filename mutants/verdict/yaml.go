@@ -8,6 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 	"github.com/waitsim/waitsim/results"
 )
 
@@ -123,3 +124,141 @@ func (p *FileProblems) List() []string {
 
 // Len is how many problems were recorded.
 func (p *FileProblems) Len() int { return len(p.found) }
+
+// ListSpec is the shape of a committed list file (the accepted survivors,
+// the equivalents): a YAML list whose every entry is a mapping of exactly
+// Fields, each a non-empty one-line string, no two entries of one Key.
+type ListSpec struct {
+	// Name is the list in problems' fields: "accepted" gives
+	// accepted[0].id.
+	Name   string
+	Fields []string
+	// Key is the field no two entries may share.
+	Key string
+	// Empty is the message for an empty value of a field (default
+	// "empty").
+	Empty map[string]string
+	// Dup is the message for a repeated Key: %q the value, %d the entry
+	// that has it already.
+	Dup string
+	// Check returns what is wrong with a non-empty one-line value of field,
+	// or "".
+	Check func(field, value string) string
+}
+
+// ListEntry is one entry of a list file: the line of its first key and its
+// values (trimmed), by field.
+type ListEntry struct {
+	Line   int
+	Values map[string]string
+}
+
+// fieldList is "id and reason", "id, source and reason".
+func fieldList(fields []string) string {
+	if len(fields) < 2 {
+		return strings.Join(fields, "")
+	}
+	return strings.Join(fields[:len(fields)-1], ", ") + " and " + fields[len(fields)-1]
+}
+
+// ParseList parses src (the file named rel) as a list file of spec: its
+// entries, or every problem of it in file order as "rel:line:column:
+// field: message" (field as Name[i].field). An empty file (nothing, a
+// comment, ~ or []) is no entries. A value must be a string scalar: a
+// number, a boolean, a list or a mapping is refused, never read as text.
+func ParseList(rel string, src []byte, spec ListSpec) ([]ListEntry, []string) {
+	fp := NewFileProblems(rel)
+	at, problems := fp.At, fp.List
+	fields := fieldList(spec.Fields)
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		fp.YAMLError(err)
+		return nil, problems()
+	}
+	if len(f.Docs) > 1 {
+		at(f.Docs[1], "yaml", "one document only: a list of entries, each with %s", fields)
+		return nil, problems()
+	}
+	var body ast.Node
+	if len(f.Docs) == 1 {
+		body = f.Docs[0].Body
+	}
+	if c, ok := body.(*ast.CommentGroupNode); ok && c != nil {
+		body = nil
+	}
+	out := []ListEntry{}
+	var items []ast.Node
+	switch b := body.(type) {
+	case nil, *ast.NullNode:
+		return out, nil
+	case *ast.SequenceNode:
+		items = b.Values
+	default:
+		at(b, spec.Name, "want a list of entries, each a mapping of %s", fields)
+		return nil, problems()
+	}
+	seen := map[string]int{}
+	for i, item := range items {
+		field := fmt.Sprintf("%s[%d]", spec.Name, i)
+		pairs, ok := EntryPairs(item)
+		if !ok {
+			at(item, field, "want a mapping of %s", fields)
+			continue
+		}
+		e := ListEntry{Line: pairs[0].Key.GetToken().Position.Line, Values: map[string]string{}}
+		given := map[string]bool{}
+		for _, kv := range pairs {
+			key := kv.Key.String()
+			if !slices.Contains(spec.Fields, key) {
+				at(kv.Key, field+"."+key, "unknown field (an entry has %s)", fields)
+				continue
+			}
+			if given[key] {
+				at(kv.Key, field+"."+key, "given twice")
+				continue
+			}
+			given[key] = true
+			v, isString := StringValue(kv.Value)
+			if _, null := kv.Value.(*ast.NullNode); null {
+				v, isString = "", true
+				kv.Value = kv.Key // placed at the key: a null value has no place of its own
+			}
+			if !isString {
+				at(kv.Value, field+"."+key, "want a string")
+				continue
+			}
+			v = strings.TrimSpace(v)
+			switch {
+			case v == "" && spec.Empty[key] != "":
+				at(kv.Value, field+"."+key, "%s", spec.Empty[key])
+			case v == "":
+				at(kv.Value, field+"."+key, "empty")
+			case strings.ContainsAny(v, "\r\n"):
+				at(kv.Value, field+"."+key, "must be one line")
+			case spec.Check != nil && spec.Check(key, v) != "":
+				at(kv.Value, field+"."+key, "%s", spec.Check(key, v))
+			default:
+				if key == spec.Key {
+					if j, dup := seen[v]; dup {
+						at(kv.Value, field+"."+key, spec.Dup, v, j)
+						continue
+					}
+					seen[v] = i
+				}
+				e.Values[key] = v
+			}
+		}
+		for _, k := range spec.Fields {
+			if !given[k] {
+				at(pairs[0].Key, field+"."+k, "required field is missing (an entry has %s)", fields)
+			}
+		}
+		if len(e.Values) == len(spec.Fields) {
+			out = append(out, e)
+		}
+	}
+	if fp.Len() > 0 {
+		return nil, problems()
+	}
+	return out, nil
+}
