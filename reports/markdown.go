@@ -239,8 +239,13 @@ func runHeadlineWith(r *Run, esc func(string) string) (string, string) {
 		if m.Gate != "pass" {
 			icon = "❌"
 		}
-		parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
-			catalogPct(m), operatorPct(m), esc(gateText(m))))
+		if nr := notRunText(m); nr != "" {
+			icon = "❌"
+			parts = append(parts, esc(nr))
+		} else {
+			parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
+				catalogPct(m), operatorPct(m), esc(gateText(m))))
+		}
 	} else {
 		if icon == "✅" {
 			icon = "⚠️"
@@ -328,7 +333,11 @@ func mutationTable(b *mdBuilder, m *verdict.Result) {
 			counted++
 		}
 	}
-	b.line("%d mutants: %s. Score = killed / (killed + survived + timed out).", counted, strings.Join(cs, " · "))
+	if bf := m.Baseline; bf != nil && counted == 0 {
+		b.line("No mutant ran: the kill suite failed on the unmutated code, so the campaign stopped before its mutants (%s).", baselineCases(bf))
+	} else {
+		b.line("%d mutants: %s. Score = killed / (killed + survived + timed out).", counted, strings.Join(cs, " · "))
+	}
 	if g := generatorText(m); g != "" {
 		b.line("%s", text.Cell(g))
 	}
@@ -336,6 +345,23 @@ func mutationTable(b *mdBuilder, m *verdict.Result) {
 		b.line("The sanity mutant, which breaks every function of the target package to prove the suite sees the overlay, is not counted above: it was %s.", sanity)
 	}
 	b.blank()
+}
+
+// baselineCases names the cases a failed baseline records as failing, each
+// in a code span, at most 10 of them.
+func baselineCases(bf *verdict.BaselineFailure) string {
+	if len(bf.Failed) == 0 {
+		return "no failing case recorded"
+	}
+	ids := make([]string, 0, 10)
+	for _, id := range verdict.First(bf.Failed, 10) {
+		ids = append(ids, text.Code(id))
+	}
+	s := "failing: " + strings.Join(ids, ", ")
+	if n := len(bf.Failed) - len(ids); n > 0 {
+		s += fmt.Sprintf(" and %d more", n)
+	}
+	return s
 }
 
 // sanityStatus is the status of m's sanity mutant, "" when it has none.

@@ -1,12 +1,15 @@
 package reports
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/waitsim/waitsim/mutants/cli"
 	"github.com/waitsim/waitsim/mutants/verdict"
+	"github.com/waitsim/waitsim/reports/model"
 )
 
 // TestHeadCampaignNeverRan (issue 11 item 17): a head whose baseline failed
@@ -87,5 +90,98 @@ func TestWriteCommentLimit(t *testing.T) {
 	}
 	if len(s) <= CommentLimit || len(s) > SummaryLimit {
 		t.Errorf("summary.md is %d bytes, want more than the comment's %d and at most %d", len(s), CommentLimit, SummaryLimit)
+	}
+}
+
+// baselineStopped is a mutation result as `waitsim mutate` writes it when
+// its baseline fails (exit 3): built as the runner builds it, stopped by
+// the same call (verdict.Result.StopAtBaseline) and written by the same
+// writer (cli.WriteResult): "mutants": null, no counts, scores 0.
+func baselineStopped(t *testing.T, commit string) string {
+	t.Helper()
+	res := &verdict.Result{Version: verdict.ResultVersion, Commit: commit, Suite: verdict.Suite{Pkg: "./scenarios/", Run: "^TestTable$"},
+		Options: "target=./waittool/", Ratchet: &verdict.Ratchet{File: "mutants/accepted.yaml", Accepted: []verdict.Accepted{}}, Threshold: 75, BaselineMs: 120,
+		Notes: []string{"a note"}}
+	res.StopAtBaseline("the unmutated suite fails (TestTable/bad)", &verdict.BaselineFailure{Failed: []string{"TestTable/bad"},
+		Repro: "go test ./scenarios/ -run '^TestTable$'", Output: "--- FAIL: TestTable/bad"})
+	p := filepath.Join(t.TempDir(), "mutation.json")
+	if err := cli.WriteResult(p, res); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, shape := range []string{`"mutants": null`, `"catalogScore": 0,`, `"exitCode": 3`} {
+		if !strings.Contains(string(b), shape) {
+			t.Fatalf("the result of a failed baseline does not hold %s:\n%s", shape, b)
+		}
+	}
+	return p
+}
+
+// TestReportCampaignStoppedAtBaseline: the mutation result of a campaign
+// whose baseline failed is valid input (it says its campaign never ran), not
+// an input error: the report heads it ❌ with the reason, never a pass, and
+// a comparison with a base that passed is regressed.
+func TestReportCampaignStoppedAtBaseline(t *testing.T) {
+	s := smallRun().Scenarios
+	s.Commit = "c0ffee"
+	r, err := Assemble(writeJSON(t, s), baselineStopped(t, "c0ffee"), "", nil)
+	if err != nil {
+		t.Fatalf("the result of a failed baseline is refused: %v", err)
+	}
+	icon, line := runHeadline(r)
+	if icon != "❌" || !strings.Contains(line, "mutation campaign did not run: baseline failed") || strings.Contains(line, "gate: pass") {
+		t.Errorf("headline %s %q, want ❌ and the campaign did not run", icon, line)
+	}
+	md := RunMarkdown(r, 0)
+	if !strings.Contains(md, "No mutant ran") || !strings.Contains(md, "`TestTable/bad`") {
+		t.Errorf("the Markdown does not say no mutant ran, and which case failed:\n%s", md)
+	}
+	j, err := JUnit(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(j), "mutation campaign did not run") {
+		t.Errorf("JUnit does not say the campaign did not run:\n%s", j)
+	}
+	if h := string(HTML(r, nil)); !strings.Contains(h, "Mutants: the campaign did not run") || !strings.Contains(h, `<p class="headline"><span class="badge fail">`) {
+		t.Errorf("HTML does not say the campaign did not run, or shows a pass")
+	}
+	// Its run.json reads back.
+	b, err := r.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := model.ParseRun("run.json", b)
+	if err != nil {
+		t.Fatalf("its run.json is refused: %v", err)
+	}
+	base := smallRun()
+	base.Mutation.Mutants = []verdict.MutantResult{
+		{ID: "sanity", Source: verdict.SourceSanity, File: "waittool/tool.go", Status: verdict.StatusKilled},
+		{ID: "a", Source: verdict.SourceCatalog, File: "waittool/tool.go", Status: verdict.StatusKilled},
+	}
+	verdict.Evaluate(base.Mutation)
+	if c := Compare(base, head); c.Verdict != VerdictRegressed || len(c.MutationNotRun) == 0 {
+		t.Errorf("head stopped at its baseline against a passing base: %s (not run: %v), want regressed", c.Verdict, c.MutationNotRun)
+	}
+}
+
+// TestBaselineFailureWithAnotherExitRefused: a result that records a failed
+// baseline is one whose campaign never ran: with a passing gate and exit 0
+// it is no file waitsim writes, and is refused naming the field.
+func TestBaselineFailureWithAnotherExitRefused(t *testing.T) {
+	m := &verdict.Result{Version: verdict.ResultVersion, Threshold: 75, Mutants: []verdict.MutantResult{
+		{ID: "sanity", Source: verdict.SourceSanity, File: "waittool/tool.go", Status: verdict.StatusKilled},
+		{ID: "a", Source: verdict.SourceCatalog, File: "waittool/tool.go", Status: verdict.StatusKilled},
+	}}
+	verdict.Evaluate(m)
+	m.Baseline = &verdict.BaselineFailure{Failed: []string{"TestTable/bad"}}
+	_, err := Assemble("", writeJSON(t, m), "", nil)
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Field != "exitCode" {
+		t.Fatalf("a passing gate with a failed baseline: %v, want an input error on exitCode", err)
 	}
 }

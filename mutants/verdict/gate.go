@@ -140,6 +140,16 @@ func Evaluate(res *Result) {
 	res.Gate = "pass"
 }
 
+// StopAtBaseline records on r that its campaign stopped at its baseline:
+// the kill suite failed on the unmutated code (why says how, bf which cases
+// and the command that reproduces it), so no mutant ran and no verdict can
+// be trusted (ExitUntrusted). Evaluate keeps this gate.
+func (r *Result) StopAtBaseline(why string, bf *BaselineFailure) {
+	r.Gate = "baseline failed: " + why
+	r.Baseline = bf
+	r.ExitCode = ExitUntrusted
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "(none recorded)"

@@ -452,7 +452,10 @@ func Unrun(s *results.RunResult) int {
 // statuses, sources, paths, a mutant list) and that its counts, scores and
 // exit code are what its mutant list gives (verdict.Evaluate): a report
 // never shows a count or a pass the mutants do not back. The recomputed
-// values replace the recorded ones (older files rounded their scores).
+// values replace the recorded ones (older files rounded their scores). A
+// result whose baseline failed (verdict.Result.StopAtBaseline) scored
+// nothing: its recorded scores are not compared, but it must exit
+// verdict.ExitUntrusted.
 func checkMutation(name, prefix string, m *verdict.Result) error {
 	if err := m.Check(); err != nil {
 		var fe *verdict.FieldError
@@ -465,11 +468,27 @@ func checkMutation(name, prefix string, m *verdict.Result) error {
 		field, msg, _ := strings.Cut(p, ": ")
 		return &InputError{name, prefix + field, msg}
 	}
+	// A failed baseline stops a campaign before its mutants run: the file
+	// records why (baselineFailure) and exit 3, and no gate can pass. One
+	// that records a failed baseline and any other exit code is no file
+	// waitsim writes.
+	if m.Baseline != nil && m.ExitCode != verdict.ExitUntrusted {
+		return &InputError{name, prefix + "exitCode", fmt.Sprintf("records %d (gate %q) with a failed baseline (baselineFailure): a campaign whose baseline failed exits %d and passes no gate", m.ExitCode, text.OneLine(m.Gate), verdict.ExitUntrusted)}
+	}
 	re := *m
 	re.Counts = nil
 	verdict.Evaluate(&re)
 	bad := func(field, format string, args ...any) error {
 		return &InputError{name, prefix + field, fmt.Sprintf(format, args...) + ": the file does not match its own mutant list (edited, or written by a broken run)"}
+	}
+	// A score of nothing (its denominator 0) is "n/a", whatever number
+	// it records: a campaign stopped by its baseline writes 0 there
+	// without scoring anything (Evaluate's number is 100).
+	scoreDiffers := func(recorded, recomputed float64, scored int) bool {
+		if scored == 0 && m.Baseline != nil {
+			return false
+		}
+		return math.Abs(recorded-recomputed) >= 0.05
 	}
 	for _, k := range slices.Sorted(maps.Keys(re.Counts)) {
 		if m.Counts[k] != re.Counts[k] {
@@ -486,9 +505,9 @@ func checkMutation(name, prefix string, m *verdict.Result) error {
 		return bad("catalogScored", "records %d, its mutants %d", m.CatalogScored, re.CatalogScored)
 	case m.OperatorScored != re.OperatorScored:
 		return bad("operatorScored", "records %d, its mutants %d", m.OperatorScored, re.OperatorScored)
-	case math.Abs(m.CatalogScore-re.CatalogScore) >= 0.05:
+	case scoreDiffers(m.CatalogScore, re.CatalogScore, re.CatalogScored):
 		return bad("catalogScore", "records %v, its mutants %v", m.CatalogScore, re.CatalogScore)
-	case math.Abs(m.OperatorScore-re.OperatorScore) >= 0.05:
+	case scoreDiffers(m.OperatorScore, re.OperatorScore, re.OperatorScored):
 		return bad("operatorScore", "records %v, its mutants %v", m.OperatorScore, re.OperatorScore)
 	case m.ExitCode != re.ExitCode:
 		return bad("exitCode", "records %d (gate %q), its mutants give %d (%s)", m.ExitCode, text.OneLine(m.Gate), re.ExitCode, text.OneLine(re.Gate))
