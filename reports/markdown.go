@@ -222,6 +222,10 @@ func runHeadlineWith(r *Run, esc func(string) string) (string, string) {
 		case bad > 0:
 			icon = "❌"
 			parts = append(parts, fmt.Sprintf("%d of %d scenarios fail", bad, len(s.Cases)))
+		case s.Passed == 0:
+			// Nothing was checked: a table of skips is no pass.
+			icon = "❌"
+			parts = append(parts, fmt.Sprintf("no scenario passes: all %d skipped", s.Skipped))
 		case s.Skipped > 0:
 			parts = append(parts, fmt.Sprintf("%d scenarios pass, %d skipped", s.Passed, s.Skipped))
 		default:
@@ -230,6 +234,20 @@ func runHeadlineWith(r *Run, esc func(string) string) (string, string) {
 		if u := model.Unrun(s); u > 0 {
 			icon = "❌"
 			parts[len(parts)-1] += fmt.Sprintf(" (%d of the table's %d cases did not run)", u, len(s.Index))
+		}
+		// A run of a part of the table is no pass of the table.
+		switch missing, total, known := model.TableMissing(s); {
+		case !known:
+			icon = "❌"
+			parts[len(parts)-1] += " (the results do not record the scenario table they cover: written by an older waitsim; run them again)"
+		case total == 0:
+			// `waitsim run` without paths stops on an empty table: a
+			// run that records one ran no table of its own.
+			icon = "❌"
+			parts[len(parts)-1] += fmt.Sprintf(" (the test's own table %s holds no scenario file)", esc(s.Table.Dir))
+		case len(missing) > 0:
+			icon = "❌"
+			parts[len(parts)-1] += fmt.Sprintf(" (%d of the table's %d scenario files did not run)", len(missing), total)
 		}
 	} else {
 		icon = "❌"

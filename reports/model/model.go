@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,6 +16,7 @@ import (
 	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/conformance"
@@ -424,6 +428,25 @@ func checkScenarios(name, prefix string, s *results.RunResult) error {
 			}
 		}
 	}
+	// The table's record: local paths, each once.
+	if t := s.Table; t != nil {
+		if !t.FS && t.Dir != "" {
+			if err := workspace.CheckLocalPath(t.Dir); err != nil {
+				return &InputError{name, prefix + "table.dir", err.Error()}
+			}
+		}
+		listed := map[string]int{}
+		for i, f := range t.Files {
+			field := fmt.Sprintf("%stable.files[%d]", prefix, i)
+			if err := workspace.CheckLocalPath(f); err != nil {
+				return &InputError{name, field, err.Error()}
+			}
+			if j, dup := listed[f]; dup {
+				return &InputError{name, field, fmt.Sprintf("%q repeats table.files[%d]", f, j)}
+			}
+			listed[f] = i
+		}
+	}
 	// The tallies must be the cases' verdicts.
 	n := map[string]int{}
 	for _, c := range s.Cases {
@@ -446,6 +469,70 @@ func checkScenarios(name, prefix string, s *results.RunResult) error {
 // calls such a run a pass of the table.
 func Unrun(s *results.RunResult) int {
 	return max(0, len(s.Index)-len(s.Cases))
+}
+
+// TableMissing is what a scenario result leaves out of its test's own
+// table (results.RunResult.Table): the table's files without a case in
+// the result, and how many files the table has. known is false when the
+// result records no table (written by an older waitsim): a report never
+// calls such a run a pass of the table either.
+func TableMissing(s *results.RunResult) (missing []string, total int, known bool) {
+	if s.Table == nil {
+		return nil, 0, false
+	}
+	ran := map[string]bool{}
+	for _, c := range s.Cases {
+		ran[c.File] = true
+	}
+	for _, f := range s.Table.Files {
+		if !ran[f] {
+			missing = append(missing, f)
+		}
+	}
+	return missing, len(s.Table.Files), true
+}
+
+// CheckTable is nil when the table r's scenario result records
+// (results.RunResult.Table) is the table in the work tree at root: its
+// directory, listed again as the door lists it (scenario.Expand), holds
+// exactly the files the result lists, so that a list cut by hand cannot
+// hide a file the run left out. A table of a test's fs.FS, and a result
+// without a table, are not checked here (TableMissing says so).
+func CheckTable(r *Run, name, root string) error {
+	if r.Scenarios == nil || r.Scenarios.Table == nil || r.Scenarios.Table.FS {
+		return nil
+	}
+	t := r.Scenarios.Table
+	dir := filepath.Join(root, filepath.FromSlash(t.Dir))
+	var now []string
+	if _, err := os.Stat(dir); err == nil {
+		files, err := scenario.Expand([]string{dir})
+		if err != nil {
+			return &InputError{name, "table.dir", fmt.Sprintf("the table directory %s cannot be listed: %v", t.Dir, err)}
+		}
+		for _, f := range files {
+			rel, err := filepath.Rel(root, f)
+			if err != nil {
+				return &InputError{name, "table.dir", err.Error()}
+			}
+			now = append(now, filepath.ToSlash(rel))
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return &InputError{name, "table.dir", fmt.Sprintf("the table directory %s: %v", t.Dir, err)}
+	}
+	slices.Sort(now)
+	listed := slices.Sorted(slices.Values(t.Files))
+	for _, f := range now {
+		if _, ok := slices.BinarySearch(listed, f); !ok {
+			return &InputError{name, "table.files", fmt.Sprintf("leaves out %s, a scenario file of the table %s in the work tree: the list was cut, or the results are stale; run them again", f, t.Dir)}
+		}
+	}
+	for _, f := range listed {
+		if _, ok := slices.BinarySearch(now, f); !ok {
+			return &InputError{name, "table.files", fmt.Sprintf("lists %s, which the table %s in the work tree does not hold: the results are stale; run them again", f, t.Dir)}
+		}
+	}
+	return nil
 }
 
 // checkMutation checks a mutation result (verdict.Result.Check: ids,
