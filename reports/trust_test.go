@@ -185,3 +185,39 @@ func TestBaselineFailureWithAnotherExitRefused(t *testing.T) {
 		t.Fatalf("a passing gate with a failed baseline: %v, want an input error on exitCode", err)
 	}
 }
+
+// wholeCampaign is a mutation result of a whole campaign as the runner
+// records it: its mutants, evaluated, and the campaign's selection (the
+// count and the hash of the ids, sorted).
+func wholeCampaign(ids ...string) *verdict.Result {
+	m := &verdict.Result{Version: verdict.ResultVersion, Threshold: 50, Mutants: []verdict.MutantResult{
+		{ID: "sanity", Source: verdict.SourceSanity, File: "waittool/tool.go", Status: verdict.StatusKilled}}}
+	for _, id := range ids {
+		m.Mutants = append(m.Mutants, verdict.MutantResult{ID: id, Source: verdict.SourceCatalog, File: "waittool/tool.go", Status: verdict.StatusKilled})
+	}
+	m.Campaign = &verdict.Campaign{Total: len(ids), IDsHash: verdict.IDsHash(ids)}
+	verdict.Evaluate(m)
+	return m
+}
+
+// TestCampaignCutConsistentlyRefused: a mutation result cut down with every
+// count, score and campaign.total fixed to match, its campaign.idsHash left
+// stale or removed, is refused naming campaign.idsHash, never shown as a
+// pass; the whole file passes.
+func TestCampaignCutConsistentlyRefused(t *testing.T) {
+	if _, err := Assemble("", writeJSON(t, wholeCampaign("a", "b", "c")), "", nil); err != nil {
+		t.Fatalf("a whole campaign is refused: %v", err)
+	}
+	stale := wholeCampaign("a", "b", "c")
+	cut := wholeCampaign("a", "c") // b (a survivor, say) cut out
+	cut.Campaign.IDsHash = stale.Campaign.IDsHash
+	removed := wholeCampaign("a", "c")
+	removed.Campaign.IDsHash = ""
+	for name, m := range map[string]*verdict.Result{"stale hash": cut, "no hash": removed} {
+		_, err := Assemble("", writeJSON(t, m), "", nil)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Field != "campaign.idsHash" {
+			t.Errorf("%s: %v, want an input error on campaign.idsHash", name, err)
+		}
+	}
+}
