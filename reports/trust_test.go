@@ -10,6 +10,7 @@ import (
 	"github.com/waitsim/waitsim/mutants/cli"
 	"github.com/waitsim/waitsim/mutants/verdict"
 	"github.com/waitsim/waitsim/reports/model"
+	"github.com/waitsim/waitsim/results"
 )
 
 // TestHeadCampaignNeverRan (issue 11 item 17): a head whose baseline failed
@@ -218,6 +219,69 @@ func TestCampaignCutConsistentlyRefused(t *testing.T) {
 		var ie *InputError
 		if !errors.As(err, &ie) || ie.Field != "campaign.idsHash" {
 			t.Errorf("%s: %v, want an input error on campaign.idsHash", name, err)
+		}
+	}
+}
+
+// TestKillerNotACaseRefused: with both results, each mutant's killers must
+// be cases of the table the scenario result ran (a test of its index, or
+// the test or file subtest above one): a killer that is not is an input
+// error naming the mutant and the field, in mutation.json and in run.json.
+// A kill suite that runs more than the table's test may name other tests;
+// a scenario result of a part of the table cannot judge, and is no pass
+// anyway.
+func TestKillerNotACaseRefused(t *testing.T) {
+	scen := func(files ...string) string { // cases of t/a.yaml and t/b.yaml; the table: files
+		s := &results.RunResult{Version: results.ResultVersion, Table: &results.Table{Dir: "t", Files: files}}
+		for _, f := range []string{"t/a.yaml", "t/b.yaml"} {
+			id := strings.TrimSuffix(strings.TrimPrefix(f, "t/"), ".yaml") + "1"
+			s.Cases = append(s.Cases, results.CaseResult{ID: id, File: f, Verdict: results.VerdictPass})
+			s.Index = append(s.Index, results.IndexEntry{ID: id, File: f, Test: "TestTable/" + strings.TrimPrefix(f, "t/") + "/" + id})
+		}
+		s.Count()
+		return writeJSON(t, s)
+	}
+	mut := func(run string, killers ...string) *verdict.Result {
+		m := wholeCampaign("a")
+		m.Suite = verdict.Suite{Pkg: "./scenarios/", Run: run}
+		m.Mutants[1].KilledBy = killers
+		return m
+	}
+	whole := scen("t/a.yaml", "t/b.yaml")
+	for _, c := range []struct {
+		name    string
+		scen    string
+		m       *verdict.Result
+		refused bool
+	}{
+		{"a case", whole, mut("^TestTable$", "TestTable/b.yaml/b1", "TestTable/a.yaml/a1"), false},
+		{"the test itself", whole, mut("^TestTable$", "TestTable"), false},
+		{"a file's subtest", whole, mut("^TestTable$", "TestTable/a.yaml"), false},
+		{"no case", whole, mut("^TestTable$", "TestTable/a.yaml/a1", "TestTable/a.yaml/forged"), true},
+		{"another test", whole, mut("^TestTable$", "TestOther"), true},
+		{"another test the suite runs", whole, mut("^(TestTable|TestOther)$", "TestOther"), false},
+		{"no case, the suite running more", whole, mut("^(TestTable|TestOther)$", "TestTable/z.yaml/z1"), true},
+		{"a part of the table", scen("t/a.yaml", "t/b.yaml", "t/c.yaml"), mut("^TestTable$", "TestTable/c.yaml/c1"), false},
+	} {
+		mp := writeJSON(t, c.m)
+		r, err := Assemble(c.scen, mp, "", nil)
+		var ie *InputError
+		switch {
+		case !c.refused && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.refused && (!errors.As(err, &ie) || ie.File != mp || !strings.HasPrefix(ie.Field, "mutants[1].killedBy[") || !strings.Contains(ie.Msg, "mutant a")):
+			t.Errorf("%s: %v, want an input error on mutants[1].killedBy naming mutant a", c.name, err)
+		}
+		if c.refused {
+			// The same Run, as a run.json, is refused too.
+			s, _ := Assemble(c.scen, "", "", nil)
+			m, _ := Assemble("", mp, "", nil)
+			b, _ := (&Run{Version: RunVersion, Scenarios: s.Scenarios, Mutation: m.Mutation}).Marshal()
+			if _, err := model.ParseRun("run.json", b); !errors.As(err, &ie) || !strings.HasPrefix(ie.Field, "mutation.mutants[1].killedBy[") {
+				t.Errorf("%s: run.json: %v, want an input error on mutation.mutants[1].killedBy", c.name, err)
+			}
+		} else if err == nil && r.Mutation == nil {
+			t.Errorf("%s: no mutation result", c.name)
 		}
 	}
 }

@@ -148,6 +148,11 @@ func Assemble(scenariosPath, mutationPath, commit string, seeds map[string]int64
 		return nil, &InputError{scenariosPath, "tree", fmt.Sprintf("was run on %s, but %s on %s: results of different trees cannot make one report; run both again",
 			describeTree(s.Commit, s.Tree), mutationPath, describeTree(m.Commit, m.Tree))}
 	}
+	if s, m := r.Scenarios, r.Mutation; s != nil && m != nil {
+		if err := checkKillers(mutationPath, "", s, m); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case r.Mutation != nil:
 		r.Tree = r.Mutation.Tree
@@ -254,10 +259,52 @@ func parseRun(name string, data []byte) (*Run, error) {
 			return nil, err
 		}
 	}
+	if r.Scenarios != nil && r.Mutation != nil {
+		if err := checkKillers(name, "mutation.", r.Scenarios, r.Mutation); err != nil {
+			return nil, err
+		}
+	}
 	if r.Seeds == nil {
 		r.Seeds = map[string]int64{}
 	}
 	return &r, nil
+}
+
+// checkKillers checks that every mutant's killers (KilledBy: go test
+// names) are cases of the table s ran: a test of its index, or the test
+// or file subtest above one (a failure outside any case). It checks only
+// what s can tell: s must cover its test's whole table (TableMissing); and
+// when the kill suite runs more than the table's test (Suite.Run is not
+// "^Test$" for it), killers under other tests are not the table's to judge.
+// name and prefix name the mutation input and its field, for the error.
+func checkKillers(name, prefix string, s *results.RunResult, m *verdict.Result) error {
+	if missing, _, known := TableMissing(s); !known || len(missing) > 0 || len(s.Index) == 0 {
+		return nil
+	}
+	cases := map[string]bool{}
+	tops := map[string]bool{}
+	for _, e := range s.Index {
+		parts := strings.Split(e.Test, "/")
+		for i := range parts {
+			cases[strings.Join(parts[:i+1], "/")] = true
+		}
+		tops[parts[0]] = true
+	}
+	only := len(tops) == 1
+	for t := range tops {
+		only = only && m.Suite.Run == "^"+t+"$"
+	}
+	for i, mu := range m.Mutants {
+		for j, k := range mu.KilledBy {
+			top, _, _ := strings.Cut(k, "/")
+			if cases[k] || !only && !tops[top] {
+				continue
+			}
+			return &InputError{name, fmt.Sprintf("%smutants[%d].killedBy[%d]", prefix, i, j),
+				fmt.Sprintf("%q is not a case of the scenario table the results ran (mutant %s): the mutation result is not of this table, or was edited", text.OneLine(k), text.OneLine(mu.ID))}
+		}
+	}
+	return nil
 }
 
 // LoadScenarios reads and checks out/scenarios.json.
