@@ -1,6 +1,7 @@
 package waitsim
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -740,6 +741,26 @@ func (r *runner) fileHashes(cases []results.CaseResult) map[string]string {
 	return files
 }
 
+// table is results.RunResult.Table: the test's own table (r.dir) and its
+// scenario files, listed as scenario.Load lists them, whatever paths the
+// command gave instead. A table directory that does not exist holds no
+// file; one that cannot be listed gives nil (a report then shows no pass).
+func (r *runner) table() *results.Table {
+	t := &results.Table{Dir: r.rel(r.dir), Files: []string{}, FS: r.fsRoot != ""}
+	if _, err := os.Stat(r.dir); errors.Is(err, fs.ErrNotExist) {
+		return t
+	}
+	files, err := scenario.Expand([]string{r.dir})
+	if err != nil {
+		return nil
+	}
+	for _, f := range files {
+		t.Files = append(t.Files, r.rel(f))
+	}
+	slices.Sort(t.Files)
+	return t
+}
+
 // writeResults writes the results file the params name.
 func (r *runner) writeResults() {
 	r.mu.Lock()
@@ -748,6 +769,9 @@ func (r *runner) writeResults() {
 	run.Count()
 	if r.fsRoot == "" && !r.params.KillSuite {
 		run.Files = r.fileHashes(run.Cases)
+	}
+	if !r.params.KillSuite {
+		run.Table = r.table()
 	}
 	if err := results.WriteRun(r.params.Results, run); err != nil {
 		r.t.Errorf("waitsim: writing the results: %v", err)

@@ -141,6 +141,42 @@ func TestParamsPathsAndResults(t *testing.T) {
 	}
 }
 
+// The results record the test's own table (Params.Dir) and every scenario
+// file in it, also when a command's paths replace it, so that a report can
+// tell a run of a part of the table from a run of all of it.
+func TestResultsRecordTheTable(t *testing.T) {
+	table := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(table, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t1 := writeFile(t, table, "t1.yaml", one("t1"))
+	t2 := writeFile(t, filepath.Join(table, "sub"), "t2.yml", one("t2"))
+	writeFile(t, table, "notes.txt", "not a scenario")
+	other := writeFile(t, t.TempDir(), "o.yaml", one("o1"))
+	for _, c := range []struct {
+		name  string
+		paths []string
+		cases int
+	}{{"the table", nil, 2}, {"paths instead", []string{other}, 1}} {
+		out := filepath.Join(t.TempDir(), "results.json")
+		withParams(t, results.Params{Paths: c.paths, Results: out})
+		if !nested(t, nil, func(t *testing.T) { Run(t, Params{Dir: table, Pack: &fakePack{}}) }) {
+			t.Fatalf("%s: the run failed", c.name)
+		}
+		run, err := results.ReadRun(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(run.Cases) != c.cases {
+			t.Errorf("%s: %d cases, want %d", c.name, len(run.Cases), c.cases)
+		}
+		want := &results.Table{Dir: table, Files: slices.Sorted(slices.Values([]string{t1, t2}))}
+		if run.Table == nil || run.Table.Dir != want.Dir || !slices.Equal(run.Table.Files, want.Files) || run.Table.FS {
+			t.Errorf("%s: table %+v, want %+v", c.name, run.Table, want)
+		}
+	}
+}
+
 // tracePack is a fakePack whose cases have every trace field filled.
 type tracePack struct{ fakePack }
 

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/waitsim/waitsim/mutants/campaign"
+	"github.com/waitsim/waitsim/mutants/cli"
 	"github.com/waitsim/waitsim/mutants/testbin"
 	"github.com/waitsim/waitsim/mutants/verdict"
+	"github.com/waitsim/waitsim/reports/model"
 )
 
 // fixtureConfig is a campaign on testdata/fixture: its own module, suite
@@ -117,6 +119,15 @@ func TestBaselineFails(t *testing.T) {
 	}
 	if res.ExitCode != verdict.ExitUntrusted || len(res.Mutants) != 0 {
 		t.Fatalf("exit %d, gate %q, %d mutants; want %d and none run", res.ExitCode, res.Gate, len(res.Mutants), verdict.ExitUntrusted)
+	}
+	// The file `waitsim mutate` writes of it is valid input of a report,
+	// which shows that the campaign never ran (reports/trust_test.go).
+	p := filepath.Join(t.TempDir(), "mutation.json")
+	if err := cli.WriteResult(p, res); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.LoadMutation(p); err != nil {
+		t.Errorf("a report refuses the result of a failed baseline: %v", err)
 	}
 }
 

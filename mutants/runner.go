@@ -309,18 +309,14 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	if baseErr != nil {
 		var nv *campaign.NotViable
 		if errors.As(baseErr, &nv) {
-			res.Gate = "baseline failed: the unmutated suite " + nv.What
-			res.Baseline = &verdict.BaselineFailure{Repro: r.repro(), Output: nv.Out}
-			res.ExitCode = verdict.ExitUntrusted
+			res.StopAtBaseline("the unmutated suite "+nv.What, &verdict.BaselineFailure{Repro: r.repro(), Output: nv.Out})
 			res.WallMs = time.Since(start).Milliseconds()
 			return res, nil
 		}
 		return nil, baseErr
 	}
 	if msg := baselineProblem(base); msg != "" {
-		res.Gate = "baseline failed: " + msg
-		res.Baseline = &verdict.BaselineFailure{Failed: base.Failed, Repro: r.repro(), Output: base.Output}
-		res.ExitCode = verdict.ExitUntrusted
+		res.StopAtBaseline(msg, &verdict.BaselineFailure{Failed: base.Failed, Repro: r.repro(), Output: base.Output})
 		res.WallMs = time.Since(start).Milliseconds()
 		return res, nil
 	}

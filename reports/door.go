@@ -39,6 +39,11 @@ func CheckTree(r *Run, sources, commit, tree string) error {
 	return model.CheckTree(r, sources, commit, tree)
 }
 
+// CheckTable is nil when the scenario table r's scenario result records
+// is the one in the work tree at root (model.CheckTable); name is the
+// input, for the error.
+func CheckTable(r *Run, name, root string) error { return model.CheckTable(r, name, root) }
+
 // LoadRun reads and checks a Run file, run.json (model.LoadRun).
 func LoadRun(path string) (*Run, error) { return model.LoadRun(path) }
 

@@ -34,6 +34,16 @@ func gateText(m *verdict.Result) string {
 	return m.Gate
 }
 
+// notRunText says that m's campaign did not run — its baseline (the kill
+// suite on the unmutated code) failed, so no mutant was judged — and why
+// (its gate); "" when the campaign ran.
+func notRunText(m *verdict.Result) string {
+	if m.Baseline == nil {
+		return ""
+	}
+	return "mutation campaign did not run: " + m.Gate
+}
+
 // generatorText is the generator campaign's kill rates beside the table's,
 // in one sentence; "" when the result has no generator campaign.
 func generatorText(m *verdict.Result) string {

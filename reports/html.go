@@ -120,6 +120,10 @@ func htmlCase(b *strings.Builder, i int, c *results.CaseResult) {
 }
 
 func htmlMutants(b *strings.Builder, m *verdict.Result) {
+	if nr := notRunText(m); nr != "" && len(m.Mutants) == 0 {
+		fmt.Fprintf(b, "<h2 id=\"mutants\">Mutants: the campaign did not run</h2>\n<p class=\"empty\">%s.</p>\n", text.HTML("The "+nr))
+		return
+	}
 	if len(m.Mutants) == 0 {
 		fmt.Fprintf(b, "<h2 id=\"mutants\">Mutants: no results</h2>\n<p class=\"empty\">The mutation result has no mutants: nothing was tested (gate: %s).</p>\n", text.HTML(m.Gate))
 		return

@@ -91,7 +91,10 @@ func JUnit(r *Run) ([]byte, error) {
 	}
 	if r.Mutation != nil {
 		s := mutantSuite(r.Mutation)
-		if len(r.Mutation.Mutants) == 0 {
+		switch nr := notRunText(r.Mutation); {
+		case nr != "" && len(r.Mutation.Mutants) == 0:
+			noResults(&s, "mutants", "the "+nr)
+		case len(r.Mutation.Mutants) == 0:
 			noResults(&s, "mutants", "the mutation result has no mutants: nothing was tested")
 		}
 		root.Suites = append(root.Suites, s)

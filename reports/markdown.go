@@ -222,6 +222,10 @@ func runHeadlineWith(r *Run, esc func(string) string) (string, string) {
 		case bad > 0:
 			icon = "❌"
 			parts = append(parts, fmt.Sprintf("%d of %d scenarios fail", bad, len(s.Cases)))
+		case s.Passed == 0:
+			// Nothing was checked: a table of skips is no pass.
+			icon = "❌"
+			parts = append(parts, fmt.Sprintf("no scenario passes: all %d skipped", s.Skipped))
 		case s.Skipped > 0:
 			parts = append(parts, fmt.Sprintf("%d scenarios pass, %d skipped", s.Passed, s.Skipped))
 		default:
@@ -231,6 +235,20 @@ func runHeadlineWith(r *Run, esc func(string) string) (string, string) {
 			icon = "❌"
 			parts[len(parts)-1] += fmt.Sprintf(" (%d of the table's %d cases did not run)", u, len(s.Index))
 		}
+		// A run of a part of the table is no pass of the table.
+		switch missing, total, known := model.TableMissing(s); {
+		case !known:
+			icon = "❌"
+			parts[len(parts)-1] += " (the results do not record the scenario table they cover: written by an older waitsim; run them again)"
+		case total == 0:
+			// `waitsim run` without paths stops on an empty table: a
+			// run that records one ran no table of its own.
+			icon = "❌"
+			parts[len(parts)-1] += fmt.Sprintf(" (the test's own table %s holds no scenario file)", esc(s.Table.Dir))
+		case len(missing) > 0:
+			icon = "❌"
+			parts[len(parts)-1] += fmt.Sprintf(" (%d of the table's %d scenario files did not run)", len(missing), total)
+		}
 	} else {
 		icon = "❌"
 		parts = append(parts, "no scenario results")
@@ -239,8 +257,13 @@ func runHeadlineWith(r *Run, esc func(string) string) (string, string) {
 		if m.Gate != "pass" {
 			icon = "❌"
 		}
-		parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
-			catalogPct(m), operatorPct(m), esc(gateText(m))))
+		if nr := notRunText(m); nr != "" {
+			icon = "❌"
+			parts = append(parts, esc(nr))
+		} else {
+			parts = append(parts, fmt.Sprintf("mutation score %s catalog, %s operator (gate: %s)",
+				catalogPct(m), operatorPct(m), esc(gateText(m))))
+		}
 	} else {
 		if icon == "✅" {
 			icon = "⚠️"
@@ -328,7 +351,11 @@ func mutationTable(b *mdBuilder, m *verdict.Result) {
 			counted++
 		}
 	}
-	b.line("%d mutants: %s. Score = killed / (killed + survived + timed out).", counted, strings.Join(cs, " · "))
+	if bf := m.Baseline; bf != nil && counted == 0 {
+		b.line("No mutant ran: the kill suite failed on the unmutated code, so the campaign stopped before its mutants (%s).", baselineCases(bf))
+	} else {
+		b.line("%d mutants: %s. Score = killed / (killed + survived + timed out).", counted, strings.Join(cs, " · "))
+	}
 	if g := generatorText(m); g != "" {
 		b.line("%s", text.Cell(g))
 	}
@@ -336,6 +363,23 @@ func mutationTable(b *mdBuilder, m *verdict.Result) {
 		b.line("The sanity mutant, which breaks every function of the target package to prove the suite sees the overlay, is not counted above: it was %s.", sanity)
 	}
 	b.blank()
+}
+
+// baselineCases names the cases a failed baseline records as failing, each
+// in a code span, at most 10 of them.
+func baselineCases(bf *verdict.BaselineFailure) string {
+	if len(bf.Failed) == 0 {
+		return "no failing case recorded"
+	}
+	ids := make([]string, 0, 10)
+	for _, id := range verdict.First(bf.Failed, 10) {
+		ids = append(ids, text.Code(id))
+	}
+	s := "failing: " + strings.Join(ids, ", ")
+	if n := len(bf.Failed) - len(ids); n > 0 {
+		s += fmt.Sprintf(" and %d more", n)
+	}
+	return s
 }
 
 // sanityStatus is the status of m's sanity mutant, "" when it has none.

@@ -171,7 +171,8 @@ func TestHeadlineEmptyRun(t *testing.T) {
 // no pass of the report (the gate's half is missing): ⚠️ "incomplete", in
 // Markdown and HTML; a failing scenario is still ❌.
 func TestHeadlineNoMutation(t *testing.T) {
-	s := results.RunResult{Cases: []results.CaseResult{{ID: "a", Verdict: results.VerdictPass}}, Index: []results.IndexEntry{{ID: "a"}}}
+	s := results.RunResult{Cases: []results.CaseResult{{ID: "a", File: "t/a.yaml", Verdict: results.VerdictPass}}, Index: []results.IndexEntry{{ID: "a"}},
+		Table: &results.Table{Dir: "t", Files: []string{"t/a.yaml"}}}
 	s.Count()
 	r := &Run{Version: RunVersion, Scenarios: &s}
 	if icon, line := runHeadline(r); icon != "⚠️" || !strings.Contains(line, "no mutation results") {
@@ -372,19 +373,35 @@ func TestIdentityWithoutGit(t *testing.T) {
 
 // Skipped cases are neither passes nor failures in the headline (a run of
 // a table with skips, as `waitsim run --json` writes it, is reported, not
-// refused), and a run that left cases of its table's index without a
-// verdict is never a pass of the table.
+// refused), but a run in which no case passed (all skipped) is no pass; a
+// run that left cases of its table's index without a verdict, or files of
+// the test's own table without a case (`waitsim run FILE`), is never a pass
+// of the table, nor is one that records no table (an older waitsim's).
 func TestHeadlineSkipsAndUnrun(t *testing.T) {
 	idx := []results.IndexEntry{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	table := &results.Table{Dir: "t", Files: []string{"t/a.yaml", "t/b.yaml"}}
+	pass := func(id, file string) results.CaseResult {
+		return results.CaseResult{ID: id, File: file, Verdict: results.VerdictPass}
+	}
+	skip := func(id, file string) results.CaseResult {
+		return results.CaseResult{ID: id, File: file, Verdict: results.VerdictSkip}
+	}
+	whole := []results.CaseResult{pass("a", "t/a.yaml"), pass("b", "t/a.yaml"), pass("c", "t/b.yaml")}
 	for _, c := range []struct {
 		name  string
 		s     results.RunResult
 		icon  string
 		words string
 	}{
-		{"skips", results.RunResult{Cases: []results.CaseResult{{ID: "a", Verdict: results.VerdictPass}, {ID: "b", Verdict: results.VerdictSkip}, {ID: "c", Verdict: results.VerdictPass}}, Index: idx}, "✅", "2 scenarios pass, 1 skipped"},
-		{"unrun", results.RunResult{Cases: []results.CaseResult{{ID: "a", Verdict: results.VerdictPass}}, Index: idx}, "❌", "all 1 scenarios pass (2 of the table's 3 cases did not run)"},
-		{"whole", results.RunResult{Cases: []results.CaseResult{{ID: "a", Verdict: results.VerdictPass}, {ID: "b", Verdict: results.VerdictPass}, {ID: "c", Verdict: results.VerdictPass}}, Index: idx}, "✅", "all 3 scenarios pass"},
+		{"skips", results.RunResult{Cases: []results.CaseResult{pass("a", "t/a.yaml"), skip("b", "t/a.yaml"), pass("c", "t/b.yaml")}, Index: idx, Table: table}, "✅", "2 scenarios pass, 1 skipped"},
+		{"all skipped", results.RunResult{Cases: []results.CaseResult{skip("a", "t/a.yaml"), skip("b", "t/a.yaml"), skip("c", "t/b.yaml")}, Index: idx, Table: table}, "❌", "no scenario passes: all 3 skipped"},
+		{"unrun", results.RunResult{Cases: []results.CaseResult{pass("a", "t/a.yaml")}, Index: idx, Table: table}, "❌", "all 1 scenarios pass (2 of the table's 3 cases did not run)"},
+		{"part of the table", results.RunResult{Cases: whole[:2], Index: idx[:2], Table: table}, "❌", "all 2 scenarios pass (1 of the table's 2 scenario files did not run)"},
+		{"beside another file", results.RunResult{Cases: append(whole[:2:2], pass("s", "sweep/s.yaml")), Index: idx, Table: table}, "❌", "(1 of the table's 2 scenario files did not run)"},
+		{"no table recorded", results.RunResult{Cases: whole, Index: idx}, "❌", "do not record the scenario table they cover"},
+		{"empty table", results.RunResult{Cases: whole, Index: idx, Table: &results.Table{Dir: "t", Files: []string{}}}, "❌", "holds no scenario file"},
+		{"whole", results.RunResult{Cases: whole, Index: idx, Table: table}, "✅", "all 3 scenarios pass"},
+		{"whole and more", results.RunResult{Cases: append(whole[:3:3], pass("s", "sweep/s.yaml")), Index: append(idx[:3:3], results.IndexEntry{ID: "s"}), Table: table}, "✅", "all 4 scenarios pass"},
 	} {
 		c.s.Count()
 		icon, line := runHeadline(&Run{Version: RunVersion, Scenarios: &c.s, Mutation: &verdict.Result{Gate: "pass"}})

@@ -145,6 +145,13 @@ type RunResult struct {
 	// results pass. Not written for files from a test's fs.FS, nor for a
 	// mutation runner's runs.
 	Files map[string]string `json:"files,omitempty"`
+	// Table is the test's own scenario table (waitsim.Params.Dir: what it
+	// runs when a command gives no paths), recorded also when a command's
+	// paths replace it, so that a report can tell a run of the whole table
+	// from a run of a part of it. nil in results written before it was
+	// recorded (a report shows those as no pass), and in a mutation
+	// runner's kill-suite runs.
+	Table *Table `json:"table,omitempty"`
 	// Index lists every case the run loaded, in the table's order, with its
 	// file and test name: the mutation runner orders its kill-first runs by
 	// it. Written even when a run stops at its first failure.
@@ -158,6 +165,17 @@ type RunResult struct {
 	// index from 0. The campaign tries the cheapest first
 	// (HotRequest.GenOrder).
 	WorldMs []float64 `json:"worldMs,omitempty"`
+}
+
+// Table is a test's own scenario table: its directory and every scenario
+// file under it (*.yaml and *.yml, walked, as the door loads them), sorted,
+// each named as a case names its File (relative to the module root). For a
+// table read from a test's fs.FS (waitsim.Params.FS), FS is true and the
+// names are paths in it.
+type Table struct {
+	Dir   string   `json:"dir"`
+	Files []string `json:"files"`
+	FS    bool     `json:"fs,omitempty"`
 }
 
 // IndexEntry is one case of a run's table: its id, the file that defines

@@ -245,6 +245,9 @@ func checkCurrent(r *reports.Run, dir, sp, mp string) error {
 	if err := reports.CheckTree(r, strings.Join(src, " and "), commit, tree); err != nil {
 		return err
 	}
+	if err := reports.CheckTable(r, sp, dir); err != nil {
+		return err
+	}
 	return checkScenarioFiles(r, dir, sp)
 }
 

@@ -237,3 +237,55 @@ func TestBaseRefOptionLike(t *testing.T) {
 		t.Errorf("wrote %v", ents)
 	}
 }
+
+// TestReportPartialTable: `waitsim run FILE` covers a part of the test's own
+// table: the report says how many of its files did not run and is no pass;
+// a results file whose list of the table's files was cut to hide that is
+// refused (the table's directory is listed again in the work tree).
+func TestReportPartialTable(t *testing.T) {
+	dir := gitRepo(t)
+	for _, f := range []string{"t/a.yaml", "t/b.yaml"} {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("name: x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	commit, tree, err := workspace.TreeState(context.Background(), ".")
+	if err != nil {
+		t.Skip(err)
+	}
+	if err := os.MkdirAll("out", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(files string) string {
+		in := filepath.Join("out", "scenarios.json")
+		data := fmt.Sprintf(`{"version":1,"commit":%q,"tree":%q,"passed":1,"cases":[{"id":"a","file":"t/a.yaml","verdict":"pass"}],"table":{"dir":"t","files":[%s]}}`, commit, tree, files)
+		if err := os.WriteFile(in, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	out := filepath.Join(t.TempDir(), "report")
+	var stdout, stderr strings.Builder
+	if code := reportMain([]string{"--scenarios", write(`"t/a.yaml","t/b.yaml"`), "--out", out}, &stdout, &stderr); code != reportOK {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, reportOK, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "comment.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head := strings.SplitN(string(b), "\n", 3)[1]; !strings.Contains(head, "❌") || !strings.Contains(head, "1 of the table's 2 scenario files did not run") {
+		t.Errorf("headline %q: want ❌ and the files that did not run", head)
+	}
+	stderr.Reset()
+	if code := reportMain([]string{"--scenarios", write(`"t/a.yaml"`), "--out", out}, &stdout, &stderr); code != reportUsage {
+		t.Fatalf("a cut list of the table's files: exit %d, want %d; stderr:\n%s", code, reportUsage, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "field table.files: leaves out t/b.yaml") {
+		t.Errorf("stderr does not name the field and the file left out:\n%s", stderr.String())
+	}
+}

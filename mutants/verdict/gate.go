@@ -140,6 +140,16 @@ func Evaluate(res *Result) {
 	res.Gate = "pass"
 }
 
+// StopAtBaseline records on r that its campaign stopped at its baseline:
+// the kill suite failed on the unmutated code (why says how, bf which cases
+// and the command that reproduces it), so no mutant ran and no verdict can
+// be trusted (ExitUntrusted). Evaluate keeps this gate.
+func (r *Result) StopAtBaseline(why string, bf *BaselineFailure) {
+	r.Gate = "baseline failed: " + why
+	r.Baseline = bf
+	r.ExitCode = ExitUntrusted
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "(none recorded)"
@@ -425,7 +435,9 @@ var ErrUsage = errors.New("usage")
 // waitsim ran ("" when it fits): mutants without the sanity mutant (every
 // campaign, and every shard, runs it first), a Campaign whose Total is not
 // the number of mutants it lists (its shard's share of it, for a shard),
-// or a threshold outside 0–100 %. A report shows no gate of such a file.
+// a Campaign without the hash of its ids (IDsHash), or, for a whole
+// campaign, one whose hash is not that of the ids listed, or a threshold
+// outside 0–100 %. A report shows no gate of such a file.
 func (r *Result) CampaignProblem() string {
 	n, sanity := 0, false
 	for _, m := range r.Mutants {
@@ -454,6 +466,22 @@ func (r *Result) CampaignProblem() string {
 	}
 	if n != want {
 		return fmt.Sprintf("campaign.total: the campaign selected %d mutants, this file lists %d of them (want %d): it was cut, or is not the campaign's", r.Campaign.Total, n, want)
+	}
+	if r.Campaign.IDsHash == "" {
+		return "campaign.idsHash: missing: a campaign records the hash of its mutants' ids, so that a file cut down cannot pass for it"
+	}
+	if r.Shard != "" {
+		return "" // a shard lists its share: merge checks the hash
+	}
+	ids := make([]string, 0, n)
+	for _, m := range r.Mutants {
+		if m.Source != SourceSanity {
+			ids = append(ids, m.ID)
+		}
+	}
+	sort.Strings(ids)
+	if h := IDsHash(ids); h != r.Campaign.IDsHash {
+		return fmt.Sprintf("campaign.idsHash: %.12s… is not the hash of the %d mutant ids this file lists (%.12s…): its mutants are not the campaign's (cut, or edited)", r.Campaign.IDsHash, n, h)
 	}
 	return ""
 }

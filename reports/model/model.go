@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,6 +16,7 @@ import (
 	"github.com/waitsim/waitsim/limits"
 	"github.com/waitsim/waitsim/reports/text"
 	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/conformance"
@@ -144,6 +148,11 @@ func Assemble(scenariosPath, mutationPath, commit string, seeds map[string]int64
 		return nil, &InputError{scenariosPath, "tree", fmt.Sprintf("was run on %s, but %s on %s: results of different trees cannot make one report; run both again",
 			describeTree(s.Commit, s.Tree), mutationPath, describeTree(m.Commit, m.Tree))}
 	}
+	if s, m := r.Scenarios, r.Mutation; s != nil && m != nil {
+		if err := checkKillers(mutationPath, "", s, m); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case r.Mutation != nil:
 		r.Tree = r.Mutation.Tree
@@ -250,10 +259,52 @@ func parseRun(name string, data []byte) (*Run, error) {
 			return nil, err
 		}
 	}
+	if r.Scenarios != nil && r.Mutation != nil {
+		if err := checkKillers(name, "mutation.", r.Scenarios, r.Mutation); err != nil {
+			return nil, err
+		}
+	}
 	if r.Seeds == nil {
 		r.Seeds = map[string]int64{}
 	}
 	return &r, nil
+}
+
+// checkKillers checks that every mutant's killers (KilledBy: go test
+// names) are cases of the table s ran: a test of its index, or the test
+// or file subtest above one (a failure outside any case). It checks only
+// what s can tell: s must cover its test's whole table (TableMissing); and
+// when the kill suite runs more than the table's test (Suite.Run is not
+// "^Test$" for it), killers under other tests are not the table's to judge.
+// name and prefix name the mutation input and its field, for the error.
+func checkKillers(name, prefix string, s *results.RunResult, m *verdict.Result) error {
+	if missing, _, known := TableMissing(s); !known || len(missing) > 0 || len(s.Index) == 0 {
+		return nil
+	}
+	cases := map[string]bool{}
+	tops := map[string]bool{}
+	for _, e := range s.Index {
+		parts := strings.Split(e.Test, "/")
+		for i := range parts {
+			cases[strings.Join(parts[:i+1], "/")] = true
+		}
+		tops[parts[0]] = true
+	}
+	only := len(tops) == 1
+	for t := range tops {
+		only = only && m.Suite.Run == "^"+t+"$"
+	}
+	for i, mu := range m.Mutants {
+		for j, k := range mu.KilledBy {
+			top, _, _ := strings.Cut(k, "/")
+			if cases[k] || !only && !tops[top] {
+				continue
+			}
+			return &InputError{name, fmt.Sprintf("%smutants[%d].killedBy[%d]", prefix, i, j),
+				fmt.Sprintf("%q is not a case of the scenario table the results ran (mutant %s): the mutation result is not of this table, or was edited", text.OneLine(k), text.OneLine(mu.ID))}
+		}
+	}
+	return nil
 }
 
 // LoadScenarios reads and checks out/scenarios.json.
@@ -424,6 +475,25 @@ func checkScenarios(name, prefix string, s *results.RunResult) error {
 			}
 		}
 	}
+	// The table's record: local paths, each once.
+	if t := s.Table; t != nil {
+		if !t.FS && t.Dir != "" {
+			if err := workspace.CheckLocalPath(t.Dir); err != nil {
+				return &InputError{name, prefix + "table.dir", err.Error()}
+			}
+		}
+		listed := map[string]int{}
+		for i, f := range t.Files {
+			field := fmt.Sprintf("%stable.files[%d]", prefix, i)
+			if err := workspace.CheckLocalPath(f); err != nil {
+				return &InputError{name, field, err.Error()}
+			}
+			if j, dup := listed[f]; dup {
+				return &InputError{name, field, fmt.Sprintf("%q repeats table.files[%d]", f, j)}
+			}
+			listed[f] = i
+		}
+	}
 	// The tallies must be the cases' verdicts.
 	n := map[string]int{}
 	for _, c := range s.Cases {
@@ -448,11 +518,78 @@ func Unrun(s *results.RunResult) int {
 	return max(0, len(s.Index)-len(s.Cases))
 }
 
+// TableMissing is what a scenario result leaves out of its test's own
+// table (results.RunResult.Table): the table's files without a case in
+// the result, and how many files the table has. known is false when the
+// result records no table (written by an older waitsim): a report never
+// calls such a run a pass of the table either.
+func TableMissing(s *results.RunResult) (missing []string, total int, known bool) {
+	if s.Table == nil {
+		return nil, 0, false
+	}
+	ran := map[string]bool{}
+	for _, c := range s.Cases {
+		ran[c.File] = true
+	}
+	for _, f := range s.Table.Files {
+		if !ran[f] {
+			missing = append(missing, f)
+		}
+	}
+	return missing, len(s.Table.Files), true
+}
+
+// CheckTable is nil when the table r's scenario result records
+// (results.RunResult.Table) is the table in the work tree at root: its
+// directory, listed again as the door lists it (scenario.Expand), holds
+// exactly the files the result lists, so that a list cut by hand cannot
+// hide a file the run left out. A table of a test's fs.FS, and a result
+// without a table, are not checked here (TableMissing says so).
+func CheckTable(r *Run, name, root string) error {
+	if r.Scenarios == nil || r.Scenarios.Table == nil || r.Scenarios.Table.FS {
+		return nil
+	}
+	t := r.Scenarios.Table
+	dir := filepath.Join(root, filepath.FromSlash(t.Dir))
+	var now []string
+	if _, err := os.Stat(dir); err == nil {
+		files, err := scenario.Expand([]string{dir})
+		if err != nil {
+			return &InputError{name, "table.dir", fmt.Sprintf("the table directory %s cannot be listed: %v", t.Dir, err)}
+		}
+		for _, f := range files {
+			rel, err := filepath.Rel(root, f)
+			if err != nil {
+				return &InputError{name, "table.dir", err.Error()}
+			}
+			now = append(now, filepath.ToSlash(rel))
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return &InputError{name, "table.dir", fmt.Sprintf("the table directory %s: %v", t.Dir, err)}
+	}
+	slices.Sort(now)
+	listed := slices.Sorted(slices.Values(t.Files))
+	for _, f := range now {
+		if _, ok := slices.BinarySearch(listed, f); !ok {
+			return &InputError{name, "table.files", fmt.Sprintf("leaves out %s, a scenario file of the table %s in the work tree: the list was cut, or the results are stale; run them again", f, t.Dir)}
+		}
+	}
+	for _, f := range listed {
+		if _, ok := slices.BinarySearch(now, f); !ok {
+			return &InputError{name, "table.files", fmt.Sprintf("lists %s, which the table %s in the work tree does not hold: the results are stale; run them again", f, t.Dir)}
+		}
+	}
+	return nil
+}
+
 // checkMutation checks a mutation result (verdict.Result.Check: ids,
 // statuses, sources, paths, a mutant list) and that its counts, scores and
 // exit code are what its mutant list gives (verdict.Evaluate): a report
 // never shows a count or a pass the mutants do not back. The recomputed
-// values replace the recorded ones (older files rounded their scores).
+// values replace the recorded ones (older files rounded their scores). A
+// result whose baseline failed (verdict.Result.StopAtBaseline) scored
+// nothing: its recorded scores are not compared, but it must exit
+// verdict.ExitUntrusted.
 func checkMutation(name, prefix string, m *verdict.Result) error {
 	if err := m.Check(); err != nil {
 		var fe *verdict.FieldError
@@ -465,11 +602,27 @@ func checkMutation(name, prefix string, m *verdict.Result) error {
 		field, msg, _ := strings.Cut(p, ": ")
 		return &InputError{name, prefix + field, msg}
 	}
+	// A failed baseline stops a campaign before its mutants run: the file
+	// records why (baselineFailure) and exit 3, and no gate can pass. One
+	// that records a failed baseline and any other exit code is no file
+	// waitsim writes.
+	if m.Baseline != nil && m.ExitCode != verdict.ExitUntrusted {
+		return &InputError{name, prefix + "exitCode", fmt.Sprintf("records %d (gate %q) with a failed baseline (baselineFailure): a campaign whose baseline failed exits %d and passes no gate", m.ExitCode, text.OneLine(m.Gate), verdict.ExitUntrusted)}
+	}
 	re := *m
 	re.Counts = nil
 	verdict.Evaluate(&re)
 	bad := func(field, format string, args ...any) error {
 		return &InputError{name, prefix + field, fmt.Sprintf(format, args...) + ": the file does not match its own mutant list (edited, or written by a broken run)"}
+	}
+	// A score of nothing (its denominator 0) is "n/a", whatever number
+	// it records: a campaign stopped by its baseline writes 0 there
+	// without scoring anything (Evaluate's number is 100).
+	scoreDiffers := func(recorded, recomputed float64, scored int) bool {
+		if scored == 0 && m.Baseline != nil {
+			return false
+		}
+		return math.Abs(recorded-recomputed) >= 0.05
 	}
 	for _, k := range slices.Sorted(maps.Keys(re.Counts)) {
 		if m.Counts[k] != re.Counts[k] {
@@ -486,9 +639,9 @@ func checkMutation(name, prefix string, m *verdict.Result) error {
 		return bad("catalogScored", "records %d, its mutants %d", m.CatalogScored, re.CatalogScored)
 	case m.OperatorScored != re.OperatorScored:
 		return bad("operatorScored", "records %d, its mutants %d", m.OperatorScored, re.OperatorScored)
-	case math.Abs(m.CatalogScore-re.CatalogScore) >= 0.05:
+	case scoreDiffers(m.CatalogScore, re.CatalogScore, re.CatalogScored):
 		return bad("catalogScore", "records %v, its mutants %v", m.CatalogScore, re.CatalogScore)
-	case math.Abs(m.OperatorScore-re.OperatorScore) >= 0.05:
+	case scoreDiffers(m.OperatorScore, re.OperatorScore, re.OperatorScored):
 		return bad("operatorScore", "records %v, its mutants %v", m.OperatorScore, re.OperatorScore)
 	case m.ExitCode != re.ExitCode:
 		return bad("exitCode", "records %d (gate %q), its mutants give %d (%s)", m.ExitCode, text.OneLine(m.Gate), re.ExitCode, text.OneLine(re.Gate))

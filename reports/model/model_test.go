@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/waitsim/waitsim/results"
 )
 
 func loadFixture(t *testing.T, name string) *Run {
@@ -83,6 +85,10 @@ func TestLoadRunErrorsNameFileAndField(t *testing.T) {
 			[]string{`field scenarios.cases[0].file: "c.yaml" is not among the files the result hashed`}},
 		{"not-indexed", `{"version": 1, "scenarios": {"version": 1, "passed": 1, "cases": [{"id": "a", "verdict": "pass"}], "index": [{"id": "b", "file": "x.yaml", "test": "T/x.yaml/b"}]}}`,
 			[]string{`field scenarios.cases[0].id: "a" is not in the file's index`}},
+		{"table-file-outside", `{"version": 1, "scenarios": {"version": 1, "passed": 1, "cases": [{"id": "a", "verdict": "pass", "file": "t/a.yaml"}], "table": {"dir": "t", "files": ["t/a.yaml", "../b.yaml"]}}}`,
+			[]string{`field scenarios.table.files[1]:`}},
+		{"table-file-twice", `{"version": 1, "scenarios": {"version": 1, "passed": 1, "cases": [{"id": "a", "verdict": "pass", "file": "t/a.yaml"}], "table": {"dir": "t", "files": ["t/a.yaml", "t/a.yaml"]}}}`,
+			[]string{`field scenarios.table.files[1]: "t/a.yaml" repeats table.files[0]`}},
 		{"dup-case", `{"version": 1, "scenarios": {"version": 1, "cases": [{"id": "a", "verdict": "pass"}, {"id": "a", "verdict": "pass"}]}}`,
 			[]string{`field scenarios.cases[1].id: "a" repeats cases[0]`}},
 		{"type", `{"version": 1, "scenarios": {"version": 1, "cases": [{"id": "a", "verdict": "pass", "endMs": "soon"}]}}`,
@@ -139,5 +145,46 @@ func TestAssembleNormalizesWallTime(t *testing.T) {
 	}
 	if _, err := Assemble("", "", "", nil); err == nil {
 		t.Error("assembling nothing must fail")
+	}
+}
+
+// CheckTable lists the table's directory in the work tree again: a result
+// whose list of the table's files leaves one out (cut to hide a file the
+// run did not cover) or names one the directory does not hold is refused,
+// naming the file and field; the true list passes.
+func TestCheckTableRelistsTheWorkTree(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"t/a.yaml", "t/sub/b.yml", "t/notes.txt", "other/c.yaml"} {
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("name: x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(dir string, files ...string) *Run {
+		return &Run{Scenarios: &results.RunResult{Table: &results.Table{Dir: dir, Files: files}}}
+	}
+	for _, c := range []struct {
+		name string
+		r    *Run
+		want string
+	}{
+		{"true list", run("t", "t/a.yaml", "t/sub/b.yml"), ""},
+		{"a file left out", run("t", "t/a.yaml"), "leaves out t/sub/b.yml"},
+		{"a file the table lacks", run("t", "t/a.yaml", "t/sub/b.yml", "t/z.yaml"), "lists t/z.yaml"},
+		{"no table directory, no file", run("none"), ""},
+		{"no table directory, a file", run("none", "none/a.yaml"), "lists none/a.yaml"},
+		{"an fs.FS table", &Run{Scenarios: &results.RunResult{Table: &results.Table{Dir: "t", Files: []string{"t/x.yaml"}, FS: true}}}, ""},
+		{"no table recorded", &Run{Scenarios: &results.RunResult{}}, ""},
+	} {
+		err := CheckTable(c.r, "scenarios.json", root)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "scenarios.json: field table.files: ")):
+			t.Errorf("%s: %v, want an input error on table.files saying %q", c.name, err, c.want)
+		}
 	}
 }
