@@ -103,7 +103,11 @@ func Run(ctx context.Context, server *mcp.Server, opts Options) error {
 			fmt.Fprintf(logw, "%s%s\n", ProbePrefix, b)
 		}()
 	}
-	guard(server, logw, opts.MaxCalls) // the last middleware: the outermost
+	maxCalls := opts.MaxCalls
+	if maxCalls <= 0 {
+		maxCalls = DefaultMaxCalls
+	}
+	guard(server, logw, maxCalls) // the last middleware: the outermost
 	if opts.HTTP == "" {
 		in, out := opts.Stdin, opts.Stdout
 		if in == nil {
@@ -113,7 +117,7 @@ func Run(ctx context.Context, server *mcp.Server, opts Options) error {
 			out = os.Stdout
 		}
 		fmt.Fprintf(logw, "waitsim serve: %s over stdio\n", opts.Name)
-		err := server.Run(ctx, stdioTransport(in, out, logw))
+		err := server.Run(ctx, stdioTransport(ctx, in, out, logw, maxCalls))
 		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || ctx.Err() != nil {
 			return nil
 		}
