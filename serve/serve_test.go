@@ -131,7 +131,9 @@ func TestStdioRepliesUnreadBounded(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, s, Options{Name: "x", Stdin: sin, Stdout: sout, Log: io.Discard, MaxCalls: 3}) }()
+	go func() {
+		done <- Run(ctx, s, Options{Name: "x", Stdin: sin, Stdout: sout, Log: io.Discard, MaxCalls: 3})
+	}()
 	out := bufio.NewReader(cin)
 	io.WriteString(cout, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`+"\n")
 	if _, err := out.ReadString('\n'); err != nil {
