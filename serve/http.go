@@ -61,6 +61,8 @@ func httpHandler(server *mcp.Server, opts Options) http.Handler {
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, hopts)
 	door := &sessionDoor{server: server, max: max, stateless: opts.Stateless}
+	maxCalls := opts.maxCalls()
+	posts := make(chan struct{}, maxCalls)
 	allowed := map[string]bool{}
 	for _, o := range opts.AllowOrigins {
 		allowed[strings.ToLower(strings.TrimRight(o, "/"))] = true
@@ -72,13 +74,12 @@ func httpHandler(server *mcp.Server, opts Options) http.Handler {
 			http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not allowed (loopback origins are; waitsim serve --allow-origin adds others)", o), http.StatusForbidden)
 			return
 		}
-		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
-			// A POST without a session opens one (stateless: one for the
-			// request alone). Its body is read whole before it takes a
-			// place at the door (within the SDK's bound on a body and the
-			// server's BodyTimeout): a client that sends its body slowly,
-			// or never, holds no place (before, a few half-sent bodies
-			// shut every new client out until their body timeout).
+		if r.Method == http.MethodPost {
+			// A POST's body is read whole before it takes a place (within
+			// the SDK's bound on a body and the server's BodyTimeout): a
+			// client that sends its body slowly, or never, holds none
+			// (before, a few half-sent bodies shut every new client out
+			// until their body timeout).
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
 			if err != nil {
 				var tooBig *http.MaxBytesError
@@ -90,6 +91,22 @@ func httpHandler(server *mcp.Server, opts Options) http.Handler {
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
+			// At most maxCalls POSTs are handled at once, their replies'
+			// writing included: guard's bound on calls ends when a handler
+			// returns, before its reply is written, so a client that read
+			// no reply could have any number held (1000 unread POSTs held
+			// 2.2 GB).
+			select {
+			case posts <- struct{}{}:
+				defer func() { <-posts }()
+			default:
+				writeRPCError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many requests in handling (at most %d, their replies' writing included): try again when one has ended", maxCalls))
+				return
+			}
+		}
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			// A POST without a session opens one (stateless: one for the
+			// request alone), once its body is in.
 			if !door.enter() {
 				writeRPCError(w, http.StatusServiceUnavailable, fmt.Sprintf("too many sessions open or opening (at most %d); close one or wait for one to expire", max))
 				return

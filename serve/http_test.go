@@ -472,3 +472,35 @@ func TestHalfSentBodiesHoldNoPlace(t *testing.T) {
 		wg.Wait()
 	})
 }
+
+// Over HTTP at most MaxCalls POSTs are handled at once, their replies'
+// writing included: with two calls in flight under MaxCalls 2, a third POST
+// (a ping, which guard's bound on calls does not count) gets 503; once the
+// calls have ended, it passes.
+func TestPostsInHandlingBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := testHTTP(t, Options{MaxCalls: 2, JSONResponse: true})
+		_, sid := post(t, ts, "", "", initMsg)
+		if sid == "" {
+			t.Fatal("no session")
+		}
+		post(t, ts, "", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		var wg sync.WaitGroup
+		for id := 1; id <= 2; id++ {
+			wg.Go(func() {
+				if code, _ := post(t, ts, "", sid, callMsg(id, 5000)); code != 200 {
+					t.Errorf("call %d within the bound: status %d", id, code)
+				}
+			})
+		}
+		synctest.Wait()
+		ping := `{"jsonrpc":"2.0","id":9,"method":"ping"}`
+		if code, _ := post(t, ts, "", sid, ping); code != http.StatusServiceUnavailable {
+			t.Errorf("a third POST with two calls in handling of 2 at most: status %d, want 503", code)
+		}
+		wg.Wait()
+		if code, _ := post(t, ts, "", sid, ping); code != 200 {
+			t.Errorf("a POST once the calls ended: status %d, want 200", code)
+		}
+	})
+}

@@ -54,8 +54,19 @@ type Options struct {
 	MaxSessions int
 	// MaxCalls bounds the tools/call requests in flight at once, over all
 	// sessions (0: DefaultMaxCalls); one more is answered with a JSON-RPC
-	// error at once.
+	// error at once. A call is in flight until its reply is written: over
+	// stdio, stdin is not read further while MaxCalls replies wait to be
+	// written; over HTTP, at most MaxCalls POSTs are handled at once (one
+	// more gets 503).
 	MaxCalls int
+}
+
+// maxCalls is MaxCalls, or its default.
+func (o Options) maxCalls() int {
+	if o.MaxCalls <= 0 {
+		return DefaultMaxCalls
+	}
+	return o.MaxCalls
 }
 
 // DefaultMaxCalls is Options.MaxCalls' default: a bound, not a measurement
@@ -103,7 +114,8 @@ func Run(ctx context.Context, server *mcp.Server, opts Options) error {
 			fmt.Fprintf(logw, "%s%s\n", ProbePrefix, b)
 		}()
 	}
-	guard(server, logw, opts.MaxCalls) // the last middleware: the outermost
+	maxCalls := opts.maxCalls()
+	guard(server, logw, maxCalls) // the last middleware: the outermost
 	if opts.HTTP == "" {
 		in, out := opts.Stdin, opts.Stdout
 		if in == nil {
@@ -113,7 +125,7 @@ func Run(ctx context.Context, server *mcp.Server, opts Options) error {
 			out = os.Stdout
 		}
 		fmt.Fprintf(logw, "waitsim serve: %s over stdio\n", opts.Name)
-		err := server.Run(ctx, stdioTransport(in, out, logw))
+		err := server.Run(ctx, stdioTransport(ctx, in, out, logw, maxCalls))
 		if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || ctx.Err() != nil {
 			return nil
 		}

@@ -1,10 +1,13 @@
 package serve
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -96,4 +99,80 @@ func TestProbeRestartsAtFirstCall(t *testing.T) {
 			t.Error("no first call after a tools/call")
 		}
 	})
+}
+
+// Over stdio at most MaxCalls tools/call requests are passed on while their
+// replies are not written: a client that sends calls and does not read
+// stdout gets no more started (stdin is not read further), so the replies
+// held in memory are bounded; once it reads, every call is answered. (Not
+// in a synctest bubble: writers queued on the SDK's mutex are not durably
+// blocked. Nothing here waits on time: the test waits for the window to be
+// full, or for a fourth call, which would mean there is no window.)
+func TestStdioRepliesUnreadBounded(t *testing.T) {
+	full := make(chan struct{}, 1)
+	windowFull = func() {
+		select {
+		case full <- struct{}{}:
+		default:
+		}
+	}
+	defer func() { windowFull = func() {} }()
+	var started atomic.Int32
+	fourth := make(chan struct{})
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "count"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, map[string]any, error) {
+		if started.Add(1) == 4 {
+			close(fourth)
+		}
+		return nil, map[string]any{"big": strings.Repeat("x", 1000)}, nil
+	})
+	cin, sout := io.Pipe()
+	sin, cout := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, s, Options{Name: "x", Stdin: sin, Stdout: sout, Log: io.Discard, MaxCalls: 3})
+	}()
+	out := bufio.NewReader(cin)
+	io.WriteString(cout, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`+"\n")
+	if _, err := out.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		io.WriteString(cout, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+		for id := 1; id <= 8; id++ {
+			io.WriteString(cout, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"count","arguments":{}}}`+"\n", id))
+		}
+	}()
+	select {
+	case <-full:
+		if n := started.Load(); n > 3 {
+			t.Errorf("stdout unread: %d calls started, want at most 3 (MaxCalls)", n)
+		}
+	case <-fourth:
+		t.Fatal("stdout unread: a fourth call started while three replies were not written")
+	}
+	ids := map[float64]bool{}
+	for len(ids) < 8 {
+		line, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			ID     float64         `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal([]byte(line), &m) != nil || m.Result == nil {
+			t.Fatalf("not a result: %s", line)
+		}
+		ids[m.ID] = true
+	}
+	if n := started.Load(); n != 8 {
+		t.Errorf("stdout read: %d calls started, want 8", n)
+	}
+	cout.Close()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
 }

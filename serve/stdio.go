@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +33,7 @@ const (
 type stdioLines struct {
 	in   *bufio.Reader
 	out  *lockedWriter
+	win  *replyWindow // the calls whose reply is not written yet
 	log  io.Writer
 	line int
 	buf  []byte // the part of a passed line the SDK has not read yet
@@ -41,24 +43,37 @@ type stdioLines struct {
 // lockedWriter serializes writes to stdout: the SDK writes each message in
 // one Write, and stdioLines' answers go between them, never inside one.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu  sync.Mutex
+	w   io.Writer
+	win *replyWindow // given back a place for each reply written
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	l.mu.Unlock()
+	if l.win != nil {
+		if err != nil {
+			l.win.close()
+		} else {
+			l.win.written(p)
+		}
+	}
+	return n, err
 }
 
 // Close is the transport's: stdout stays open for the process.
 func (l *lockedWriter) Close() error { return nil }
 
 // stdioTransport is the SDK's stdio transport over in and out, with every
-// line of in checked first (stdioLines).
-func stdioTransport(in io.Reader, out io.Writer, log io.Writer) *mcp.IOTransport {
-	w := &lockedWriter{w: out}
-	return &mcp.IOTransport{Reader: io.NopCloser(&stdioLines{in: bufio.NewReaderSize(in, 64<<10), out: w, log: log}), Writer: w}
+// line of in checked first (stdioLines) and at most maxCalls tools/call
+// requests passed on whose reply is not written yet (replyWindow).
+// The window closes when ctx is done, so that no read waits on it then.
+func stdioTransport(ctx context.Context, in io.Reader, out io.Writer, log io.Writer, maxCalls int) *mcp.IOTransport {
+	win := newReplyWindow(maxCalls)
+	context.AfterFunc(ctx, win.close)
+	w := &lockedWriter{w: out, win: win}
+	return &mcp.IOTransport{Reader: io.NopCloser(&stdioLines{in: bufio.NewReaderSize(in, 64<<10), out: w, win: win, log: log}), Writer: w}
 }
 
 func (s *stdioLines) Read(p []byte) (int, error) {
@@ -101,9 +116,13 @@ func (s *stdioLines) next() ([]byte, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			return nil, nil
 		}
-		if code, why := check(bytes.TrimSpace(line)); code != 0 {
+		msg, code, why := check(bytes.TrimSpace(line))
+		if code != 0 {
 			s.refuse(code, why)
 			return nil, err
+		}
+		if !s.win.read(msg) {
+			return nil, io.ErrClosedPipe // stdout failed: nothing more can be answered
 		}
 		if line[len(line)-1] != '\n' {
 			line = append(line, '\n')
@@ -120,18 +139,20 @@ func (s *stdioLines) skip(err error) error {
 	return err
 }
 
-// check says why a line is not one JSON-RPC message (0 when it is).
-func check(line []byte) (code int, why string) {
+// check returns the JSON-RPC message a line is, or says why it is none
+// (code 0 when it is one).
+func check(line []byte) (msg jsonrpc.Message, code int, why string) {
 	if !json.Valid(line) {
-		return codeParseError, "not JSON"
+		return nil, codeParseError, "not JSON"
 	}
 	if line[0] == '[' {
-		return codeInvalidRequest, "a JSON-RPC batch (MCP has none since 2025-06-18)"
+		return nil, codeInvalidRequest, "a JSON-RPC batch (MCP has none since 2025-06-18)"
 	}
-	if _, err := jsonrpc.DecodeMessage(line); err != nil {
-		return codeInvalidRequest, err.Error()
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return nil, codeInvalidRequest, err.Error()
 	}
-	return 0, ""
+	return msg, 0, ""
 }
 
 // refuse answers the current line with a JSON-RPC error (id null) and logs it.
