@@ -143,6 +143,11 @@ type Expect struct {
 	Rejected *bool `json:"rejected,omitempty" yaml:"rejected,omitempty" jsonschema:"the call got an error result naming a field"`
 	// ErrorMentions: the error result's text contains this.
 	ErrorMentions string `json:"errorMentions,omitempty" yaml:"errorMentions,omitempty"`
+	// ReplyFields are fields of the reply's structured content (a JSON
+	// object) and what each must be: a value (compared as JSON: numbers by
+	// value, lists in order, objects whole), "absent" or "present". For any
+	// tool; the wait_agents pack's reply fields have Reply.
+	ReplyFields map[string]any `json:"replyFields,omitempty" yaml:"replyFields,omitempty" jsonschema:"fields of the reply's structured content, each equal to its value (as JSON), or \"absent\" or \"present\"; for any tool"`
 	// Reply fields (contract §2 step 9).
 	Reply *ReplyExpect `json:"reply,omitempty" yaml:"reply,omitempty" waitsim:"pack"`
 	// Lists, Reads, Stranded count this call's bridge requests.
