@@ -682,7 +682,7 @@ func (r *runner) stopped(world, report string) {
 			msg = fmt.Sprintf("the table stopped at this case: %d case(s) after it did not run\n%s", left, msg)
 		}
 		r.run.Cases = append(r.run.Cases, results.CaseResult{ID: c.ID, File: r.rel(c.File), Line: c.Line, Protects: c.Protects,
-			Verdict: results.VerdictError, Error: msg})
+			Verdict: results.VerdictError, Error: msg, Repro: r.repro(hot.FullName(r.t.Name(), r.fileName(c.File), c.ID), *c)})
 	}
 	r.mu.Unlock()
 	r.writeResults()

@@ -77,4 +77,8 @@ func TestWatchdogStopsTable(t *testing.T) {
 			t.Errorf("the stopped case's error lacks %q:\n%.2000s", want, e)
 		}
 	}
+	// Its re-run line is the one a case that ran gets, for its own name.
+	if want := strings.ReplaceAll(rr.Cases[0].Repro, "quick", "spins"); rr.Cases[1].Repro != want || want == "" {
+		t.Errorf("the stopped case's re-run line %q, want %q", rr.Cases[1].Repro, want)
+	}
 }

@@ -1,7 +1,11 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/waitsim/waitsim/results"
@@ -50,7 +54,7 @@ func Expectations(c *scenario.Case, res *sim.Result, sums []results.CallSummary)
 		s, cr := findCall(res, sums, caller, index)
 		if s == nil {
 			// An expectation that only counts the calls needs no call to look at.
-			if (e != scenario.Expect{Caller: e.Caller, Calls: e.Calls}) {
+			if only := (scenario.Expect{Caller: e.Caller, Calls: e.Calls}); !reflect.DeepEqual(e, only) {
 				fail("no such call was made")
 			}
 			continue
@@ -90,11 +94,57 @@ func Expectations(c *scenario.Case, res *sim.Result, sums []results.CallSummary)
 				fail("%s = %d, want %d", n.name, n.got, *n.want)
 			}
 		}
+		if e.ReplyFields != nil {
+			fails = append(fails, checkReplyFields(who, e.ReplyFields, s)...)
+		}
 		if e.Reply != nil {
 			fails = append(fails, checkReply(who, e.Reply, s)...)
 		}
 	}
 	return fails
+}
+
+// checkReplyFields checks an expectation's replyFields against the
+// reply's structured content, field by field in name order: "absent" and
+// "present" as they say, any other value equal as JSON (json.Marshal of
+// both: numbers by value, map keys sorted).
+func checkReplyFields(who string, want map[string]any, s *results.CallSummary) []string {
+	if s.Reply == nil {
+		what := "no structured reply"
+		if s.Lost {
+			what = "reply lost"
+		} else if s.IsError {
+			what = "error result"
+		}
+		return []string{fmt.Sprintf("%s: %s, want one with replyFields", who, what)}
+	}
+	var fails []string
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		got, ok := s.Reply[name]
+		w := want[name]
+		switch {
+		case w == "absent" && ok:
+			fails = append(fails, fmt.Sprintf("%s: replyFields.%s = %s, want absent", who, name, asJSON(got)))
+		case w == "present" && !ok:
+			fails = append(fails, fmt.Sprintf("%s: replyFields.%s absent, want present", who, name))
+		case w == "absent" || w == "present":
+		case !ok:
+			fails = append(fails, fmt.Sprintf("%s: replyFields.%s absent, want %s", who, name, asJSON(w)))
+		case asJSON(got) != asJSON(w):
+			fails = append(fails, fmt.Sprintf("%s: replyFields.%s = %s, want %s", who, name, asJSON(got), asJSON(w)))
+		}
+	}
+	return fails
+}
+
+// asJSON is v as JSON text (json.Marshal's: map keys sorted, a number by
+// its value whatever its Go type).
+func asJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 func checkReply(who string, r *scenario.ReplyExpect, s *results.CallSummary) []string {

@@ -59,6 +59,16 @@ func TestExpectationsFire(t *testing.T) {
 		{"progress-wrong", scenario.Expect{Progress: i(29)}, nil, "A#1: progress = 30, want 29"},
 		{"calls", scenario.Expect{Calls: i(1)}, nil, ""},
 		{"call-one-by-default", scenario.Expect{Call: 1, Caller: "A", ResolvesAtMs: ms(30000)}, nil, ""},
+		// replyFields, for any tool: JSON values, "absent", "present".
+		{"reply-fields", scenario.Expect{ReplyFields: map[string]any{"remainingMs": uint64(70000), "done": false, "ok": "present", "error": "absent",
+			"agents": []any{map[string]any{"id": "c", "state": "running"}}}}, func(s *results.CallSummary) {
+			s.Reply["agents"] = []any{map[string]any{"state": "running", "id": "c"}}
+		}, ""},
+		{"reply-fields-wrong", scenario.Expect{ReplyFields: map[string]any{"remainingMs": 69999, "done": "absent", "truncated": "present", "bridgeError": "down"}}, nil,
+			"A#1: replyFields.bridgeError absent, want \"down\"\nA#1: replyFields.done = false, want absent\nA#1: replyFields.remainingMs = 70000, want 69999\nA#1: replyFields.truncated absent, want present"},
+		{"reply-fields-a-string", scenario.Expect{ReplyFields: map[string]any{"remainingMs": "70000"}}, nil, `A#1: replyFields.remainingMs = 70000, want "70000"`},
+		{"reply-fields-lost", scenario.Expect{ReplyFields: map[string]any{"done": true}}, func(s *results.CallSummary) { s.Lost, s.Reply = true, nil },
+			"A#1: reply lost, want one with replyFields"},
 		// Reply fields.
 		{"reply", scenario.Expect{Reply: &scenario.ReplyExpect{OK: w(true), Done: w(false), RemainingMs: w(int64(70000)), AgentsUnavailable: &scenario.Want{Absent: true},
 			OutputsUnavailable: &scenario.Want{Absent: true}, BridgeError: &scenario.Want{Absent: true}, Truncated: &scenario.Want{Absent: true}, Error: &scenario.Want{Absent: true},

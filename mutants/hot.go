@@ -238,7 +238,7 @@ func (r *runner) saveHints(muts []*mutant) {
 		if !kept {
 			next = "its hint could not be kept, so the next campaign tries it hot again"
 		}
-		r.note(fmt.Sprintf("hot processes: %d died serving a mutant (a panic in a world's goroutine); each such mutant was judged by a run of its own, and %s (docs/mutation.md)", d, next))
+		r.note(fmt.Sprintf("hot processes: %d mutant(s) ended the process that served them (a panic in a world's goroutine, which is the mutant's doing, not a fault of the run); each was judged by a run of its own, so its verdict stands, and %s (docs/mutation.md)", d, next))
 	}
 	if n > 0 {
 		r.note(fmt.Sprintf("hot processes: %d mutants ran cold from the start, as a hot process died on each in an earlier campaign (docs/mutation.md)", n))

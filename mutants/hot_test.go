@@ -170,7 +170,7 @@ func TestHotSameVerdicts(t *testing.T) {
 	if n := hintNote(notes[campaign.RunnerHot], "ran cold from the start"); n != "" {
 		t.Errorf("the first hot campaign ran mutants cold on a hint: %q", n)
 	}
-	if n := hintNote(notes[campaign.RunnerHot], "died serving"); !strings.HasPrefix(n, "hot processes: 1 died serving a mutant") {
+	if n := hintNote(notes[campaign.RunnerHot], "ended the process"); !strings.HasPrefix(n, "hot processes: 1 mutant(s) ended the process that served them") {
 		t.Errorf("the first hot campaign's note on processes that died is %q, want one for 1 (notes %q)", n, notes[campaign.RunnerHot])
 	}
 

@@ -47,3 +47,18 @@ func TestSurvivalCountsCalls(t *testing.T) {
 		t.Error("a memory-only run without profiles shows a survival matrix")
 	}
 }
+
+// A tool of one's own has no cap the results know (CapMs 0): its survival
+// matrix shows "—" for the cap, and calls only in memory without profiles
+// make no matrix (as the pack's at its 30000 ms cap).
+func TestSurvivalToolOfOnesOwn(t *testing.T) {
+	mem := &results.WireDims{Mode: "memory", Transport: "memory"}
+	if rows := model.Survival(&results.RunResult{Cases: []results.CaseResult{{ID: "a", Calls: []results.CallSummary{{Wire: mem}}}}}); interesting(rows) {
+		t.Errorf("memory only, no profile, no cap: a matrix of %+v", rows)
+	}
+	sse := &results.WireDims{Mode: "sse", ProxyMs: 30000, Profile: "go-sdk", Transport: "sse idle=30000"}
+	rows := model.Survival(&results.RunResult{Cases: []results.CaseResult{{ID: "a", Calls: []results.CallSummary{{Wire: sse}}}}})
+	if !interesting(rows) || survivalCells(rows[0])[0] != "—" {
+		t.Errorf("over SSE with no cap: interesting %t, cells %q; want a matrix whose cap is —", interesting(rows), survivalCells(rows[0]))
+	}
+}

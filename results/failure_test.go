@@ -103,3 +103,22 @@ func TestTableRowShowsFirstLineOfError(t *testing.T) {
 		t.Errorf("the failure report lacks the rest of the error:\n%s", b.String())
 	}
 }
+
+// TestPrintTableWidth: a case id longer than its column overflows its own
+// row alone; the other rows keep the column at its cap (they were padded to
+// the longest id, 90 characters for a matrix case, before).
+func TestPrintTableWidth(t *testing.T) {
+	long := "a-matrix-case[holds=[{\"atMs\":0,\"holdMs\":40000}],profile=ts-sdk-reset,mode=stateless-sse]"
+	var b strings.Builder
+	results.PrintTable(&b, results.RunResult{Cases: []results.CaseResult{
+		{ID: long, Verdict: results.VerdictPass, Calls: []results.CallSummary{{Caller: "A", Index: 1, EndMs: 30000}}},
+		{ID: "short", Verdict: results.VerdictPass, Calls: []results.CallSummary{{Caller: "A", Index: 1, EndMs: 30000}}},
+	}, Passed: 2})
+	lines := strings.Split(b.String(), "\n")
+	if !strings.HasPrefix(lines[1], "PASS     "+long+"  30000") {
+		t.Errorf("the long id's row: %q", lines[1])
+	}
+	if want := "PASS     short" + strings.Repeat(" ", 44-len("short")+2) + "30000"; lines[2] != want {
+		t.Errorf("a short id's row:\n%q\nwant\n%q", lines[2], want)
+	}
+}

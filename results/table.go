@@ -5,8 +5,13 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 )
+
+// tableColumnMax is the widest each of PrintTable's first three columns
+// (VERDICT, CASE, RESOLVES AT) is padded to, in characters: 80 of a line
+// with their gaps, whatever the ids (a matrix case's id runs to 90).
+var tableColumnMax = [3]int{7, 44, 23}
 
 // PrintTable writes the result table people read: one row per case — verdict,
 // case id, when each call resolved (virtual ms), the key fields of each reply —
@@ -15,8 +20,7 @@ import (
 func PrintTable(w io.Writer, res RunResult) {
 	cases := append([]CaseResult(nil), res.Cases...)
 	sort.SliceStable(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERDICT\tCASE\tRESOLVES AT (ms)\tREPLY")
+	rows := [][4]string{{"VERDICT", "CASE", "RESOLVES AT (ms)", "REPLY"}}
 	for _, c := range cases {
 		var at, keys []string
 		for _, call := range c.Calls {
@@ -48,9 +52,26 @@ func PrintTable(w io.Writer, res RunResult) {
 		if len(at) == 0 {
 			at = []string{"-"}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", strings.ToUpper(c.Verdict), c.ID, strings.Join(at, ", "), strings.Join(keys, " "))
+		rows = append(rows, [4]string{strings.ToUpper(c.Verdict), c.ID, strings.Join(at, ", "), strings.Join(keys, " ")})
 	}
-	tw.Flush()
+	// Each column is as wide as its widest cell, up to tableColumnMax
+	// characters: a longer cell overflows into its row alone, and the
+	// other rows keep a table that fits a terminal.
+	var width [3]int
+	for _, r := range rows {
+		for i := range width {
+			width[i] = max(width[i], min(utf8.RuneCountInString(r[i]), tableColumnMax[i]))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i := range width {
+			b.WriteString(r[i])
+			b.WriteString(strings.Repeat(" ", max(width[i]-utf8.RuneCountInString(r[i]), 0)+2))
+		}
+		b.WriteString(r[3])
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
 	for _, c := range cases {
 		if c.Verdict != VerdictPass {
 			fmt.Fprintf(w, "\n--- %s %s\n%s", strings.ToUpper(c.Verdict), c.ID, FailureReport(c))

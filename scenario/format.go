@@ -18,13 +18,13 @@ type Scenario struct {
 	// Description is free text for people.
 	Description string `json:"description,omitempty" yaml:"description,omitempty" jsonschema:"free text for people"`
 	// NoBridge registers the tool without a bridge.
-	NoBridge bool `json:"noBridge,omitempty" yaml:"noBridge,omitempty" jsonschema:"register the tool without a bridge"`
+	NoBridge bool `json:"noBridge,omitempty" yaml:"noBridge,omitempty" waitsim:"pack" jsonschema:"register the tool without a bridge"`
 	// Bridge scripts the bridge (contract §3); absent means an instant bridge.
-	Bridge *BridgeSpec `json:"bridge,omitempty" yaml:"bridge,omitempty" jsonschema:"the bridge script (contract §3); absent: an instant bridge"`
+	Bridge *BridgeSpec `json:"bridge,omitempty" yaml:"bridge,omitempty" waitsim:"pack" jsonschema:"the bridge script (contract §3); absent: an instant bridge"`
 	// Agents are the children of the run at virtual time 0.
-	Agents []AgentSpec `json:"agents,omitempty" yaml:"agents,omitempty" jsonschema:"the children of the run at virtual time 0"`
+	Agents []AgentSpec `json:"agents,omitempty" yaml:"agents,omitempty" waitsim:"pack" jsonschema:"the children of the run at virtual time 0"`
 	// Changes change the roster at given times.
-	Changes []ChangeSpec `json:"changes,omitempty" yaml:"changes,omitempty" jsonschema:"roster changes at given virtual times"`
+	Changes []ChangeSpec `json:"changes,omitempty" yaml:"changes,omitempty" waitsim:"pack" jsonschema:"roster changes at given virtual times"`
 	// Callers are the MCP callers; at least one.
 	Callers []CallerSpec `json:"callers" yaml:"callers" jsonschema:"the MCP callers (contract §4); at least one"`
 	// Matrix expands the scenario: either a map of parameter to a list of
@@ -40,10 +40,10 @@ type Scenario struct {
 	Transport *TransportSpec `json:"transport,omitempty" yaml:"transport,omitempty" jsonschema:"every caller's transport and what sits between (contract §6); absent: memory"`
 	// CapMs replaces the tool's per-call cap (contract §2: 30000) to replay
 	// an earlier version of the tool: 90000 is the first version (contract §1).
-	CapMs int64 `json:"capMs,omitempty" yaml:"capMs,omitempty" jsonschema:"the tool's per-call cap in ms, at least 1000; default 30000 (contract §2); 90000 replays the first version (contract §1)"`
+	CapMs int64 `json:"capMs,omitempty" yaml:"capMs,omitempty" waitsim:"pack" jsonschema:"the tool's per-call cap in ms, at least 1000; default 30000 (contract §2); 90000 replays the first version (contract §1)"`
 	// Timers makes the tool's timers fire late, as real ones do (contract §2
 	// step 12); absent: every timer fires exactly on time.
-	Timers *TimersSpec `json:"timers,omitempty" yaml:"timers,omitempty" jsonschema:"make the tool's timers fire late (contract §2 step 12); absent: exact timers"`
+	Timers *TimersSpec `json:"timers,omitempty" yaml:"timers,omitempty" waitsim:"pack" jsonschema:"make the tool's timers fire late (contract §2 step 12); absent: exact timers"`
 	// Seed drives every jitter of the world (timers.jitterMs,
 	// bridge.jitterMs); default 0. The same seed gives the same trace.
 	Seed int64 `json:"seed,omitempty" yaml:"seed,omitempty" jsonschema:"drives timers.jitterMs and bridge.jitterMs; the same seed gives the same trace; default 0"`
@@ -106,8 +106,8 @@ type CallerSpec struct {
 	RequestTimeoutMs *Limit         `json:"requestTimeoutMs,omitempty" yaml:"requestTimeoutMs,omitempty" jsonschema:"the caller's request timeout in ms, or none; default 60000"`
 	ResetOnProgress  *bool          `json:"resetOnProgress,omitempty" yaml:"resetOnProgress,omitempty" jsonschema:"restart the request timeout on each progress notification (only with progress: a client that sends no token gets no notification to restart on; not the python-sdk profile)"`
 	Progress         *bool          `json:"progress,omitempty" yaml:"progress,omitempty" jsonschema:"send a progress token"`
-	Follow           bool           `json:"follow,omitempty" yaml:"follow,omitempty" jsonschema:"call again with timeoutMs = remainingMs while a reply carries one"`
-	MaxCalls         int            `json:"maxCalls,omitempty" yaml:"maxCalls,omitempty" jsonschema:"bound of a followed chain; default 50"`
+	Follow           bool           `json:"follow,omitempty" yaml:"follow,omitempty" waitsim:"pack" jsonschema:"call again with timeoutMs = remainingMs while a reply carries one"`
+	MaxCalls         int            `json:"maxCalls,omitempty" yaml:"maxCalls,omitempty" waitsim:"pack" jsonschema:"bound of a followed chain; default 50"`
 	Args             map[string]any `json:"args,omitempty" yaml:"args,omitempty" jsonschema:"arguments of the first call (the tool's input, contract §2)"`
 	// InvalidArgs declares that Args break the tool's input schema on purpose
 	// (the call must then be rejected); otherwise such Args are a file error.
@@ -143,12 +143,17 @@ type Expect struct {
 	Rejected *bool `json:"rejected,omitempty" yaml:"rejected,omitempty" jsonschema:"the call got an error result naming a field"`
 	// ErrorMentions: the error result's text contains this.
 	ErrorMentions string `json:"errorMentions,omitempty" yaml:"errorMentions,omitempty"`
+	// ReplyFields are fields of the reply's structured content (a JSON
+	// object) and what each must be: a value (compared as JSON: numbers by
+	// value, lists in order, objects whole), "absent" or "present". For any
+	// tool; the wait_agents pack's reply fields have Reply.
+	ReplyFields map[string]any `json:"replyFields,omitempty" yaml:"replyFields,omitempty" jsonschema:"fields of the reply's structured content, each equal to its value (as JSON), or \"absent\" or \"present\"; for any tool"`
 	// Reply fields (contract §2 step 9).
-	Reply *ReplyExpect `json:"reply,omitempty" yaml:"reply,omitempty"`
+	Reply *ReplyExpect `json:"reply,omitempty" yaml:"reply,omitempty" waitsim:"pack"`
 	// Lists, Reads, Stranded count this call's bridge requests.
-	Lists    *int `json:"lists,omitempty" yaml:"lists,omitempty" jsonschema:"list requests issued by this call"`
-	Reads    *int `json:"reads,omitempty" yaml:"reads,omitempty" jsonschema:"output reads issued by this call"`
-	Stranded *int `json:"stranded,omitempty" yaml:"stranded,omitempty" jsonschema:"this call's requests still in flight when its reply resolved"`
+	Lists    *int `json:"lists,omitempty" yaml:"lists,omitempty" waitsim:"pack" jsonschema:"list requests issued by this call"`
+	Reads    *int `json:"reads,omitempty" yaml:"reads,omitempty" waitsim:"pack" jsonschema:"output reads issued by this call"`
+	Stranded *int `json:"stranded,omitempty" yaml:"stranded,omitempty" waitsim:"pack" jsonschema:"this call's requests still in flight when its reply resolved"`
 	// Calls is how many calls the caller made in all.
 	Calls *int `json:"calls,omitempty" yaml:"calls,omitempty" jsonschema:"how many calls the caller made in all"`
 	// Progress is how many progress notifications this call received.

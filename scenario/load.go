@@ -311,7 +311,7 @@ func loadCase(file string, n ast.Node, params []Param, undo *[]func(), line int,
 	if err := substitute(n, params, undo); err != nil {
 		return append(problems, yamlProblem(file, err)), false
 	}
-	if errs := typeCheck(n, reflect.TypeFor[Scenario](), ""); len(errs) > 0 {
+	if errs := typeCheck(n, reflect.TypeFor[Scenario](), "", opts.Pack == PackGeneric); len(errs) > 0 {
 		for _, e := range errs {
 			problems = append(problems, yamlProblem(file, e))
 		}

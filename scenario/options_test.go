@@ -118,8 +118,18 @@ expect:
 	if got := loadWith(t, Options{Pack: PackWaitAgents}, src); len(got) != 0 {
 		t.Errorf("for the pack: %q, want no problem", got)
 	}
-	if got := loadWith(t, Options{Pack: PackGeneric}, "name: x\nbridge: {list: [5]}\ncallers: [{name: A}]\n"); len(got) != 1 || !strings.HasPrefix(got[0], "f.yaml:3:9: bridge: a key of the wait_agents pack") {
+	if got := loadWith(t, Options{Pack: PackGeneric}, "name: x\nbridge: {list: [5]}\ncallers: [{name: A}]\n"); len(got) != 1 || !strings.HasPrefix(got[0], "f.yaml:3:1: bridge: a key of the wait_agents pack") {
 		t.Errorf("bridge: %q", got)
+	}
+	// A pack key is one problem, whatever it holds (not its unknown
+	// subkeys first), and the known keys a mistyped one is told of are
+	// the generic layer's alone.
+	if got := loadWith(t, Options{Pack: PackGeneric}, "name: x\ncallers: [{name: A}]\nexpect: [{caller: A, reply: {ready: false}}]\n"); len(got) != 1 || !strings.Contains(got[0], "expect[0].reply: a key of the wait_agents pack") {
+		t.Errorf("reply with a key the pack does not know: %q, want the one problem that reply is a pack key", got)
+	}
+	got = loadWith(t, Options{Pack: PackGeneric}, "name: x\ncallers: [{name: A, folow: true}]\n")
+	if len(got) != 1 || !strings.Contains(got[0], "callers[0].folow: unknown field") || strings.Contains(got[0], "follow") || strings.Contains(got[0], "maxCalls") {
+		t.Errorf("a mistyped caller key: %q, want it unknown, with no pack key named", got)
 	}
 }
 

@@ -45,11 +45,20 @@ func yamlKey(f reflect.StructField) (key string, optional bool) {
 	return name, strings.Contains(opts, "omitempty")
 }
 
+// packOnly reports whether field f is a key of the wait_agents pack (its
+// tag waitsim:"pack"): one that means nothing to a tool of one's own.
+func packOnly(f reflect.StructField) bool { return f.Tag.Get("waitsim") == "pack" }
+
+// packKeyMsg is the problem of a pack key in a table of a tool of one's own.
+const packKeyMsg = "a key of the wait_agents pack: it means nothing to a tool of your own (waitsim.Params.Tool)"
+
 // typeCheck walks node against type t (a Scenario and what it holds) and
 // returns every problem in document order: unknown and missing keys, wrong
 // node types, integers out of range, unknown states and ops. path is the
-// dotted field path for messages.
-func typeCheck(n ast.Node, t reflect.Type, path string) []error {
+// dotted field path for messages. With generic (a table of a tool of one's
+// own), a key of the wait_agents pack (packOnly) is a problem of its own,
+// and never listed among the known keys.
+func typeCheck(n ast.Node, t reflect.Type, path string, generic bool) []error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -95,7 +104,9 @@ func typeCheck(n ast.Node, t reflect.Type, path string) []error {
 			f := t.Field(i)
 			if k, _ := yamlKey(f); k != "" && k != "-" {
 				fields[k] = f
-				names = append(names, k)
+				if !generic || !packOnly(f) {
+					names = append(names, k)
+				}
 			}
 		}
 		seen := map[string]bool{}
@@ -111,7 +122,11 @@ func typeCheck(n ast.Node, t reflect.Type, path string) []error {
 				continue
 			}
 			seen[k] = true
-			errs = append(errs, typeCheck(kv.Value, f.Type, join(path, k))...)
+			if generic && packOnly(f) {
+				errs = append(errs, nodeErr(kv.Key, join(path, k), packKeyMsg))
+				continue
+			}
+			errs = append(errs, typeCheck(kv.Value, f.Type, join(path, k), generic)...)
 		}
 		for _, k := range names {
 			if _, optional := yamlKey(fields[k]); !optional && !seen[k] {
@@ -126,7 +141,7 @@ func typeCheck(n ast.Node, t reflect.Type, path string) []error {
 		}
 		var errs []error
 		for i, v := range seq.Values {
-			errs = append(errs, typeCheck(v, t.Elem(), fmt.Sprintf("%s[%d]", path, i))...)
+			errs = append(errs, typeCheck(v, t.Elem(), fmt.Sprintf("%s[%d]", path, i), generic)...)
 		}
 		return errs
 	case reflect.Map:

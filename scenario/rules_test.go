@@ -142,7 +142,7 @@ func TestLoaderRulesFire(t *testing.T) {
 			[]string{"bad.yaml:2:1: callers: required field is missing",
 				"bad.yaml:3:1: bogus: unknown field (known here: name, description, noBridge, bridge, agents, changes, callers, matrix, expect, horizonMs, transport, capMs, timers, seed)"}},
 		{"misspelt-key", head + "expect:\n  - {caller: A, recieved: false}\n" + caller,
-			[]string{`bad.yaml:4:17: expect[0].recieved: unknown field; did you mean "received"? (known here: caller, call, resolvesAtMs, resolvesByMs, startsAtMs, received, lostBy, rejected, errorMentions, reply, lists, reads, stranded, calls, progress)`}},
+			[]string{`bad.yaml:4:17: expect[0].recieved: unknown field; did you mean "received"? (known here: caller, call, resolvesAtMs, resolvesByMs, startsAtMs, received, lostBy, rejected, errorMentions, replyFields, reply, lists, reads, stranded, calls, progress)`}},
 		{"capital-key", head + "horizonms: 5\n" + caller,
 			[]string{`bad.yaml:3:1: horizonms: unknown field; did you mean "horizonMs"? (known here: name, description, noBridge, bridge, agents, changes, callers, matrix, expect, horizonMs, transport, capMs, timers, seed)`}},
 		{"missing-before-unknown-on-one-line", head + "agents:\n  - {id: c, bogus: 1}\n" + caller,

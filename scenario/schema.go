@@ -72,6 +72,10 @@ func JSONSchema(args *jsonschema.Schema) ([]byte, error) {
 	if err := json.Unmarshal(b, &tree); err != nil {
 		return nil, err
 	}
+	// replyFields is a mapping of any fields of the reply, each of any JSON
+	// value (the generator gave it args' schema, by its Go type).
+	ex := tree["properties"].(map[string]any)["expect"].(map[string]any)["items"].(map[string]any)["properties"].(map[string]any)
+	ex["replyFields"] = map[string]any{"type": "object", "description": reflect.TypeFor[Expect]().Field(expectReplyFields).Tag.Get("jsonschema")}
 	constrain(tree, "")
 	tree["properties"].(map[string]any)["callers"].(map[string]any)["minItems"] = 1
 	allowPlaceholders(tree)
@@ -94,6 +98,12 @@ func JSONSchema(args *jsonschema.Schema) ([]byte, error) {
 	}
 	return append(out, '\n'), nil
 }
+
+// expectReplyFields is the index of Expect.ReplyFields among its fields.
+var expectReplyFields = func() int {
+	f, _ := reflect.TypeFor[Expect]().FieldByName("ReplyFields")
+	return f.Index[0]
+}()
 
 // constrain adds the field rules of rules.go to the generated schema s (the
 // schema of property key): integer bounds, the known states, the change ops.

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -247,40 +248,27 @@ func toolNames(tools map[string]*jsonschema.Schema) string {
 	return strings.Join(slices.Sorted(maps.Keys(tools)), ", ")
 }
 
-// packKeys refuses the keys of the wait_agents pack in a scenario loaded
-// for the generic layer (Options.Pack PackGeneric), each by name.
+// packKeys refuses the keys of the wait_agents pack (packOnly) that are
+// set in a scenario checked for the generic layer (Options.Pack
+// PackGeneric), each by name: a scenario built in code, or one whose file
+// typeCheck already refused them in.
 func packKeys(sc *Scenario, n ast.Node) []error {
 	var errs []error
-	bad := func(path ...any) {
-		errs = append(errs, nodeErr(locate(n, path...), fieldPath(path),
-			"a key of the wait_agents pack: it means nothing to a tool of your own (waitsim.Params.Tool)"))
-	}
-	for _, k := range []struct {
-		key string
-		set bool
-	}{{"noBridge", sc.NoBridge}, {"bridge", sc.Bridge != nil}, {"agents", sc.Agents != nil}, {"changes", sc.Changes != nil},
-		{"capMs", sc.CapMs != 0}, {"timers", sc.Timers != nil}} {
-		if k.set {
-			bad(k.key)
-		}
-	}
-	for i, c := range sc.Callers {
-		if c.Follow {
-			bad("callers", i, "follow")
-		}
-		if c.MaxCalls != 0 {
-			bad("callers", i, "maxCalls")
-		}
-	}
-	for i, e := range sc.Expect {
-		for _, k := range []struct {
-			key string
-			set bool
-		}{{"reply", e.Reply != nil}, {"lists", e.Lists != nil}, {"reads", e.Reads != nil}, {"stranded", e.Stranded != nil}} {
-			if k.set {
-				bad("expect", i, k.key)
+	check := func(v reflect.Value, path ...any) {
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			if k, _ := yamlKey(f); packOnly(f) && !v.Field(i).IsZero() {
+				p := append(append([]any(nil), path...), k)
+				errs = append(errs, nodeErr(locate(n, p...), fieldPath(p), packKeyMsg))
 			}
 		}
+	}
+	check(reflect.ValueOf(sc).Elem())
+	for i := range sc.Callers {
+		check(reflect.ValueOf(&sc.Callers[i]).Elem(), "callers", i)
+	}
+	for i := range sc.Expect {
+		check(reflect.ValueOf(&sc.Expect[i]).Elem(), "expect", i)
 	}
 	return errs
 }

@@ -120,3 +120,13 @@ func TestClientValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestRunningFirst: the watchdog's dump puts the goroutines that were
+// running or runnable first, the others after, each group in its order.
+func TestRunningFirst(t *testing.T) {
+	dump := "goroutine 1 [chan receive]:\nmain.a()\n\ngoroutine 7 [running]:\ntool.spin()\n\ngoroutine 3 [select]:\nmain.b()\n\ngoroutine 9 [runnable]:\ntool.loop()\n"
+	want := "goroutine 7 [running]:\ntool.spin()\n\ngoroutine 9 [runnable]:\ntool.loop()\n\ngoroutine 1 [chan receive]:\nmain.a()\n\ngoroutine 3 [select]:\nmain.b()"
+	if got := runningFirst([]byte(dump)); got != want {
+		t.Errorf("runningFirst:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -341,8 +341,9 @@ func RunWorld(t *testing.T, w World) *Result {
 		}
 		virt.Unlock()
 		report := fmt.Sprintf("waitsim: wall-clock watchdog: world %q did not reach quiescence within %s "+
-			"(virtual time %d ms, step %d): a goroutine is blocked outside the bubble (mutex, I/O or a real timer), or one spins without ever blocking (a loop that does not advance virtual time)\n%s\n",
-			w.Name, wall, at, step, buf[:n])
+			"(virtual time %d ms, step %d): a goroutine is blocked outside the bubble (mutex, I/O or a real timer), or one spins without ever blocking (a loop that does not advance virtual time), "+
+			"or the world does more work than fits in that time (fewer callers or calls); the goroutines that were running come first\n%s\n",
+			w.Name, wall, at, step, runningFirst(buf[:n]))
 		fmt.Fprint(os.Stderr, report)
 		if h := watchdogHook.Load(); h != nil {
 			done := make(chan struct{})
@@ -362,6 +363,23 @@ func RunWorld(t *testing.T, w World) *Result {
 		res = run(t, w, func(k *timeline.Kernel) { virt.Lock(); virt.k = k; virt.Unlock() })
 	})
 	return res
+}
+
+// runningFirst is a runtime.Stack dump of every goroutine with the
+// goroutines that were running or runnable first (a tool that spins is
+// one of them: a report cut to its first stacks then still shows it), the
+// others after them, each group in the dump's order.
+func runningFirst(dump []byte) string {
+	var first, rest []string
+	for _, g := range strings.Split(strings.TrimSpace(string(dump)), "\n\n") {
+		head, _, _ := strings.Cut(g, "\n")
+		if strings.Contains(head, "[running") || strings.Contains(head, "[runnable") {
+			first = append(first, g)
+		} else {
+			rest = append(rest, g)
+		}
+	}
+	return strings.Join(append(first, rest...), "\n\n")
 }
 
 type worldRun struct {

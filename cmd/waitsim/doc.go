@@ -5,7 +5,7 @@
 //	waitsim report [flags]                                   reports (Markdown, JUnit, Stryker, HTML, traces)
 //	waitsim serve FILE.yaml [--case ID] [--http ADDR]        a case's server on the real clock for real clients
 //	waitsim conformance [flags] [paths…]                     real clients vs the simulation, on the real clock
-//	waitsim init [--dir DIR]                                 set a module up to run waitsim
+//	waitsim init [--dir DIR] [--target DIR]                  set a module up to run waitsim
 //
 // Scenario worlds run inside testing/synctest bubbles, which exist only under
 // `go test`; so `waitsim run` builds the test binary of the package whose

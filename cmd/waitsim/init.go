@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -109,12 +110,85 @@ func runInit(args []string) int {
 		}
 		fmt.Println("ran go mod tidy")
 	}
+	if msg, err := ignoreOut(root); err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim init: .gitignore:", err)
+		return 1
+	} else if msg != "" {
+		fmt.Println(msg)
+	}
+	if dir := localWaitsim(root); dir != "" {
+		fmt.Printf("note: go.mod replaces %s with the directory %s: the workflow's checkout will not have it; require a published version before you push\n", workspace.OwnModule, dir)
+	}
 	fmt.Printf("next: replace registerTools in %s with your tool's registration, then:\n  go test ./%s/\n  go tool waitsim run\n",
 		filepath.ToSlash(filepath.Join(*dir, "waitsim_test.go")), filepath.ToSlash(*dir))
 	if !hasCode && tgt == "" {
 		fmt.Printf("and name your tool's package on the mutation gate's line of .github/workflows/waitsim.yml (go tool waitsim mutate --target ./yourtool/), or run init with --target\n")
 	}
 	return 0
+}
+
+// ignoreOut makes the module's .gitignore ignore out/, where waitsim writes
+// its results, caches and reports (a `git add -A` took them into a commit):
+// it adds "/out/" unless a line already ignores out/ at the root, creating
+// the file if need be, and says what it did ("" when nothing). A
+// .gitignore that leads out of the module is left alone.
+func ignoreOut(root string) (string, error) {
+	p := filepath.Join(root, ".gitignore")
+	if err := insideReal(root, p); err != nil {
+		return "note: .gitignore left alone: " + err.Error() + "; ignore out/ in git yourself", nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		switch strings.TrimSpace(line) {
+		case "out", "out/", "/out", "/out/", "out/*", "/out/*", "out/**", "/out/**":
+			return "", nil
+		}
+	}
+	add := "/out/\n"
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		add = "\n" + add
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.WriteString(add); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	return "added /out/ to .gitignore (waitsim writes its results there)", nil
+}
+
+// localWaitsim is the directory go.mod in root replaces waitsim's module
+// with, or "" (no such replace, or one by a version).
+func localWaitsim(root string) string {
+	cmd := exec.Command("go", "mod", "edit", "-json")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		Replace []struct {
+			Old struct{ Path string }
+			New struct{ Path, Version string }
+		}
+	}
+	if json.Unmarshal(out, &m) != nil {
+		return ""
+	}
+	for _, r := range m.Replace {
+		if r.Old.Path == workspace.OwnModule && r.New.Version == "" {
+			return r.New.Path
+		}
+	}
+	return ""
 }
 
 // packageName is the name of the Go package in dir, and whether dir holds

@@ -13,7 +13,7 @@ const usage = `usage:
   waitsim report [flags]                                   render reports (waitsim report -h)
   waitsim serve FILE.yaml [--case ID] [--http ADDR]        a case's server on the real clock for real clients (waitsim serve -h)
   waitsim conformance [flags] [paths…]                     real clients vs the simulation (waitsim conformance -h)
-  waitsim init [--dir DIR]                                 set this module up: a test, a first scenario, a CI workflow
+  waitsim init [--dir DIR] [--target DIR]                  set this module up: a test, a first scenario, a CI workflow
 `
 
 // commands maps a subcommand to its entry point, which returns the exit code.

@@ -364,6 +364,14 @@ func TestInitNewModule(t *testing.T) {
 			t.Errorf("init wrote no %s: %v", f, err)
 		}
 	}
+	// out/ is git-ignored, and the local replace of waitsim is pointed out
+	// (the workflow's checkout will not have that directory).
+	if b, err := os.ReadFile(filepath.Join(dir, ".gitignore")); err != nil || string(b) != "/out/\n" {
+		t.Errorf(".gitignore %q (%v), want /out/", b, err)
+	}
+	if !strings.Contains(out, "added /out/ to .gitignore") || !strings.Contains(out, "note: go.mod replaces github.com/waitsim/waitsim with the directory "+repoRoot(t)) {
+		t.Errorf("init does not say it ignored out/, or does not point out the local replace:\n%s", out)
+	}
 	out, code = inModule(t, dir, nil, "go", "test", "-count=1", "-v", "./...")
 	if n := len(caseLine.FindAllString(out, -1)); code != 0 || n != 1 {
 		t.Fatalf("go test ./... after init: exit %d, %d cases\n%s", code, n, out)

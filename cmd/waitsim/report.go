@@ -39,9 +39,10 @@ const reportUsageText = `usage:
       render a run.json written earlier
   waitsim report --base A.json --head B.json [--root DIR] [--out DIR]
       compare two run.json files: verdict first, then what changed
-  waitsim report --base-ref REF [--run-cmd CMD] [--mutate-cmd CMD] [--root DIR] [--out DIR]
+  waitsim report --base-ref REF [--target DIR] [--run-cmd CMD] [--mutate-cmd CMD] [--root DIR] [--out DIR]
       check REF out in a temporary git worktree, run the table (and the mutation gate)
-      there and here, and compare base REF with head (the working tree)
+      there and here, and compare base REF with head (the working tree); --target DIR
+      is the gate's --target (the package of your tool, as in the workflow init writes)
 
 outputs under --out (default out/report): run.json, summary.md (job summary, ≤ 1 MiB),
 comment.md (pull-request comment, ≤ 64 KB), junit.xml, mutation-report.json (Stryker),
@@ -56,6 +57,20 @@ exit: 0 rendered (comparing: not regressed), 1 head regressed against base,
       reports are still written and say so), 130/143 interrupted by SIGINT/SIGTERM
       during --base-ref (children stopped, worktree removed, nothing written)
 `
+
+// withTarget is report --base-ref's mutate command: the default one
+// (mutateCmd, not set on the command line) with mutate's --target target
+// added when target is not ""; a target beside a command of one's own is a
+// usage error (it belongs in that command).
+func withTarget(mutateCmd string, set bool, target string) (string, error) {
+	switch {
+	case target == "":
+		return mutateCmd, nil
+	case set:
+		return "", errors.New("--target goes with the default --mutate-cmd: write --target in your command instead")
+	}
+	return mutateCmd + " --target " + results.ShellQuote(target), nil
+}
 
 // runReport is `waitsim report …` (see reportUsageText). args excludes
 // "report". It writes progress to stderr and the verdict line to stdout.
@@ -80,6 +95,7 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 		outDir        = fs.String("out", filepath.FromSlash(workspace.ReportDir), "output directory")
 		runCmd        = fs.String("run-cmd", waitsimCmd()+" run --json", "with --base-ref: command that writes out/scenarios.json (run in base's worktree and here)")
 		mutateCmd     = fs.String("mutate-cmd", waitsimCmd()+" mutate", `with --base-ref: command that writes out/mutation.json ("" to skip)`)
+		target        = fs.String("target", "", "with --base-ref: the package the default --mutate-cmd mutates (mutate's --target: the package of your tool, e.g. ./mytool/)")
 		annotations   = fs.Bool("annotations", false, "also print GitHub workflow commands on stdout: a ::warning on the line of each new survivor of the mutation result (head's), a ::notice on each accepted entry that can go")
 	)
 	seeds := map[string]int64{}
@@ -131,6 +147,11 @@ func reportMain(args []string, stdout, stderr io.Writer) int {
 			return fail(err)
 		}
 	case *baseRef != "":
+		mutateSet := false
+		fs.Visit(func(f *flag.Flag) { mutateSet = mutateSet || f.Name == "mutate-cmd" })
+		if *mutateCmd, err = withTarget(*mutateCmd, mutateSet, *target); err != nil {
+			return fail(err)
+		}
 		ctx, stop := interruptContext()
 		base, head, err = buildBaseAndHead(ctx, *baseRef, *runCmd, *mutateCmd, seeds, stderr)
 		// The worktree is gone once buildBaseAndHead has returned; only now

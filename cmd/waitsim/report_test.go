@@ -289,3 +289,25 @@ func TestReportPartialTable(t *testing.T) {
 		t.Errorf("stderr does not name the field and the file left out:\n%s", stderr.String())
 	}
 }
+
+// report --base-ref --target DIR adds mutate's --target to the default
+// mutate command (the layout init writes has no code in its kill suite, so
+// a plain `waitsim mutate` there is a usage error), quoted for the shell;
+// beside a --mutate-cmd of one's own it is refused.
+func TestBaseRefTarget(t *testing.T) {
+	for _, c := range []struct {
+		cmd, target string
+		set         bool
+		want        string
+		err         bool
+	}{
+		{"go tool waitsim mutate", "", false, "go tool waitsim mutate", false},
+		{"go tool waitsim mutate", "./my tool/", false, "go tool waitsim mutate --target './my tool/'", false},
+		{"make gate", "./x/", true, "", true},
+	} {
+		got, err := withTarget(c.cmd, c.set, c.target)
+		if got != c.want || (err != nil) != c.err {
+			t.Errorf("withTarget(%q, %t, %q) = %q, %v; want %q, error %t", c.cmd, c.set, c.target, got, err, c.want, c.err)
+		}
+	}
+}
