@@ -3,7 +3,9 @@ package serve
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"io"
 	"runtime/debug"
 
@@ -65,3 +67,32 @@ func isNull(raw []byte) bool {
 // CodeTooManyCalls is the JSON-RPC error code of a tools/call refused
 // because MaxCalls are in flight: in the range JSON-RPC leaves to servers.
 const CodeTooManyCalls = -32001
+
+// maxExactID is the largest magnitude of a number id the SDK answers with
+// the same id: it reads a number id as a float64 and answers with it as an
+// int64 (go-sdk v1.8.0, jsonrpc2.MakeID), so 1.5 came back as 1 and
+// 99999999999999999999999999 as -9223372036854775808, and past 2^53 a
+// float64 no longer holds every integer.
+const maxExactID = 1 << 53
+
+// badID says why the id of the JSON-RPC message msg (one JSON object) is
+// one the SDK would answer with another ("" when it is not): a number that
+// is not an integer, or one past maxExactID in size. A client could not
+// match such an answer to its request.
+func badID(msg []byte) string {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 {
+		return ""
+	}
+	raw := string(bytes.TrimSpace(m.ID))
+	if raw == "" || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+		return "" // a string, null, or no number
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || n > maxExactID || n < -maxExactID {
+		return fmt.Sprintf("id %.40s: a number id must be an integer from -2^53 to 2^53 (the server would answer with another id)", raw)
+	}
+	return ""
+}

@@ -125,6 +125,12 @@ func TestBadStdioLinesAnswered(t *testing.T) {
 			{`[{"jsonrpc":"2.0","id":7,"method":"ping"}]`, -32600},
 			{`{"foo":1}`, -32600},
 			{`42`, -32600},
+			// ids the SDK would answer with another (1.5 as 1, a huge one
+			// as -2^63): refused, so no answer carries a wrong id.
+			{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600},
+			{`{"jsonrpc":"2.0","id":99999999999999999999999999,"method":"ping"}`, -32600},
+			{`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, -32600},
+			{`{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, -32600},
 		} {
 			send(tc.line)
 			m := recv()
@@ -139,6 +145,10 @@ func TestBadStdioLinesAnswered(t *testing.T) {
 		send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 		if m := recv(); m["id"] != float64(3) || m["error"] != nil {
 			t.Fatalf("ping after the bad lines: %v", m)
+		}
+		send(`{"jsonrpc":"2.0","id":-9007199254740992,"method":"ping"}`)
+		if m := recv(); m["id"] != float64(-9007199254740992) || m["error"] != nil {
+			t.Fatalf("ping with the least id that is exact: %v", m)
 		}
 		if err := stop(); err != nil {
 			t.Errorf("Run: %v", err)

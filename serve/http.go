@@ -90,6 +90,10 @@ func httpHandler(server *mcp.Server, opts Options) http.Handler {
 				}
 				return
 			}
+			if why := badID(body); why != "" {
+				writeRPCError(w, http.StatusBadRequest, "Invalid Request: "+why)
+				return
+			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			// At most maxCalls POSTs are handled at once, their replies'
 			// writing included: guard's bound on calls ends when a handler

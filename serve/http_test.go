@@ -504,3 +504,18 @@ func TestPostsInHandlingBounded(t *testing.T) {
 		}
 	})
 }
+
+// Over HTTP a request whose id the SDK would answer with another (1.5 as
+// 1) gets 400 and a JSON-RPC error, as over stdio; an exact one passes.
+func TestHTTPInexactIDRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ts := testHTTP(t, Options{JSONResponse: true})
+		_, sid := post(t, ts, "", "", initMsg)
+		if code, _ := post(t, ts, "", sid, `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`); code != http.StatusBadRequest {
+			t.Errorf("id 1.5: status %d, want 400", code)
+		}
+		if code, _ := post(t, ts, "", sid, `{"jsonrpc":"2.0","id":7,"method":"ping"}`); code != 200 {
+			t.Errorf("id 7: status %d, want 200", code)
+		}
+	})
+}

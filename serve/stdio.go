@@ -148,6 +148,9 @@ func check(line []byte) (msg jsonrpc.Message, code int, why string) {
 	if line[0] == '[' {
 		return nil, codeInvalidRequest, "a JSON-RPC batch (MCP has none since 2025-06-18)"
 	}
+	if why := badID(line); why != "" {
+		return nil, codeInvalidRequest, why
+	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
 		return nil, codeInvalidRequest, err.Error()
