@@ -89,6 +89,10 @@ func CompareMarkdown(c *Comparison, limit int) string {
 		b.line("_Mutation not compared: no mutation result in %s._", missingSide(c.Base.Mutation == nil, c.Head.Mutation == nil))
 		b.blank()
 	}
+	if c.HeadPartial != "" {
+		b.line("_Head ran only part of its table (%s): what it did not run it did not check._", text.Cell(c.HeadPartial))
+		b.blank()
+	}
 	if len(c.MutationNotRun) > 0 {
 		b.line("_Mutation not compared: a campaign never ran, so no score is compared and no mutant is listed as removed or surviving._")
 		b.blank()
@@ -307,6 +311,9 @@ func compareHeadline(c *Comparison) string {
 	add(len(c.Changes), "case changed behaviour", "cases changed behaviour")
 	add(len(c.Added), "case added", "cases added")
 	add(len(c.Removed), "case removed", "cases removed")
+	if c.HeadPartial != "" {
+		parts = append(parts, "head: "+c.HeadPartial)
+	}
 	for _, n := range c.MutationNotRun {
 		side, _, _ := strings.Cut(n, ":")
 		parts = append(parts, fmt.Sprintf("%s's mutation campaign never ran", side))

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/waitsim/waitsim/reports/text"
@@ -59,6 +60,26 @@ type Comparison struct {
 	// whose campaign never ran, against a base whose gate passed, has
 	// regressed (its gate fails).
 	MutationNotRun []string
+	// HeadPartial says that head's scenario result left part of its table
+	// without a verdict (cases of its index, or files of its table) while
+	// base's covered its own: what head did not run it did not check, so
+	// the comparison has regressed.
+	HeadPartial string
+}
+
+// partial says how much of its table a scenario result left without a
+// verdict ("" when none, or when it records no table to tell by).
+func partial(s *results.RunResult) string {
+	if s == nil {
+		return ""
+	}
+	if u := Unrun(s); u > 0 {
+		return fmt.Sprintf("%d of the table's %d cases did not run", u, len(s.Index))
+	}
+	if missing, total, known := TableMissing(s); known && len(missing) > 0 {
+		return fmt.Sprintf("%d of the table's %d scenario files did not run", len(missing), total)
+	}
+	return ""
 }
 
 // campaignRan reports whether m's mutants were run: its baseline passed and
@@ -110,6 +131,9 @@ func Compare(base, head *Run) *Comparison {
 	c := &Comparison{Base: base, Head: head}
 	if base.Scenarios != nil && head.Scenarios != nil {
 		c.compareCases(base.Scenarios, head.Scenarios)
+		if p := partial(head.Scenarios); p != "" && partial(base.Scenarios) == "" {
+			c.HeadPartial = p
+		}
 	}
 	if base.Mutation != nil && head.Mutation != nil {
 		for _, side := range []struct {
@@ -259,7 +283,7 @@ func (c *Comparison) verdict() string {
 	s := c.Score
 	headNotRun := c.Head.Mutation != nil && c.Base.Mutation != nil && !campaignRan(c.Head.Mutation) && c.Base.Mutation.Gate == "pass"
 	switch {
-	case headNotRun,
+	case headNotRun, c.HeadPartial != "",
 		len(c.NewFailures) > 0 || len(c.NewSurvivors) > 0,
 		s != nil && (s.HeadCatalog < s.BaseCatalog || s.HeadOperator < s.BaseOperator),
 		s != nil && s.HeadGate != "pass" && s.BaseGate == "pass":

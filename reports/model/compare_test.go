@@ -1,8 +1,11 @@
 package model
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/waitsim/waitsim/results"
 )
 
 func TestCompareFixtures(t *testing.T) {
@@ -70,5 +73,35 @@ func TestCompareVerdicts(t *testing.T) {
 	b4.Mutation = nil
 	if c := Compare(base, b4); c.Score != nil || c.Verdict != VerdictUnchanged {
 		t.Errorf("no mutation in head: %s %+v", c.Verdict, c.Score)
+	}
+}
+
+// A head that left part of its table without a verdict, against a base
+// that covered its own, has regressed: by cases of its index (--case), or
+// by files of its table; both partial (or base partial alone) is no
+// regression of head's.
+func TestCompareHeadPartial(t *testing.T) {
+	base := loadFixture(t, "base.json")
+	var idx []results.IndexEntry
+	for _, c := range base.Scenarios.Cases {
+		idx = append(idx, results.IndexEntry{ID: c.ID, File: c.File})
+	}
+	base.Scenarios.Index = idx
+	head := loadFixture(t, "base.json")
+	head.Scenarios.Index = append(idx, results.IndexEntry{ID: "not-run", File: "t/x.yaml"})
+	c := Compare(base, head)
+	if c.Verdict != VerdictRegressed || c.HeadPartial != fmt.Sprintf("1 of the table's %d cases did not run", len(idx)+1) {
+		t.Errorf("head with a case of its index not run: %s %q, want regressed", c.Verdict, c.HeadPartial)
+	}
+	if c := Compare(head, head); c.Verdict == VerdictRegressed || c.HeadPartial != "" {
+		t.Errorf("both partial: %s %q, want no regression", c.Verdict, c.HeadPartial)
+	}
+	if c := Compare(head, base); c.Verdict == VerdictRegressed {
+		t.Errorf("base partial, head whole: %s, want no regression", c.Verdict)
+	}
+	files := loadFixture(t, "base.json")
+	files.Scenarios.Table = &results.Table{Dir: "t", Files: []string{files.Scenarios.Cases[0].File, "t/never.yaml"}}
+	if c := Compare(base, files); c.Verdict != VerdictRegressed || c.HeadPartial != "1 of the table's 2 scenario files did not run" {
+		t.Errorf("head with a file of its table not run: %s %q, want regressed", c.Verdict, c.HeadPartial)
 	}
 }
