@@ -689,7 +689,9 @@ func (r *runner) stopped(world, report string) {
 }
 
 // keep returns what the results record of res: res itself, or without its
-// trace (Timeline, Trace, BridgeReqs, ToolEvents; TraceHash stays) under
+// trace (Trace, BridgeReqs, ToolEvents, and the Timeline of a case that
+// passed or was skipped; a failing case keeps its timeline as a failure
+// report shows it, results.CutTimeline; TraceHash stays) under
 // results.Params.NoTraces, so that a run that writes no trace holds none
 // either. A trace that would take the run's kept entries past
 // results.MaxRunTraceEntries is not kept, and res becomes an ERROR saying
@@ -715,7 +717,13 @@ func (r *runner) keep(res *results.CaseResult) results.CaseResult {
 		res.Verdict, res.Error = results.VerdictError, msg
 	}
 	kept := *res
-	kept.Timeline, kept.Trace, kept.BridgeReqs, kept.ToolEvents = "", nil, nil, nil
+	kept.Trace, kept.BridgeReqs, kept.ToolEvents = nil, nil, nil
+	kept.Timeline = ""
+	if res.Verdict == results.VerdictFail || res.Verdict == results.VerdictError {
+		// What `waitsim run` prints of a failure: its timeline, cut as a
+		// failure report cuts it (bounded, whatever the trace).
+		kept.Timeline = results.CutTimeline(res.Timeline)
+	}
 	return kept
 }
 

@@ -50,13 +50,20 @@ func (g Generic) LoadOptions() (scenario.Options, error) {
 	if err != nil {
 		return scenario.Options{}, err
 	}
-	opts := scenario.Options{Pack: scenario.PackGeneric, Tools: map[string]*jsonschema.Schema{}}
+	opts := scenario.Options{Pack: scenario.PackGeneric, Tools: map[string]*jsonschema.Schema{}, Outputs: map[string]*jsonschema.Schema{}}
 	for _, t := range tools {
 		s, err := InputSchema(t)
 		if err != nil {
 			return opts, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
 		opts.Tools[t.Name] = s
+		if t.OutputSchema != nil {
+			o, err := asSchema(t.OutputSchema)
+			if err != nil {
+				return opts, fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+			}
+			opts.Outputs[t.Name] = o
+		}
 	}
 	return opts, nil
 }
@@ -100,11 +107,15 @@ func ListTools(register func(*mcp.Server)) ([]*mcp.Tool, error) {
 
 // InputSchema is tool t's published input schema as a *jsonschema.Schema
 // (a client sees it as JSON).
-func InputSchema(t *mcp.Tool) (*jsonschema.Schema, error) {
-	if s, ok := t.InputSchema.(*jsonschema.Schema); ok {
+func InputSchema(t *mcp.Tool) (*jsonschema.Schema, error) { return asSchema(t.InputSchema) }
+
+// asSchema is a tool's published schema (a *jsonschema.Schema, or its JSON)
+// as a *jsonschema.Schema.
+func asSchema(v any) (*jsonschema.Schema, error) {
+	if s, ok := v.(*jsonschema.Schema); ok {
 		return s, nil
 	}
-	b, err := json.Marshal(t.InputSchema)
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}

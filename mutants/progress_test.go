@@ -55,7 +55,7 @@ func TestKilledOutsideAnyTest(t *testing.T) {
 	atInit := result("gremlins:waittool/tool.go:12:3:INVERT_NEGATIVES", initPanic)
 	exited := verdict.MutantResult{ID: "exits", Status: verdict.StatusKilled, Detail: "the test binary exited 1 outside any test\nFAIL"}
 	same := verdict.MutantResult{ID: "twin", Status: verdict.StatusKilled, Detail: "the same mutated source as exits"}
-	byTests := verdict.MutantResult{ID: "no-cap", Status: verdict.StatusKilled, KilledBy: []string{"TestTable/a", "TestTable/b", "TestTable/c", "TestTable/d"}}
+	byTests := verdict.MutantResult{ID: "no-cap", Status: verdict.StatusKilled, KilledBy: []string{"TestTable/a", "TestTable/b", "TestTable/c", "TestTable/d"}, DurationMs: 1234}
 	survived := verdict.MutantResult{ID: "s", Status: verdict.StatusSurvived, Detail: "panic: not a kill"}
 	var b bytes.Buffer
 	p := cli.NewProgress(&b, false, 7)
@@ -63,13 +63,13 @@ func TestKilledOutsideAnyTest(t *testing.T) {
 		p.Done(r)
 	}
 	want := []string{
-		"[1/7] killed                  gremlins:waittool/tool.go:12:3:INVERT_NEGATIVES (0.0s build + run) by a panic outside any test: assignment to entry in nil map",
-		"[2/7] killed                  in-test (0.0s build + run) by TestB/sub",
-		"[3/7] killed                  bare (0.0s build + run) by TestC",
-		"[4/7] killed                  exits (0.0s build + run) — the test binary exited 1 outside any test",
-		"[5/7] killed                  twin (0.0s build + run) — the same mutated source as exits",
-		"[6/7] killed                  no-cap (0.0s build + run) by TestTable/a, TestTable/b, TestTable/c, … 1 more",
-		"[7/7] survived                s (0.0s build + run)",
+		"[1/7] killed                  gremlins:waittool/tool.go:12:3:INVERT_NEGATIVES (0 ms build + run) by a panic outside any test: assignment to entry in nil map",
+		"[2/7] killed                  in-test (0 ms build + run) by TestB/sub",
+		"[3/7] killed                  bare (0 ms build + run) by TestC",
+		"[4/7] killed                  exits (0 ms build + run) — the test binary exited 1 outside any test",
+		"[5/7] killed                  twin (0 ms build + run) — the same mutated source as exits",
+		"[6/7] killed                  no-cap (1.2s build + run) by TestTable/a, TestTable/b, TestTable/c, … 1 more",
+		"[7/7] survived                s (0 ms build + run)",
 	}
 	if got := strings.TrimSuffix(b.String(), "\n"); got != strings.Join(want, "\n") {
 		t.Errorf("log:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))

@@ -164,6 +164,7 @@ func run(ctx context.Context, cfg Config) (*verdict.Result, error) {
 	th, err := mutation.LoadThresholds(cfg.Abs(cfg.GremlinsCfg))
 	if err != nil && !workspace.IsOwn(cfg.Root) && cfg.GremlinsCfg == workspace.GremlinsConfig && errors.Is(err, os.ErrNotExist) {
 		th, err = mutation.Thresholds{OperatorScore: 100}, nil
+		cfg.ThresholdDefault = true
 		defaultNotes = append(defaultNotes, "no "+workspace.GremlinsConfig+": the operator-score threshold is 100% (unleash.threshold.efficacy sets another)")
 	}
 	if err != nil {

@@ -378,6 +378,11 @@ func TestGateExactScore(t *testing.T) {
 			}
 		}
 	}
+	// With no config the threshold is the default, and the gate names no
+	// file that is not there.
+	if r := ops(2, 1, 100, "config=-"); !strings.Contains(r.Gate, "(the default: no .gremlins.yaml sets unleash.threshold.efficacy)") {
+		t.Errorf("the default threshold: %s", r.Gate)
+	}
 }
 
 // TestSchemataTakesValues: the fixture's string constant mutant gets a

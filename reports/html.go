@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/waitsim/waitsim/scenario"
 	"maps"
 	"slices"
 	"strings"
@@ -43,8 +44,14 @@ func HTML(r *Run, cmp *Comparison) []byte {
 		htmlCaseTable(&b, s)
 		survivalHTML(&b, s)
 		b.WriteString("<h2 id=\"timelines\">Timelines</h2>\n")
-		b.WriteString("<p class=\"note\">Virtual time in ms since the world's start. One lane per caller, the tool (per caller), the bridge's single dispatch slot and each agent. " +
-			"Over streamable HTTP a wire lane per caller shows the call's POST, bytes sent on each stream (green), the proxy's cut or the write deadline (red), a drop (large red), a stream reopened or resumed (purple) and a retry (orange). Red dashed: a call's deadline; grey dashed: the 30000 ms cap when it is not the deadline; orange band: the read reserve before the deadline (2 × the read cost the last poll sleep was sized by); ◆: the reply at the caller.</p>\n")
+		wire := "Over streamable HTTP a wire lane per caller shows the call's POST, bytes sent on each stream (green), the proxy's cut or the write deadline (red), a drop (large red), a stream reopened or resumed (purple) and a retry (orange). "
+		if generic(s) {
+			// A tool of one's own: no bridge, agents, cap or reserve.
+			b.WriteString("<p class=\"note\">Virtual time in ms since the world's start. One lane per caller and the tool (per caller). " + wire + "◆: the reply at the caller.</p>\n")
+		} else {
+			b.WriteString("<p class=\"note\">Virtual time in ms since the world's start. One lane per caller, the tool (per caller), the bridge's single dispatch slot and each agent. " + wire +
+				"Red dashed: a call's deadline; grey dashed: the 30000 ms cap when it is not the deadline; orange band: the read reserve before the deadline (2 × the read cost the last poll sleep was sized by); ◆: the reply at the caller.</p>\n")
+		}
 		b.WriteString(timeline.Legend)
 		for i := range s.Cases {
 			htmlCase(&b, i, &s.Cases[i])
@@ -91,7 +98,11 @@ func htmlCaseTable(b *strings.Builder, s *results.RunResult) {
 func htmlCase(b *strings.Builder, i int, c *results.CaseResult) {
 	fmt.Fprintf(b, "<section class=\"case\" id=\"case-%d\" data-case=\"%s\">\n", i, text.HTML(c.ID))
 	fmt.Fprintf(b, "<h3><span class=\"badge %s\">%s</span> %s</h3>\n", text.HTML(c.Verdict), text.HTML(c.Verdict), text.HTML(c.ID))
-	fmt.Fprintf(b, "<p class=\"meta\">%s:%d · protects: %s · %d bridge requests · ends at %d ms</p>\n", text.HTML(c.File), c.Line, text.HTML(c.Protects), c.Requests, c.EndMs)
+	requests := fmt.Sprintf(" · %d bridge requests", c.Requests)
+	if c.Pack == scenario.PackGeneric {
+		requests = "" // a tool of one's own has no bridge
+	}
+	fmt.Fprintf(b, "<p class=\"meta\">%s:%d · protects: %s%s · ends at %d ms</p>\n", text.HTML(c.File), c.Line, text.HTML(c.Protects), requests, c.EndMs)
 	if len(c.Failures)+len(c.Violation) > 0 || c.Error != "" {
 		b.WriteString("<ul class=\"failures\">\n")
 		for _, f := range c.Failures {
@@ -177,6 +188,17 @@ func diffHTML(d string) string {
 	}
 	b.WriteString("</pre>")
 	return b.String()
+}
+
+// generic reports whether every case of s ran a tool of one's own (the
+// generic layer): then no text of the wait_agents contract applies.
+func generic(s *results.RunResult) bool {
+	for _, c := range s.Cases {
+		if c.Pack != scenario.PackGeneric {
+			return false
+		}
+	}
+	return len(s.Cases) > 0
 }
 
 // iconBadge is a headline's icon (✅, ⚠️ or ❌) as a badge of words: emoji need

@@ -51,7 +51,7 @@ func survivalMarkdown(b *mdBuilder, s *results.RunResult) {
 	if !interesting(rows) {
 		return
 	}
-	b.line("<details><summary>Survival matrix (%d combinations): which replies reach the caller, by the tool's cap, progress, transport mode, proxy idle timeout and client profile, counted over every call of the scenario results (the wait_agents pack's: contract §6)</summary>", len(rows))
+	b.line("<details><summary>Survival matrix (%d combinations): which replies reach the caller, by %s, counted over every call of the scenario results%s</summary>", len(rows), survivalDims(s), survivalRef(s))
 	b.blank()
 	b.line("| %s |", strings.Join(survivalHeader, " | "))
 	b.line("|%s", strings.Repeat("---|", len(survivalHeader)))
@@ -75,7 +75,7 @@ func survivalHTML(b *strings.Builder, s *results.RunResult) {
 		return
 	}
 	fmt.Fprintf(b, "<h2 id=\"survival\">Survival matrix (%d combinations)</h2>\n", len(rows))
-	b.WriteString("<p class=\"note\">Which replies reach the caller, by the tool's cap, progress, transport mode, proxy idle timeout and client profile, counted over every call of the scenario results (the wait_agents pack's: contract §6).</p>\n")
+	fmt.Fprintf(b, "<p class=\"note\">Which replies reach the caller, by %s, counted over every call of the scenario results%s.</p>\n", survivalDims(s), survivalRef(s))
 	b.WriteString("<table class=\"cases survival\">\n<thead><tr>")
 	for _, h := range survivalHeader {
 		fmt.Fprintf(b, "<th>%s</th>", text.HTML(h))
@@ -95,6 +95,23 @@ func survivalHTML(b *strings.Builder, s *results.RunResult) {
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody>\n</table>\n")
+}
+
+// survivalDims names the matrix's dimensions: the cap only for the
+// wait_agents pack (a tool of one's own has none the results know).
+func survivalDims(s *results.RunResult) string {
+	if generic(s) {
+		return "progress, transport mode, proxy idle timeout and client profile"
+	}
+	return "the tool's cap, progress, transport mode, proxy idle timeout and client profile"
+}
+
+// survivalRef is where the matrix is defined, for the wait_agents pack.
+func survivalRef(s *results.RunResult) string {
+	if generic(s) {
+		return ""
+	}
+	return " (contract §6)"
 }
 
 // interesting reports whether rows hold a call over HTTP, with a profile, or

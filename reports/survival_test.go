@@ -62,3 +62,23 @@ func TestSurvivalToolOfOnesOwn(t *testing.T) {
 		t.Errorf("over SSE with no cap: interesting %t, cells %q; want a matrix whose cap is —", interesting(rows), survivalCells(rows[0]))
 	}
 }
+
+// The reports of a tool of one's own (every case run by the generic layer)
+// carry no text of the wait_agents contract: no bridge, agents, cap or
+// reserve in the timelines' note, no bridge requests per case, no
+// contract §6 beside the survival matrix; the pack's reports keep them.
+func TestReportsOfOnesOwnTool(t *testing.T) {
+	sse := &results.WireDims{Mode: "sse", ProxyMs: 30000, Profile: "go-sdk", Transport: "sse idle=30000"}
+	for _, pack := range []string{"generic", "wait_agents"} {
+		rs := &results.RunResult{Cases: []results.CaseResult{{ID: "a", Pack: pack, Verdict: results.VerdictPass, Calls: []results.CallSummary{{Wire: sse}}}}}
+		h := string(HTML(&Run{Scenarios: rs}, nil))
+		var md mdBuilder
+		survivalMarkdown(&md, rs)
+		contract := []string{"bridge's single dispatch slot", "bridge requests", "the 30000 ms cap", "contract §6"}
+		for _, s := range contract {
+			if in := strings.Contains(h+md.String(), s); in != (pack == "wait_agents") {
+				t.Errorf("%s: %q in the reports: %t", pack, s, in)
+			}
+		}
+	}
+}

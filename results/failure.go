@@ -74,15 +74,15 @@ func FailureReport(r CaseResult) string {
 	for _, v := range r.Violation {
 		fmt.Fprintf(&b, "invariant %s: %s\n", v.Invariant, v.Message)
 	}
-	fmt.Fprintf(&b, "timeline (virtual ms):\n%s", cutTimeline(r.Timeline))
+	fmt.Fprintf(&b, "timeline (virtual ms):\n%s", CutTimeline(r.Timeline))
 	fmt.Fprintf(&b, "re-run: %s\n", r.Repro)
 	return b.String()
 }
 
-// cutTimeline is a rendered timeline as a failure report shows it: whole up
+// CutTimeline is a rendered timeline as a failure report shows it: whole up
 // to reportTimelineLines lines, else its head and tail around a line that
-// counts what was left out.
-func cutTimeline(tl string) string {
+// counts what was left out (at most about 500 lines, whatever the trace).
+func CutTimeline(tl string) string {
 	n := strings.Count(tl, "\n")
 	if n <= reportTimelineLines {
 		return tl

@@ -122,3 +122,15 @@ func TestPrintTableWidth(t *testing.T) {
 		t.Errorf("a short id's row:\n%q\nwant\n%q", lines[2], want)
 	}
 }
+
+// TestReplyColumnFlagsAndTimesFirst: a tool of one's own gets its reply's
+// flags, then its times (…Ms), then other short values in the REPLY
+// column, five at most: remainingMs is not hidden behind the alphabet.
+func TestReplyColumnFlagsAndTimesFirst(t *testing.T) {
+	var b strings.Builder
+	results.PrintTable(&b, results.RunResult{Cases: []results.CaseResult{{ID: "a", Verdict: results.VerdictPass, Calls: []results.CallSummary{{Caller: "A", Index: 1, EndMs: 30000,
+		Reply: map[string]any{"elapsedMs": 30000.0, "jobId": "job-5000", "polls": 25.0, "ready": false, "remainingMs": 90000.0, "log": []any{"x"}, "zeta": 1.0}}}}}, Passed: 1})
+	if want := `ready=false elapsedMs=30000 remainingMs=90000 jobId="job-5000" polls=25 … 2 more`; !strings.Contains(b.String(), want) {
+		t.Errorf("table:\n%s\nwant a REPLY of %s", b.String(), want)
+	}
+}

@@ -33,7 +33,9 @@ type Params struct {
 	// Results is the file the run writes its RunResult to.
 	Results string `json:"results,omitempty"`
 	// NoTraces leaves each case's trace out of the results file: its
-	// Timeline, Trace, BridgeReqs and ToolEvents (TraceHash stays). For a
+	// Trace, BridgeReqs and ToolEvents, and the Timeline of a case that
+	// passed or was skipped (a failing case keeps its timeline as a failure
+	// report shows it, CutTimeline; TraceHash stays). For a
 	// caller that reads only verdicts, failures and calls (`waitsim mutate
 	// --suggest` runs batches of generated worlds), the file is a fraction
 	// of its size, to write and to read.

@@ -84,8 +84,12 @@ func PrintTable(w io.Writer, res RunResult) {
 	fmt.Fprintf(w, "\n%d passed, %d failed\n", res.Passed, res.Failed+res.Errors)
 }
 
+// replyKeysShown is how many of a reply's fields the table's REPLY column
+// shows.
+const replyKeysShown = 5
+
 // replyKeys renders the key reply fields of a call: its Brief (the pack's
-// choice), or the reply's field names.
+// choice), or the reply's fields, flags and times first.
 func replyKeys(c CallSummary) []string {
 	switch {
 	case c.Lost:
@@ -97,14 +101,38 @@ func replyKeys(c CallSummary) []string {
 	case c.Brief != "":
 		return []string{c.Brief}
 	}
+	// The fields a deadline tool's reader looks for first: flags, then
+	// times (a key ending in "Ms": remainingMs, elapsedMs), then other
+	// scalars, then the rest; each group in key order, replyKeysShown in all.
+	rank := func(k string) int {
+		switch v := c.Reply[k].(type) {
+		case bool:
+			return 0
+		case float64:
+			if strings.HasSuffix(k, "Ms") {
+				return 1
+			}
+			return 2
+		case string:
+			if len(v) <= 24 {
+				return 2
+			}
+		}
+		return 3
+	}
 	keys := make([]string, 0, len(c.Reply))
 	for k := range c.Reply {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	sort.Slice(keys, func(i, j int) bool {
+		if ri, rj := rank(keys[i]), rank(keys[j]); ri != rj {
+			return ri < rj
+		}
+		return keys[i] < keys[j]
+	})
 	var out []string
 	for i, k := range keys {
-		if i == 4 {
+		if i == replyKeysShown {
 			out = append(out, fmt.Sprintf("… %d more", len(keys)-i))
 			break
 		}

@@ -39,6 +39,10 @@ type Options struct {
 	// (unless it sets invalidArgs), and a caller's tool: must name one.
 	// Nil: args are not checked.
 	Tools map[string]*jsonschema.Schema
+	// Outputs are the published output schemas of the tools that have one,
+	// by name: an expectation's replyFields name fields of it, each value
+	// one its field allows. Nil, or a tool without one: not checked.
+	Outputs map[string]*jsonschema.Schema
 	// DefaultTool is the tool a caller without tool: calls; "" is the only
 	// one of Tools.
 	DefaultTool string

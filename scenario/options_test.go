@@ -182,3 +182,30 @@ func TestLoadArgsAreJSONValues(t *testing.T) {
 		t.Errorf("m = %#v, want map[string]any of float64", args["m"])
 	}
 }
+
+// replyFields are checked against the output schema of the tool the
+// caller calls, when it publishes one: a field it does not name is a
+// problem with the nearest one (a typo beside "absent" would hold for
+// ever), a value its field does not allow is one too; "absent" and
+// "present" are any field's; without an output schema nothing is checked.
+func TestReplyFieldsAgainstOutputSchema(t *testing.T) {
+	out := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"done": {Type: "boolean"}, "remainingMs": {Type: "integer"}}}
+	opts := Options{Pack: PackGeneric, Tools: map[string]*jsonschema.Schema{"t": {Type: "object"}}, Outputs: map[string]*jsonschema.Schema{"t": out}}
+	src := "name: x\ncallers: [{name: A}]\nexpect:\n  - {caller: A, replyFields: {done: true, remainingMS: absent, remainingMs: \"70000\", Done: present}}\n"
+	got := loadWith(t, opts, src)
+	want := []string{
+		`f.yaml:5:56: expect[0].replyFields.remainingMS: not a field of the tool's output schema; did you mean "remainingMs"? (its fields: done, remainingMs)`,
+		`f.yaml:5:77: expect[0].replyFields.remainingMs: "70000" is not a value of this field of the tool's output schema: type: 70000 has type "string", want "integer"`,
+		`f.yaml:5:92: expect[0].replyFields.Done: not a field of the tool's output schema; did you mean "done"? (its fields: done, remainingMs)`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := loadWith(t, Options{Pack: PackGeneric, Tools: opts.Tools}, src); len(got) != 0 {
+		t.Errorf("no output schema: %q, want nothing checked", got)
+	}
+	if got := loadWith(t, opts, "name: x\ncallers: [{name: A}]\nexpect:\n  - {replyFields: {done: false, remainingMs: 5}}\n"); len(got) != 0 {
+		t.Errorf("fields and values the schema has: %q", got)
+	}
+}

@@ -1,7 +1,9 @@
 package scenario
 
 import (
+	"encoding/json"
 	"fmt"
+	"github.com/waitsim/waitsim/results"
 	"maps"
 	"reflect"
 	"regexp"
@@ -148,6 +150,7 @@ func validate(sc *Scenario, n ast.Node, opts *Options) []error {
 		bad("callers", []any{"callers"}, "the callers may make %d calls in one case: more than %d (a caller counts its maxCalls, default %d, when it follows or retries, else 1: set maxCalls lower, or use fewer callers; docs/scenarios.md: Limits)", n, MaxCallsPerCase, sim.DefaultMaxCalls)
 	}
 	names := map[string]bool{}
+	toolOf := map[string]string{} // the tool each caller calls
 	for i, c := range sc.Callers {
 		f := fmt.Sprintf("callers[%d]", i)
 		if c.Name == "" {
@@ -170,6 +173,7 @@ func validate(sc *Scenario, n ast.Node, opts *Options) []error {
 		if tool == "" {
 			tool = opts.defaultTool()
 		}
+		toolOf[c.Name] = tool
 		schema, known := opts.Tools[tool]
 		switch {
 		case c.Tool != "" && opts.Tools != nil && !known:
@@ -212,6 +216,13 @@ func validate(sc *Scenario, n ast.Node, opts *Options) []error {
 		if e.Call < 0 {
 			bad(f+".call", []any{"expect", i, "call"}, "must be ≥ 1")
 		}
+		caller := e.Caller
+		if caller == "" && len(sc.Callers) == 1 {
+			caller = sc.Callers[0].Name
+		}
+		for _, p := range replyFieldsProblems(e.ReplyFields, opts.Outputs[toolOf[caller]]) {
+			bad(f+".replyFields."+p.field, []any{"expect", i, "replyFields", p.field}, "%s", p.msg)
+		}
 		for _, p := range []struct {
 			name string
 			v    *int64
@@ -246,6 +257,52 @@ func Calls(sc *Scenario) int {
 // toolNames lists the names of tools, sorted, for a message.
 func toolNames(tools map[string]*jsonschema.Schema) string {
 	return strings.Join(slices.Sorted(maps.Keys(tools)), ", ")
+}
+
+// replyFieldsProblems are the problems of an expectation's replyFields
+// against the output schema out of the tool its caller calls (nil: none
+// published, nothing checked): a field the schema does not name (a typo
+// would make "absent" hold for ever), or a value its field does not allow
+// ("absent" and "present" aside). In field order.
+func replyFieldsProblems(fields map[string]any, out *jsonschema.Schema) []argProblem {
+	if len(fields) == 0 || out == nil || len(out.Properties) == 0 {
+		return nil
+	}
+	in := resolveInput(out)
+	names := slices.Sorted(maps.Keys(out.Properties))
+	var ps []argProblem
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		prop, known := in.props[k]
+		if _, named := out.Properties[k]; !named {
+			hint := ""
+			if near := results.Nearest(k, names); near != "" {
+				hint = fmt.Sprintf("; did you mean %q?", near)
+			}
+			ps = append(ps, argProblem{field: k, msg: fmt.Sprintf("not a field of the tool's output schema%s (its fields: %s)", hint, strings.Join(names, ", "))})
+			continue
+		}
+		v := fields[k]
+		if v == "absent" || v == "present" || !known || in.err != nil {
+			continue
+		}
+		var jv any
+		if b, err := json.Marshal(v); err != nil || json.Unmarshal(b, &jv) != nil {
+			continue
+		}
+		if err := prop.Validate(jv); err != nil {
+			ps = append(ps, argProblem{field: k, msg: fmt.Sprintf("%s is not a value of this field of the tool's output schema: %s", jsonShown(v), strings.TrimPrefix(err.Error(), "validating root: "))})
+		}
+	}
+	return ps
+}
+
+// jsonShown is v as JSON text, for a message.
+func jsonShown(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 // packKeys refuses the keys of the wait_agents pack (packOnly) that are

@@ -111,3 +111,27 @@ func TestBubbleClockTimeoutBeyondHorizon(t *testing.T) {
 		t.Errorf("a world past its horizon: err %q", res.Err)
 	}
 }
+
+// Calls that start at one instant and end at another are listed by start,
+// then caller, then call, on every run: they are recorded as they end, in
+// the goroutines' order, which varies (the trace orders them itself, so
+// its hash never showed it; the results' calls and the run table flipped).
+func TestCallsOrderStable(t *testing.T) {
+	w := World{Name: "ties", Clock: ClockBubble, Tool: slowTool}
+	for _, name := range []string{"d", "b", "a", "c", "e", "f"} {
+		w.Callers = append(w.Callers, CallerSpec{Name: name, Args: map[string]any{"ms": 1000}})
+	}
+	for run := range 20 {
+		res := RunWorld(t, w)
+		if res.Err != "" {
+			t.Fatal(res.Err)
+		}
+		var got []string
+		for _, c := range res.Calls {
+			got = append(got, c.Caller)
+		}
+		if strings.Join(got, "") != "abcdef" {
+			t.Fatalf("run %d: calls in the order %q, want abcdef", run, got)
+		}
+	}
+}

@@ -563,7 +563,19 @@ func run(tb testing.TB, w World, onKernel func(*timeline.Kernel)) *Result {
 		return a.Caller < b.Caller
 	})
 	wr.mu.Unlock()
-	sort.SliceStable(res.Calls, func(i, j int) bool { return res.Calls[i].StartMs < res.Calls[j].StartMs })
+	// By start, then caller and call: calls are recorded as they end, and
+	// two that end at one instant end in the goroutines' order, which
+	// varies from run to run (the trace does not: it orders them itself).
+	sort.Slice(res.Calls, func(i, j int) bool {
+		a, b := res.Calls[i], res.Calls[j]
+		if a.StartMs != b.StartMs {
+			return a.StartMs < b.StartMs
+		}
+		if a.Caller != b.Caller {
+			return a.Caller < b.Caller
+		}
+		return a.Index < b.Index
+	})
 	res.EndMs = k.NowMs()
 	res.MaxTimerLateMs = k.MaxTimerLateMs()
 	res.Trace = k.Trace.Entries()

@@ -137,6 +137,17 @@ func TestExampleSlowtool(t *testing.T) {
 	if out, code := inModule(t, dir, nil, bin, "run", "--json"); code != 0 || !strings.Contains(out, "22 passed, 0 failed") {
 		t.Fatalf("waitsim run --json: exit %d\n%s", code, out)
 	}
+	// A failing case's report shows its timeline, also without --json
+	// (whose results keep no trace of a passing case).
+	bad := filepath.Join(dir, "testdata", "waitsim", "broken.yaml")
+	if err := os.WriteFile(bad, []byte("# protects: nothing\nname: broken\ncallers:\n  - {name: go, profile: go-sdk, args: {workMs: 2000}}\nexpect:\n  - {caller: go, resolvesAtMs: 1999}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code = inModule(t, dir, nil, bin, "run", "testdata/waitsim/broken.yaml")
+	if _, tl, _ := strings.Cut(out, "timeline (virtual ms):\n"); code != 1 || !strings.Contains(tl, " ms  ") || strings.HasPrefix(tl, "re-run:") {
+		t.Errorf("waitsim run of a failing case: exit %d, want 1 and its timeline\n%s", code, out)
+	}
+	os.Remove(bad)
 	// A --case that names no case is a usage error that names it (it ran
 	// nothing and said "0 passed, 0 failed", exit 1, before).
 	if out, code := inModule(t, dir, nil, bin, "run", "--case", "no-such-case"); code != 2 || !strings.Contains(out, "--case no-such-case: no case of the table has this id") {

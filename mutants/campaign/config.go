@@ -44,7 +44,11 @@ type Config struct {
 	// catalog directory. The campaign is then whole, not narrowed by
 	// --no-catalog (Options).
 	catalogAbsent bool
-	NoOperators   bool           // skip gremlins' operator mutants
+	// ThresholdDefault: the module has no gremlins config, and the
+	// operator-score threshold is the default (Options records config as
+	// "-", so that the gate does not name a file that is not there).
+	ThresholdDefault bool
+	NoOperators      bool // skip gremlins' operator mutants
 	NoVet         bool           // skip the go vet viability check
 	Only          *regexp.Regexp // when set, only mutants whose id matches
 	// MeasureGremlins also runs gremlins' own campaign on Target after the
@@ -237,8 +241,12 @@ func (c *Config) Options() string {
 	if c.Only != nil {
 		only = c.Only.String()
 	}
+	config := filepath.ToSlash(c.GremlinsCfg)
+	if c.ThresholdDefault {
+		config = "-"
+	}
 	s := fmt.Sprintf("target=%s catalog=%s equivalents=%s config=%s no-catalog=%t no-operators=%t no-vet=%t only=%q diff=%q timeout-factor=%g timeout-floor=%s%s",
-		c.Target, filepath.ToSlash(c.CatalogDir), filepath.ToSlash(c.Equivalents), filepath.ToSlash(c.GremlinsCfg), c.NoCatalog && !c.catalogAbsent, c.NoOperators, c.NoVet, only, c.DiffRef, c.TimeoutFactor, c.TimeoutFloor, c.genOptions())
+		c.Target, filepath.ToSlash(c.CatalogDir), filepath.ToSlash(c.Equivalents), config, c.NoCatalog && !c.catalogAbsent, c.NoOperators, c.NoVet, only, c.DiffRef, c.TimeoutFactor, c.TimeoutFloor, c.genOptions())
 	if c.AllKillers {
 		s += " all-killers=true" // the same verdicts, but fuller killedBy lists
 	}

@@ -41,6 +41,9 @@ func (p *Progress) Done(r verdict.MutantResult) {
 		eta = (el / time.Duration(p.n) * time.Duration(p.total-p.n)).Round(time.Second).String()
 	}
 	how := fmt.Sprintf("%.1fs build + run", float64(r.DurationMs)/1000)
+	if r.DurationMs < 1000 {
+		how = fmt.Sprintf("%d ms build + run", r.DurationMs) // a kill in a few ms read as 0.0s
+	}
 	if r.Cached {
 		how = "cached"
 	}

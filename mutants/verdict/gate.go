@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/waitsim/waitsim/workspace"
 	"math"
 	"math/big"
 	"sort"
@@ -126,7 +127,11 @@ func Evaluate(res *Result) {
 		if opAccepted > 0 {
 			what = fmt.Sprintf("operator mutation score without the %d accepted survivor(s) of %s", opAccepted, res.Ratchet.File)
 		}
-		reason := fmt.Sprintf("%s %s (%d of %d killed) is below the threshold %s (%s unleash.threshold.efficacy)", what, sc, opK, judged, th, configName(res))
+		from := configName(res) + " unleash.threshold.efficacy"
+		if configName(res) == "-" {
+			from = "the default: no " + workspace.GremlinsConfig + " sets unleash.threshold.efficacy"
+		}
+		reason := fmt.Sprintf("%s %s (%d of %d killed) is below the threshold %s (%s)", what, sc, opK, judged, th, from)
 		if res.Ratchet != nil {
 			reason += fmt.Sprintf(": %d new survivor(s), not in %s: %s", len(opNew), res.Ratchet.File, strings.Join(First(opNew, 5), ", "))
 		}
@@ -225,14 +230,15 @@ func FormatScore(score float64, scored int, threshold float64) string {
 }
 
 // configName is the config file the threshold came from (--config), as
-// the run's options record it; ".gremlins.yaml" when unknown.
+// the run's options record it (workspace.GremlinsConfig when unknown; "-"
+// when there was none and the threshold is the default).
 func configName(res *Result) string {
 	for _, f := range strings.Fields(res.Options) {
 		if v, ok := strings.CutPrefix(f, "config="); ok && v != "" {
 			return v
 		}
 	}
-	return ".gremlins.yaml"
+	return workspace.GremlinsConfig
 }
 
 func median(xs []int64) int64 {
