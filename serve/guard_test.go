@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -138,6 +139,12 @@ func TestBadStdioLinesAnswered(t *testing.T) {
 			if _, hasID := m["id"]; !hasID || m["id"] != nil || e == nil || e["code"] != tc.code {
 				t.Errorf("%s: got %v, want an error with code %v and id null", tc.line, m, tc.code)
 			}
+		}
+		// A tools/call whose id is in flight: refused (the SDK dropped it
+		// without a word).
+		send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + workTool + `","arguments":{"ms":10}}}`)
+		if m := recv(); m["id"] != nil || m["error"] == nil || !strings.Contains(fmt.Sprint(m["error"]), "already in flight") {
+			t.Errorf("a second call with id 2 in flight: got %v, want an invalid request", m)
 		}
 		if m := recv(); m["id"] != float64(2) || m["error"] != nil {
 			t.Fatalf("the call in flight: got %v, want its reply", m)

@@ -121,6 +121,12 @@ func (s *stdioLines) next() ([]byte, error) {
 			s.refuse(code, why)
 			return nil, err
 		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() && s.win.inFlightID(req.ID.Raw()) {
+			// The SDK drops a request whose id is in flight without a
+			// word, and its place would never come back.
+			s.refuse(codeInvalidRequest, fmt.Sprintf("id %v is already in flight: a request id must be unique among the requests in flight", req.ID.Raw()))
+			return nil, err
+		}
 		if !s.win.read(msg) {
 			return nil, io.ErrClosedPipe // stdout failed: nothing more can be answered
 		}

@@ -85,6 +85,14 @@ func (w *replyWindow) inFlight() int {
 	return w.n
 }
 
+// inFlightID reports whether a tools/call with id has a place taken (its
+// reply not written yet).
+func (w *replyWindow) inFlightID(id any) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pending[id] > 0
+}
+
 // read takes what a message read from stdin asks of the window: a place
 // for a tools/call (false when the window is closed); a cancelled call's
 // place back.

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,14 @@ func TestIgnoreOut(t *testing.T) {
 		if err != nil || string(b) != c.after || (msg != "") != c.said {
 			t.Errorf("%s: .gitignore %q, said %q, %v; want %q, said %t", c.name, b, msg, err, c.after, c.said)
 		}
+	}
+	// A .gitignore that is a directory is left alone, with a note, and no
+	// error (init had written its files by then).
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".gitignore"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := ignoreOut(root); err != nil || !strings.Contains(msg, "left alone") {
+		t.Errorf(".gitignore a directory: %q, %v; want a note and no error", msg, err)
 	}
 }

@@ -131,15 +131,23 @@ func runInit(args []string) int {
 // its results, caches and reports (a `git add -A` took them into a commit):
 // it adds "/out/" unless a line already ignores out/ at the root, creating
 // the file if need be, and says what it did ("" when nothing). A
-// .gitignore that leads out of the module is left alone.
+// .gitignore that leads out of the module, is no regular file, or cannot
+// be read or opened is left alone, with a note: init's other files are
+// written by then, and its next steps still to be said.
 func ignoreOut(root string) (string, error) {
 	p := filepath.Join(root, ".gitignore")
+	leftAlone := func(why string) (string, error) {
+		return "note: .gitignore left alone: " + why + "; ignore out/ in git yourself", nil
+	}
 	if err := insideReal(root, p); err != nil {
-		return "note: .gitignore left alone: " + err.Error() + "; ignore out/ in git yourself", nil
+		return leftAlone(err.Error())
+	}
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+		return leftAlone(fmt.Sprintf("%s is not a regular file (%s)", p, fi.Mode().Type()))
 	}
 	b, err := os.ReadFile(p)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", err
+		return leftAlone(err.Error())
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		switch strings.TrimSpace(line) {
@@ -153,7 +161,7 @@ func ignoreOut(root string) (string, error) {
 	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return "", err
+		return leftAlone(err.Error())
 	}
 	if _, err := f.WriteString(add); err != nil {
 		f.Close()

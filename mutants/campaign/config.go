@@ -48,9 +48,9 @@ type Config struct {
 	// operator-score threshold is the default (Options records config as
 	// "-", so that the gate does not name a file that is not there).
 	ThresholdDefault bool
-	NoOperators      bool // skip gremlins' operator mutants
-	NoVet         bool           // skip the go vet viability check
-	Only          *regexp.Regexp // when set, only mutants whose id matches
+	NoOperators      bool           // skip gremlins' operator mutants
+	NoVet            bool           // skip the go vet viability check
+	Only             *regexp.Regexp // when set, only mutants whose id matches
 	// MeasureGremlins also runs gremlins' own campaign on Target after the
 	// gate's, for the per-mutant comparison in Result.Gremlins.
 	MeasureGremlins bool
