@@ -53,3 +53,14 @@ func TestOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceEntriesOneLine: every entry a world records is one line
+// (OneLine), whatever text went into it.
+func TestTraceEntriesOneLine(t *testing.T) {
+	k := NewKernel(1000)
+	k.Trace.Addf("caller:a\n", "call 1: error result: %s", "boom\x1b[31m\r\nPASS")
+	e := k.Trace.Entries()[0]
+	if e.Text != `call 1: error result: boom\x1b[31m\r\nPASS` || e.Actor != `caller:a\n` {
+		t.Errorf("entry %q by %q, want it on one line, escaped", e.Text, e.Actor)
+	}
+}
