@@ -10,15 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
+	"github.com/waitsim/waitsim/sim/timeline"
 
 	"github.com/waitsim/waitsim/suitebin"
 )
@@ -234,26 +232,11 @@ func fprintProblems(w io.Writer, problems []results.Problem) {
 	fmt.Fprintf(w, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
 }
 
-// printable writes control and other non-printing characters (e.g. from a
-// binary file quoted in an error) as Go escapes (a tab as \t, U+0007 as
-// \a, U+200B as \u200b, a byte that is not UTF-8 as \xff), so that they cannot garble a terminal and are
-// still named.
-func printable(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
-			fmt.Fprintf(&b, `\x%02x`, s[i]) // a byte that is not UTF-8
-			continue
-		}
-		if unicode.IsGraphic(r) || r == ' ' {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r)
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
-}
+// printable is s as one line with every character that is not printable
+// written as its escape (timeline.OneLine: a tab as \t, U+0007 as \x07,
+// U+200B as \u200b, a byte that is not UTF-8 as \xff), so that a problem
+// quoting a binary file cannot garble a terminal, and names what it found.
+func printable(s string) string { return timeline.OneLine(s) }
 
 // unknownCases are the ids of only (--case) that name no case of the
 // table's index, in the order given.

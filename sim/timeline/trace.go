@@ -83,13 +83,13 @@ func (tr *Trace) add(side bool, actor, format string, args ...any) {
 // OneLine is s as one line of a timeline: a line break, a control
 // character, a Unicode format character (a bidi override, a zero-width
 // one) and a byte that is not UTF-8 written as an escape (\n, \x1b,
-// \u202e), so that no text a tool returns (its error message, say) can
-// start a line of its own, move the cursor or reorder what a terminal, a
-// log or a report shows. A tab stays.
+// \u202e, a tab as \t), so that no text a tool returns (its error message,
+// say) can start a line of its own, move the cursor or reorder what a
+// terminal, a log or a report shows, and each such character is named.
 func OneLine(s string) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\t') || c >= 0x7f {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
 			clean = false
 			break
 		}
@@ -108,7 +108,7 @@ func OneLine(s string) string {
 		case r == '\r':
 			b.WriteString("\\r")
 		case r == '\t':
-			b.WriteRune(r)
+			b.WriteString("\\t")
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, "\\x%02x", r)
 		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):

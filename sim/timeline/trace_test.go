@@ -37,11 +37,11 @@ func TestTraceFull(t *testing.T) {
 // TestOneLine: what a tool returns cannot break a timeline's lines or
 // reach a terminal as control: line breaks, control characters, Unicode
 // format characters (bidi overrides) and bytes that are not UTF-8 are
-// escaped; a tab, printable text and other scripts stay as they are.
+// escaped, a tab too; printable text and other scripts stay as they are.
 func TestOneLine(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain text, wörld ✓":             "plain text, wörld ✓",
-		"tab\there":                       "tab\there",
+		"tab\there":                       `tab\there`,
 		"boom\x1b[31mRED\r\nPASS  forged": `boom\x1b[31mRED\r\nPASS  forged`,
 		"bell\a del\x7f":                  `bell\x07 del\x7f`,
 		"rtl\u202eevil\u200b":             `rtl\u202eevil\u200b`,
