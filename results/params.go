@@ -213,14 +213,21 @@ const MaxRunResultBytes = 200 << 20
 // cases, 48,941,146 (335).
 const ResultBytesPerEntry = 400
 
-// WriteRun writes r (its Version set) to file as indented JSON.
+// WriteRun writes r (its Version set) to file as indented JSON, whole or
+// not at all: it writes a file beside it and renames it over file, so a
+// write that fails (a full disk) leaves the results there were.
 func WriteRun(file string, r RunResult) error {
 	r.Version = ResultVersion
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(file, append(b, '\n'), 0o644)
+	tmp := file + ".writing"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, file)
 }
 
 // Sites is the record of the mutation sites of a schemata binary (its
