@@ -1,6 +1,7 @@
 package waitsim
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -191,7 +192,7 @@ type runner struct {
 	ranFile   map[string]bool
 	knownSeen map[string]bool // Params.Known entries met
 	current   *scenario.Case  // the case running (runCase), for the watchdog (stopped)
-	traceKept int             // the trace entries r.run's cases keep (results.MaxRunTraceEntries)
+	bytesKept int             // about how many bytes of results r.run's cases keep (results.MaxRunResultBytes)
 
 	// hot is the reply of a hot request being served (serveHot), nil
 	// otherwise: failures are recorded in it, never reported on t, whose
@@ -693,38 +694,67 @@ func (r *runner) stopped(world, report string) {
 // passed or was skipped; a failing case keeps its timeline as a failure
 // report shows it, results.CutTimeline; TraceHash stays) under
 // results.Params.NoTraces, so that a run that writes no trace holds none
-// either. A trace that would take the run's kept entries past
-// results.MaxRunTraceEntries is not kept, and res becomes an ERROR saying
-// so: a result without its trace is never shown as a pass.
+// either. What it keeps counts against results.MaxRunResultBytes (its
+// trace, results.ResultBytesPerEntry an entry, and its replies); a case
+// that would take the run past them keeps neither, and res becomes an
+// ERROR saying so: a result without its trace or replies is never shown as
+// a pass.
 func (r *runner) keep(res *results.CaseResult) results.CaseResult {
+	cost := replyBytes(res.Calls)
 	if !r.params.NoTraces {
-		r.mu.Lock()
-		fits := r.traceKept+len(res.Trace) <= results.MaxRunTraceEntries
-		if fits {
-			r.traceKept += len(res.Trace)
-		}
-		kept := r.traceKept
-		r.mu.Unlock()
-		if fits {
-			return *res
-		}
-		msg := fmt.Sprintf("its trace of %d entries was not kept: this run's results already keep %d, and a run keeps at most %d "+
-			"(a results file holds about 400 bytes an entry, and at most 256 MiB): run this case on its own (--case)",
-			len(res.Trace), kept, results.MaxRunTraceEntries)
+		cost += results.ResultBytesPerEntry * len(res.Trace)
+	}
+	r.mu.Lock()
+	fits := r.bytesKept+cost <= maxRunResultBytes
+	if fits {
+		r.bytesKept += cost
+	}
+	kept := r.bytesKept
+	r.mu.Unlock()
+	if !fits {
+		msg := fmt.Sprintf("its trace (%d entries) and replies, about %d bytes of results, were not kept: this run's results already keep about %d, "+
+			"and a run keeps at most %d (a results file holds at most 256 MiB): run this case on its own (--case)",
+			len(res.Trace), cost, kept, maxRunResultBytes)
 		if res.Error != "" {
 			msg += "; and: " + res.Error
 		}
 		res.Verdict, res.Error = results.VerdictError, msg
+		out := *res
+		out.Trace, out.BridgeReqs, out.ToolEvents, out.Timeline = nil, nil, nil, ""
+		out.Calls = slices.Clone(res.Calls)
+		for i := range out.Calls {
+			out.Calls[i].Reply = nil
+		}
+		return out
 	}
-	kept := *res
-	kept.Trace, kept.BridgeReqs, kept.ToolEvents = nil, nil, nil
-	kept.Timeline = ""
+	if !r.params.NoTraces {
+		return *res
+	}
+	out := *res
+	out.Trace, out.BridgeReqs, out.ToolEvents = nil, nil, nil
+	out.Timeline = ""
 	if res.Verdict == results.VerdictFail || res.Verdict == results.VerdictError {
 		// What `waitsim run` prints of a failure: its timeline, cut as a
 		// failure report cuts it (bounded, whatever the trace).
-		kept.Timeline = results.CutTimeline(res.Timeline)
+		out.Timeline = results.CutTimeline(res.Timeline)
 	}
-	return kept
+	return out
+}
+
+// maxRunResultBytes is results.MaxRunResultBytes (a test of the budget
+// lowers it, so as not to build hundreds of megabytes of replies).
+var maxRunResultBytes = results.MaxRunResultBytes
+
+// replyBytes is the size of calls' replies as JSON.
+func replyBytes(calls []results.CallSummary) int {
+	n := 0
+	for _, c := range calls {
+		if c.Reply != nil {
+			b, _ := json.Marshal(c.Reply)
+			n += len(b)
+		}
+	}
+	return n
 }
 
 // fileHashes are results.RunResult.Files of cases: each case's file, by

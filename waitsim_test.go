@@ -221,48 +221,58 @@ func TestParamsNoTraces(t *testing.T) {
 	}
 }
 
-// bigTracePack is a fakePack whose case id names its trace's length.
+// bigTracePack is a fakePack whose case id names its trace's length and
+// the length of its one call's reply.
 type bigTracePack struct {
 	fakePack
-	entries map[string]int
+	entries, reply map[string]int
 }
 
 func (p *bigTracePack) Run(t *testing.T, c *scenario.Case) results.CaseResult {
 	r := p.fakePack.Run(t, c)
 	r.Trace = make([]timeline.Entry, p.entries[c.ID])
+	r.Calls = []results.CallSummary{{Caller: "A", Index: 1, Reply: map[string]any{"s": strings.Repeat("x", p.reply[c.ID])}}}
 	return r
 }
 
-// A run keeps at most results.MaxRunTraceEntries trace entries over its
-// cases: a case whose trace would pass them is an ERROR that says so, its
-// trace not kept, and a later case that fits is kept; with NoTraces
-// nothing is counted, as nothing is kept.
-func TestRunTraceBudget(t *testing.T) {
-	big := results.MaxRunTraceEntries/2 + 1
+// A run keeps at most results.MaxRunResultBytes of results over its cases,
+// traces and replies: a case that would pass them is an ERROR that says so,
+// its trace and replies not kept, and a later case that fits is kept; with
+// NoTraces its replies still count (they are kept), its trace not.
+func TestRunResultBudget(t *testing.T) {
+	defer func(b int) { maxRunResultBytes = b }(maxRunResultBytes)
+	maxRunResultBytes = 1 << 20
+	big := maxRunResultBytes/results.ResultBytesPerEntry/2 + 1
 	entries := map[string]int{"a1": big, "a2": big, "a3": 10}
+	reply := map[string]int{"b1": maxRunResultBytes / 2, "b2": maxRunResultBytes / 2, "b3": 10}
 	for _, noTraces := range []bool{false, true} {
 		dir := t.TempDir()
-		writeFile(t, dir, "a.yaml", one("a1", "a2", "a3"))
+		writeFile(t, dir, "a.yaml", one("a1", "a2", "a3", "b1", "b2", "b3"))
 		out := filepath.Join(t.TempDir(), "results.json")
 		withParams(t, results.Params{Paths: []string{dir}, Results: out, NoTraces: noTraces})
-		passed := nested(t, nil, func(t *testing.T) { Run(t, Params{Pack: &bigTracePack{entries: entries}}) })
+		nested(t, nil, func(t *testing.T) { Run(t, Params{Pack: &bigTracePack{entries: entries, reply: reply}}) })
 		run, err := results.ReadRun(out)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := map[string]string{}
 		for _, c := range run.Cases {
-			got[c.ID] = fmt.Sprintf("%s %d", c.Verdict, len(c.Trace))
-			if c.Verdict == results.VerdictError && !strings.Contains(c.Error, "was not kept") {
-				t.Errorf("noTraces %t: %s: error %q does not say its trace was not kept", noTraces, c.ID, c.Error)
+			s, _ := c.Calls[0].Reply["s"].(string)
+			got[c.ID] = fmt.Sprintf("%s %d %d", c.Verdict, len(c.Trace), len(s))
+			if c.Verdict == results.VerdictError && !strings.Contains(c.Error, "were not kept") {
+				t.Errorf("noTraces %t: %s: error %q does not say what was not kept", noTraces, c.ID, c.Error)
 			}
 		}
-		want := map[string]string{"a1": fmt.Sprintf("pass %d", big), "a2": "error 0", "a3": "pass 10"}
+		// With traces, a1 and a2 take the budget's two halves: a2, and
+		// every case after it but the smallest, does not fit.
+		want := map[string]string{"a1": fmt.Sprintf("pass %d 0", big), "a2": "error 0 0", "a3": "pass 10 0",
+			"b1": "error 0 0", "b2": "error 0 0", "b3": "pass 0 10"}
 		if noTraces {
-			want = map[string]string{"a1": "pass 0", "a2": "pass 0", "a3": "pass 0"}
+			want = map[string]string{"a1": "pass 0 0", "a2": "pass 0 0", "a3": "pass 0 0",
+				"b1": fmt.Sprintf("pass 0 %d", reply["b1"]), "b2": "error 0 0", "b3": "pass 0 10"}
 		}
-		if !maps.Equal(got, want) || passed != noTraces {
-			t.Errorf("noTraces %t: cases %v, the test passed %t; want %v and %t", noTraces, got, passed, want, noTraces)
+		if !maps.Equal(got, want) {
+			t.Errorf("noTraces %t: cases %v\nwant %v", noTraces, got, want)
 		}
 	}
 }

@@ -64,15 +64,24 @@ const (
 // and the one line that re-runs it.
 func FailureReport(r CaseResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "case %s (%s:%d) — protects: %s\n", r.ID, r.File, r.Line, r.Protects)
+	// What a tool returned can be in any of these (an error result's text
+	// in an expectation's message): each line is written as a timeline's
+	// (timeline.OneLine), so that none can forge a line or reach the
+	// terminal as control.
+	line := timeline.OneLine
+	fmt.Fprintf(&b, "case %s (%s:%d) — protects: %s\n", line(r.ID), line(r.File), r.Line, line(r.Protects))
 	if r.Error != "" {
-		fmt.Fprintf(&b, "error: %s\n", r.Error)
+		lines := strings.Split(r.Error, "\n")
+		for i := range lines {
+			lines[i] = line(lines[i])
+		}
+		fmt.Fprintf(&b, "error: %s\n", strings.Join(lines, "\n"))
 	}
 	for _, f := range r.Failures {
-		fmt.Fprintf(&b, "expectation: %s\n", f)
+		fmt.Fprintf(&b, "expectation: %s\n", line(f))
 	}
 	for _, v := range r.Violation {
-		fmt.Fprintf(&b, "invariant %s: %s\n", v.Invariant, v.Message)
+		fmt.Fprintf(&b, "invariant %s: %s\n", line(v.Invariant), line(v.Message))
 	}
 	fmt.Fprintf(&b, "timeline (virtual ms):\n%s", CutTimeline(r.Timeline))
 	fmt.Fprintf(&b, "re-run: %s\n", r.Repro)

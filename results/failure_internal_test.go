@@ -32,3 +32,19 @@ func TestFailureReportCutsLongTimelines(t *testing.T) {
 			n, strings.Count(r, "\n"), reportHeadLines, left, reportTailLines, r)
 	}
 }
+
+// TestFailureReportOneLines: a failure report writes each message as one
+// line of text: an error result's text quoted in an expectation cannot
+// forge a line of the report or reach the terminal as control.
+func TestFailureReportOneLines(t *testing.T) {
+	r := FailureReport(CaseResult{ID: "a", Failures: []string{"A#1: error result = true, want false (boom\x1b[31m\r\nPASS  forged\u202e)"},
+		Violation: []Violation{{Invariant: "x", Message: "m\nn"}}, Error: "first line\nsecond\x1b line"})
+	for _, bad := range []string{"\x1b", "\r", "\u202e", "\nPASS  forged", "m\nn"} {
+		if strings.Contains(r, bad) {
+			t.Errorf("the report holds %q:\n%s", bad, r)
+		}
+	}
+	if !strings.Contains(r, "error: first line\nsecond\\x1b line\n") {
+		t.Errorf("an error's own lines are kept, each one escaped:\n%s", r)
+	}
+}

@@ -199,24 +199,35 @@ func ReadParams() (p Params, ok bool, err error) {
 	return p, true, nil
 }
 
-// MaxRunTraceEntries is how many trace entries one run's results keep, over
-// all its cases: a case whose trace would pass it is an ERROR that says so,
-// its trace not kept. It keeps a results file under the 256 MiB that
-// limits.Results reads, and a run's memory bounded however many cases it
-// has: measured 3 December 2026, a results file holds about 400 bytes a
-// trace entry (one case of 487,100 entries wrote 193,322,073 bytes; the
-// table's 145,856 entries over 408 cases, 48,941,146), so 500,000 entries
-// write about 200 MB. Not counted with Params.NoTraces (no trace is kept).
-const MaxRunTraceEntries = 500_000
+// MaxRunResultBytes is about how many bytes one run's results keep over
+// all its cases: its traces (ResultBytesPerEntry an entry) and its replies
+// (as JSON). A case that would take them past it is an ERROR that says so,
+// its trace and replies not kept. It keeps a results file under the
+// 256 MiB that limits.Results reads, and a run's memory bounded however
+// many cases it has.
+const MaxRunResultBytes = 200 << 20
 
-// WriteRun writes r (its Version set) to file as indented JSON.
+// ResultBytesPerEntry is about how many bytes of a results file one trace
+// entry takes, measured 3 December 2026: one case of 487,100 entries wrote
+// 193,322,073 bytes (397 an entry); the table's 145,856 entries over 408
+// cases, 48,941,146 (335).
+const ResultBytesPerEntry = 400
+
+// WriteRun writes r (its Version set) to file as indented JSON, whole or
+// not at all: it writes a file beside it and renames it over file, so a
+// write that fails (a full disk) leaves the results there were.
 func WriteRun(file string, r RunResult) error {
 	r.Version = ResultVersion
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(file, append(b, '\n'), 0o644)
+	tmp := file + ".writing"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, file)
 }
 
 // Sites is the record of the mutation sites of a schemata binary (its

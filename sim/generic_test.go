@@ -135,3 +135,23 @@ func TestCallsOrderStable(t *testing.T) {
 		}
 	}
 }
+
+// A world whose callers receive more bytes of replies than its bound ends
+// with ErrRepliesFull (its replies are kept until its case ends); at the
+// bound it runs to its end.
+func TestRepliesBounded(t *testing.T) {
+	one := len(`{"slept":1000}`)
+	for _, c := range []struct {
+		limit int
+		full  bool
+	}{{3 * one, false}, {3*one - 1, true}} {
+		w := World{Name: "replies", Clock: ClockBubble, Tool: slowTool, ReplyBytes: c.limit}
+		for i, name := range []string{"a", "b", "c"} {
+			w.Callers = append(w.Callers, CallerSpec{Name: name, StartMs: int64(i) * 2000, Args: map[string]any{"ms": 1000}})
+		}
+		res := RunWorld(t, w)
+		if full := strings.Contains(res.Err, ErrRepliesFull.Error()); full != c.full || (!c.full && res.Err != "") {
+			t.Errorf("limit %d for 3 replies of %d bytes: error %q, want full %t", c.limit, one, res.Err, c.full)
+		}
+	}
+}

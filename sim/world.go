@@ -116,6 +116,9 @@ type World struct {
 	Name      string       `json:"name"`
 	Callers   []CallerSpec `json:"callers"`
 	HorizonMs int64        `json:"horizonMs,omitempty"` // 0 = DefaultHorizonMs
+	// ReplyBytes bounds the bytes of replies the world's callers receive in
+	// all; 0 = MaxReplyBytes.
+	ReplyBytes int `json:"replyBytes,omitempty"`
 	// Transport is every caller's transport unless the caller has its own;
 	// nil means memory (contract §6).
 	Transport *TransportSpec `json:"transport,omitempty"`
@@ -365,6 +368,36 @@ func RunWorld(t *testing.T, w World) *Result {
 	return res
 }
 
+// MaxReplyBytes is how many bytes of replies the callers of one world may
+// receive in all (structured content as JSON, error texts); the reply past
+// it ends the world with ErrRepliesFull. A world's replies are kept whole
+// until its case ends, in its calls and its results, so without it a case
+// of the load limits (500 calls, each a reply of up to the wait_agents
+// tool's 2,000,000 characters) could hold gigabytes: 300 callers with
+// 1 MB replies over three files took 5.1 GB and wrote a results file over
+// its 256 MiB limit (3 December 2026). The table's largest world receives
+// 21,919 bytes; 64 MiB holds 32 replies at that tool's largest budget.
+const MaxReplyBytes = 64 << 20
+
+// ErrRepliesFull: a world's replies passed MaxReplyBytes.
+var ErrRepliesFull = errors.New("the world's replies are too large")
+
+// received counts n bytes of a reply a caller received, and ends the
+// world once they pass its bound (World.ReplyBytes, MaxReplyBytes).
+func (wr *worldRun) received(n int) {
+	limit := wr.w.ReplyBytes
+	if limit <= 0 {
+		limit = MaxReplyBytes
+	}
+	wr.mu.Lock()
+	wr.replyN += n
+	over := wr.replyN > limit && wr.replyN-n <= limit
+	wr.mu.Unlock()
+	if over {
+		wr.k.Fail(fmt.Errorf("%w: its callers received more than %d bytes of replies (each kept until the case ends): make fewer calls, or smaller replies", ErrRepliesFull, limit))
+	}
+}
+
 // runningFirst is a runtime.Stack dump of every goroutine with the
 // goroutines that were running or runnable first (a tool that spins is
 // one of them: a report cut to its first stacks then still shows it), the
@@ -400,6 +433,7 @@ type worldRun struct {
 	callN    uint64
 	pending  int                       // callers not finished
 	progress map[string][]ProgressNote // progress notifications by token
+	replyN   int                       // bytes of the replies the callers received (MaxReplyBytes)
 
 	ctx      context.Context // ends with the world
 	wires    []*wire         // HTTP callers' wires (transport.go)
@@ -890,8 +924,10 @@ func (c *caller) call(ctx context.Context, index int, args map[string]any) CallR
 				}
 			}
 			k.Trace.Addf(c.actor(), "call %d: error result: %s", index, cr.ErrorText)
+			c.wr.received(len(cr.ErrorText))
 		default:
 			raw, _ := json.Marshal(res.StructuredContent)
+			c.wr.received(len(raw))
 			cr.StructuredJSON = raw
 			_ = json.Unmarshal(raw, &cr.Raw)
 			text := replyText

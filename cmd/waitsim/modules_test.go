@@ -137,6 +137,25 @@ func TestExampleSlowtool(t *testing.T) {
 	if out, code := inModule(t, dir, nil, bin, "run", "--json"); code != 0 || !strings.Contains(out, "22 passed, 0 failed") {
 		t.Fatalf("waitsim run --json: exit %d\n%s", code, out)
 	}
+	// A run that does not run its table (a file with a problem), and a
+	// --check-determinism past its bound, leave the results there were.
+	before, err := os.ReadFile(filepath.Join(dir, "out", "scenarios.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "problem.yaml"), []byte("# protects: nothing\nname: p\ncallers: [{name: a, startMs: -1}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := inModule(t, dir, nil, bin, "run", "--json", "problem.yaml"); code != 2 {
+		t.Errorf("waitsim run --json of a file with a problem: exit %d, want 2\n%s", code, out)
+	}
+	os.Remove(filepath.Join(dir, "problem.yaml"))
+	if out, code := inModule(t, dir, nil, bin, "run", "--json", "--check-determinism", "101"); code != 2 || !strings.Contains(out, "from 1 to 100") {
+		t.Errorf("--check-determinism 101: exit %d, want 2 and the bound\n%s", code, out)
+	}
+	if after, err := os.ReadFile(filepath.Join(dir, "out", "scenarios.json")); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("out/scenarios.json changed or went (%v) after runs that did not run the table", err)
+	}
 	// A failing case's report shows its timeline, also without --json
 	// (whose results keep no trace of a passing case).
 	bad := filepath.Join(dir, "testdata", "waitsim", "broken.yaml")

@@ -8,7 +8,7 @@ import "testing"
 func TestPrintableNamesCharacters(t *testing.T) {
 	for in, want := range map[string]string{
 		"f.yaml:4:1: yaml: found character '\t' here": `f.yaml:4:1: yaml: found character '\t' here`,
-		"bell \a, nul \x00, zero width \u200b":        `bell \a, nul \x00, zero width \u200b`,
+		"bell \a, nul \x00, zero width \u200b":        `bell \x07, nul \x00, zero width \u200b`,
 		"kept: é ✓ §2 — \"x\"":                        "kept: é ✓ §2 — \"x\"",
 		"bad byte \xff, kept \uFFFD":                  "bad byte \\xff, kept \uFFFD",
 	} {

@@ -10,15 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+	"time"
 
 	"github.com/waitsim/waitsim/workspace"
 
 	"github.com/waitsim/waitsim/results"
 	"github.com/waitsim/waitsim/scenario"
+	"github.com/waitsim/waitsim/sim/timeline"
 
 	"github.com/waitsim/waitsim/suitebin"
 )
@@ -82,8 +81,8 @@ func runScenarios(args []string) int {
 	if !ok {
 		return code
 	}
-	if *repeat < 0 {
-		fmt.Fprintln(os.Stderr, "waitsim: --check-determinism wants a number of runs ≥ 1 (0: no check)")
+	if *repeat < 0 || *repeat > maxRepeat {
+		fmt.Fprintf(os.Stderr, "waitsim: --check-determinism wants a number of runs from 1 to %d (0: no check): each case runs that many times at each of GOMAXPROCS 1, 2 and 4\n", maxRepeat)
 		return 2
 	}
 	root, err := workspace.ModuleRoot()
@@ -111,30 +110,33 @@ func runScenarios(args []string) int {
 		}
 	}
 	outFile := filepath.Join(root, filepath.FromSlash(workspace.ScenarioResults))
-	if !*asJSON {
-		// A run directory with an owner file: one a killed run leaves is
-		// removed by the next (workspace.MakeRunDir).
-		tmp, err := workspace.MakeRunDir("waitsim-run-")
-		if err != nil {
+	// The test binary writes its results in a run directory (one a killed
+	// run leaves is removed by the next, workspace.MakeRunDir); with
+	// --json they replace out/scenarios.json only once the run is whole,
+	// so that a run that fails, is stopped or times out loses none of the
+	// results there were.
+	tmp, err := workspace.MakeRunDir("waitsim-run-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "waitsim:", err)
+		return 2
+	}
+	defer os.RemoveAll(tmp)
+	binResults := filepath.Join(tmp, "scenarios.json")
+	if *asJSON {
+		if err := os.MkdirAll(filepath.Dir(outFile), 0o755); err != nil {
 			fmt.Fprintln(os.Stderr, "waitsim:", err)
 			return 2
 		}
-		outFile = filepath.Join(tmp, "scenarios.json")
-		defer os.RemoveAll(tmp)
-	} else if err := os.MkdirAll(filepath.Dir(outFile), 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "waitsim:", err)
-		return 2
 	}
 	commit, tree, _ := workspace.TreeState(context.Background(), root)
 	// Without --json only the table is printed: the results carry no
 	// traces, which are most of their size (results.Params.NoTraces).
-	res, runErr, ok := simulate(st, results.Params{Paths: paths, Cases: only, Results: outFile, Repeat: *repeat, NoTraces: !*asJSON}, *repeat > 0)
+	res, runErr, ok := simulate(st, results.Params{Paths: paths, Cases: only, Results: binResults, Repeat: *repeat, NoTraces: !*asJSON}, *repeat > 0)
 	if !ok {
 		return 2
 	}
 	if missing := unknownCases(only, res.Index); len(missing) > 0 {
 		fmt.Fprintf(os.Stderr, "waitsim: --case %s: no case of the table has this id (the ids are the first column of `waitsim run`)\n", strings.Join(missing, ", --case "))
-		_ = os.Remove(outFile)
 		return 2
 	}
 	// Record what the table ran on, so that a report never mixes it with
@@ -142,7 +144,6 @@ func runScenarios(args []string) int {
 	// the run is no tree at all.
 	if c2, t2, _ := workspace.TreeState(context.Background(), root); t2 != tree || c2 != commit {
 		fmt.Fprintln(os.Stderr, "waitsim: the work tree changed during the run; its results may mix two versions: run again")
-		_ = os.Remove(outFile)
 		return 2
 	}
 	res.Commit, res.Tree = commit, tree
@@ -195,7 +196,7 @@ func simulate(st workspace.Suite, params results.Params, cpus bool) (res results
 	}
 	// What `go test <pkg> -count=1 -run '^Test$'` passes, run where it runs
 	// the binary: in the package's directory.
-	testArgs := []string{"-test.paniconexit0", "-test.timeout=10m0s", "-test.count=1", "-test.run", st.RunPattern()}
+	testArgs := []string{"-test.paniconexit0", "-test.timeout=" + runTimeout(params.Repeat).String(), "-test.count=1", "-test.run", st.RunPattern()}
 	if cpus {
 		testArgs = append(testArgs, "-test.cpu", "1,2,4")
 	}
@@ -209,6 +210,10 @@ func simulate(st workspace.Suite, params results.Params, cpus bool) (res results
 	if err != nil {
 		// The table did not run: a build of the test failed, or the test
 		// ended before its results were written.
+		if bytes.Contains(buf.Bytes(), []byte("panic: test timed out after")) {
+			fmt.Fprintf(os.Stderr, "waitsim: the table's test ran past its %v (-test.timeout: %v a run of the table, times 3 runs for each --check-determinism run): nothing was written; run fewer cases (--case, or a part of the table)\n", runTimeout(params.Repeat), runTimeout(0))
+			return res, nil, false
+		}
 		io.Copy(os.Stderr, &buf)
 		fmt.Fprintf(os.Stderr, "waitsim: the scenario table did not run (%s %s wrote no results: %v)\n", st.Pkg, st.Test, err)
 		return res, nil, false
@@ -218,6 +223,17 @@ func simulate(st workspace.Suite, params results.Params, cpus bool) (res results
 		return res, nil, false
 	}
 	return res, runErr, true
+}
+
+// maxRepeat bounds --check-determinism: each case then runs 3 × 100 times.
+const maxRepeat = 100
+
+// runTimeout is the test binary's -test.timeout for a run of the table
+// repeated repeat times at 3 GOMAXPROCS (--check-determinism): 10 minutes
+// a run of the table. A world that hangs is stopped by its own wall-clock
+// watchdog long before.
+func runTimeout(repeat int) time.Duration {
+	return 10 * time.Minute * time.Duration(1+3*repeat)
 }
 
 // printProblems prints the problems of the scenario files to stderr, one
@@ -234,26 +250,11 @@ func fprintProblems(w io.Writer, problems []results.Problem) {
 	fmt.Fprintf(w, "waitsim: %d problem(s) in the scenario files; nothing ran:\n%s\n", len(lines), strings.Join(lines, "\n"))
 }
 
-// printable writes control and other non-printing characters (e.g. from a
-// binary file quoted in an error) as Go escapes (a tab as \t, U+0007 as
-// \a, U+200B as \u200b, a byte that is not UTF-8 as \xff), so that they cannot garble a terminal and are
-// still named.
-func printable(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
-			fmt.Fprintf(&b, `\x%02x`, s[i]) // a byte that is not UTF-8
-			continue
-		}
-		if unicode.IsGraphic(r) || r == ' ' {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r)
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
-}
+// printable is s as one line with every character that is not printable
+// written as its escape (timeline.OneLine: a tab as \t, U+0007 as \x07,
+// U+200B as \u200b, a byte that is not UTF-8 as \xff), so that a problem
+// quoting a binary file cannot garble a terminal, and names what it found.
+func printable(s string) string { return timeline.OneLine(s) }
 
 // unknownCases are the ids of only (--case) that name no case of the
 // table's index, in the order given.

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Entry is one line of a trace: what Actor did at virtual time AtMs (ms), during
@@ -73,9 +75,50 @@ func (tr *Trace) add(side bool, actor, format string, args ...any) {
 	}
 	tr.counts[key]++
 	tr.entries = append(tr.entries, Entry{
-		AtMs: tr.k.NowMs(), Step: tr.k.Step(), Actor: actor,
-		Text: fmt.Sprintf(format, args...), side: side, byActor: tr.byActor, n: tr.counts[key],
+		AtMs: tr.k.NowMs(), Step: tr.k.Step(), Actor: OneLine(actor),
+		Text: OneLine(fmt.Sprintf(format, args...)), side: side, byActor: tr.byActor, n: tr.counts[key],
 	})
+}
+
+// OneLine is s as one line of a timeline: a line break, a control
+// character, a Unicode format character (a bidi override, a zero-width
+// one) and a byte that is not UTF-8 written as an escape (\n, \x1b,
+// \u202e, a tab as \t), so that no text a tool returns (its error message,
+// say) can start a line of its own, move the cursor or reorder what a
+// terminal, a log or a report shows, and each such character is named.
+func OneLine(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '\n':
+			b.WriteString("\\n")
+		case r == '\r':
+			b.WriteString("\\r")
+		case r == '\t':
+			b.WriteString("\\t")
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // Entries returns the entries in trace order.
