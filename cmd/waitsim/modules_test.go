@@ -6,11 +6,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/waitsim/waitsim/results"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -174,6 +178,31 @@ func TestExampleSlowtool(t *testing.T) {
 	}
 	if out, code := inModule(t, dir, nil, bin, "report", "--out", "out/report"); code != 0 {
 		t.Fatalf("waitsim report: exit %d\n%s", code, out)
+	}
+	// A result with one case cut out of it, cases, index and tally
+	// alike, is refused: the file, which still holds the case, is loaded
+	// again.
+	sj := filepath.Join(dir, "out", "scenarios.json")
+	whole, err := os.ReadFile(sj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cut results.RunResult
+	if err := json.Unmarshal(whole, &cut); err != nil {
+		t.Fatal(err)
+	}
+	gone := cut.Cases[len(cut.Cases)-1].ID // of survival.yaml's matrix: its file keeps others
+	cut.Cases = cut.Cases[:len(cut.Cases)-1]
+	cut.Index = slices.DeleteFunc(cut.Index, func(e results.IndexEntry) bool { return e.ID == gone })
+	cut.Count()
+	if err := results.WriteRun(sj, cut); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := inModule(t, dir, nil, bin, "report", "--out", "out/report-cut"); code != 2 || !strings.Contains(out, fmt.Sprintf("holds case %q, which the result does not list", gone)) {
+		t.Errorf("waitsim report of a result with %s cut out: exit %d, want 2 naming it\n%s", gone, code, out)
+	}
+	if err := os.WriteFile(sj, whole, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "out", "report", "summary.md"))
 	if err != nil {

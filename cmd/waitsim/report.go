@@ -20,6 +20,7 @@ import (
 
 	"github.com/waitsim/waitsim/reports"
 	"github.com/waitsim/waitsim/results"
+	"github.com/waitsim/waitsim/scenario"
 )
 
 // Exit codes of `waitsim report`.
@@ -291,6 +292,41 @@ func checkScenarioFiles(r *reports.Run, dir, sp string) error {
 				why = err.Error()
 			}
 			return fmt.Errorf("%s: stale results: the scenario file %s is not what they ran (%s): run them again", sp, f, why)
+		}
+		if err := checkFileCases(r.Scenarios, f, p, sp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkFileCases is nil when the result lists every case the scenario file
+// f (at p, the content it ran) holds: in its index when it has one (a run
+// of some cases, --case, still indexes them all), else among its cases. A
+// case cut out of the result with its index entry is found here, by
+// loading the file again as the run did. A file that does not load here
+// (a tool's own input schema that only the run knew) is not checked.
+func checkFileCases(s *results.RunResult, f, p, sp string) error {
+	cases, err := scenario.Load([]string{p}, scenario.Options{})
+	if err != nil {
+		return nil
+	}
+	listed := map[string]bool{}
+	for _, e := range s.Index {
+		if e.File == f {
+			listed[e.ID] = true
+		}
+	}
+	if len(s.Index) == 0 {
+		for _, c := range s.Cases {
+			if c.File == f {
+				listed[c.ID] = true
+			}
+		}
+	}
+	for _, c := range cases {
+		if !listed[c.ID] {
+			return fmt.Errorf("%s: field cases: the scenario file %s holds case %q, which the result does not list: its cases were cut out", sp, f, c.ID)
 		}
 	}
 	return nil

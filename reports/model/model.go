@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	simtimeline "github.com/waitsim/waitsim/sim/timeline"
 	"io/fs"
 	"maps"
 	"math"
@@ -451,6 +452,17 @@ func checkScenarios(name, prefix string, s *results.RunResult) error {
 				return &InputError{name, f + ".violations", "a case that passed records a broken invariant"}
 			case c.Error != "":
 				return &InputError{name, f + ".error", "a case that passed records an error"}
+			}
+		}
+		// A trace, its timeline and its hash are one: a report shows the
+		// timeline and compares runs by the hash.
+		if len(c.Trace) > 0 {
+			tl := simtimeline.FormatEntries(c.Trace)
+			if c.Timeline != "" && c.Timeline != tl {
+				return &InputError{name, f + ".timeline", "not the timeline of the case's trace"}
+			}
+			if c.TraceHash != simtimeline.HashTimeline(tl) {
+				return &InputError{name, f + ".traceHash", "not the hash of the case's trace"}
 			}
 		}
 		if c.File != "" {
