@@ -110,13 +110,7 @@ func Expectations(c *scenario.Case, res *sim.Result, sums []results.CallSummary)
 // both: numbers by value, map keys sorted).
 func checkReplyFields(who string, want map[string]any, s *results.CallSummary) []string {
 	if s.Reply == nil {
-		what := "no structured reply"
-		if s.Lost {
-			what = "reply lost"
-		} else if s.IsError {
-			what = "error result"
-		}
-		return []string{fmt.Sprintf("%s: %s, want one with replyFields", who, what)}
+		return []string{fmt.Sprintf("%s: %s, want one with replyFields", who, noReply(s, "no structured reply"))}
 	}
 	var fails []string
 	for _, name := range slices.Sorted(maps.Keys(want)) {
@@ -137,6 +131,18 @@ func checkReplyFields(who string, want map[string]any, s *results.CallSummary) [
 	return fails
 }
 
+// noReply says why call s has no reply to check: lost, an error result,
+// or none (what none is called).
+func noReply(s *results.CallSummary, none string) string {
+	switch {
+	case s.Lost:
+		return "reply lost"
+	case s.IsError:
+		return "error result"
+	}
+	return none
+}
+
 // asJSON is v as JSON text (json.Marshal's: map keys sorted, a number by
 // its value whatever its Go type).
 func asJSON(v any) string {
@@ -151,13 +157,7 @@ func checkReply(who string, r *scenario.ReplyExpect, s *results.CallSummary) []s
 	var fails []string
 	fail := func(format string, args ...any) { fails = append(fails, who+": "+fmt.Sprintf(format, args...)) }
 	if s.Reply == nil {
-		what := "no reply"
-		if s.Lost {
-			what = "reply lost"
-		} else if s.IsError {
-			what = "error result"
-		}
-		return []string{fmt.Sprintf("%s: %s, want a reply", who, what)}
+		return []string{fmt.Sprintf("%s: %s, want a reply", who, noReply(s, "no reply"))}
 	}
 	for _, f := range []struct {
 		name string
