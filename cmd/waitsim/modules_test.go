@@ -438,6 +438,15 @@ func TestInitNewModule(t *testing.T) {
 	if out, code := inModule(t, dir, nil, "go", "tool", "waitsim", "run"); code != 0 || !strings.Contains(out, "1 passed, 0 failed") {
 		t.Fatalf("go tool waitsim run: exit %d\n%s", code, out)
 	}
+	// Its results make a report: the suite's package is below the module's
+	// root, so its index names files relative to the package, its hashes
+	// relative to the root (a report refused every such result once).
+	if out, code := inModule(t, dir, nil, "go", "tool", "waitsim", "run", "--json"); code != 0 {
+		t.Fatalf("go tool waitsim run --json: exit %d\n%s", code, out)
+	}
+	if out, code := inModule(t, dir, nil, "go", "tool", "waitsim", "report"); code != 0 {
+		t.Fatalf("go tool waitsim report after run --json: exit %d\n%s", code, out)
+	}
 	if out, code := inModule(t, dir, nil, "go", "tool", "waitsim", "init"); code != 2 || !strings.Contains(out, "already there") {
 		t.Errorf("a second init: exit %d\n%s", code, out)
 	}

@@ -301,8 +301,8 @@ func checkScenarioFiles(r *reports.Run, dir, sp string) error {
 }
 
 // checkFileCases is nil when the result lists every case the scenario file
-// f (at p, the content it ran) holds: in its index when it has one (a run
-// of some cases, --case, still indexes them all), else among its cases. A
+// f (at p, the content it ran) holds: in its index (a run of some cases,
+// --case, still indexes them all) or among its cases. A
 // case cut out of the result with its index entry is found here, by
 // loading the file again as the run did. A file that does not load here
 // (a tool's own input schema that only the run knew) is not checked.
@@ -311,18 +311,16 @@ func checkFileCases(s *results.RunResult, f, p, sp string) error {
 	if err != nil {
 		return nil
 	}
+	// Case ids are unique over a table (the loader refuses one twice), so
+	// a case is listed when its id is in the index or among the cases,
+	// whatever file path the index records (it names files as the test
+	// found them: relative to its package, or as given).
 	listed := map[string]bool{}
 	for _, e := range s.Index {
-		if e.File == f {
-			listed[e.ID] = true
-		}
+		listed[e.ID] = true
 	}
-	if len(s.Index) == 0 {
-		for _, c := range s.Cases {
-			if c.File == f {
-				listed[c.ID] = true
-			}
-		}
+	for _, c := range s.Cases {
+		listed[c.ID] = true
 	}
 	for _, c := range cases {
 		if !listed[c.ID] {
