@@ -21,8 +21,11 @@ func conformanceVerdict(r *Run) (icon, msg string) {
 	if !c.Agree {
 		icon, msg = "❌", fmt.Sprintf("%d of %d calls disagree with the simulation (%d client runs)", c.Disagreements, c.Calls, c.Runs)
 	}
-	if c.Runs == 0 {
+	switch {
+	case c.Runs == 0:
 		icon, msg = "❌", "no client runs"
+	case c.Calls == 0:
+		icon, msg = "❌", fmt.Sprintf("no call compared in %d client runs: nothing agrees with the simulation", c.Runs)
 	}
 	msg += fmt.Sprintf("; %s; largest |real − simulated| %.1f ms; %d real replies lost their outputs",
 		c.ToleranceText(), c.MaxAbsDiffMs, c.LostOutputs)

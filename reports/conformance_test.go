@@ -56,6 +56,9 @@ func TestLoadConformanceRefusesInconsistent(t *testing.T) {
 		"runs count":            func(r *conformance.Report) { r.Runs = 2 },
 		"disagreements":         func(r *conformance.Report) { r.Disagreements = 0 },
 		"version":               func(r *conformance.Report) { r.Version = 99 },
+		"negative diff":         func(r *conformance.Report) { r.MaxAbsDiffMs = -5 },
+		"diff below a row's":    func(r *conformance.Report) { r.MaxAbsDiffMs = 0 },
+		"absurd tolerance":      func(r *conformance.Report) { r.ToleranceMs = -1e300 },
 	} {
 		r := confReport(false)
 		edit(r)
@@ -67,6 +70,15 @@ func TestLoadConformanceRefusesInconsistent(t *testing.T) {
 	empty := &conformance.Report{Version: conformance.ReportVersion, Agree: true}
 	if _, err := LoadConformance(writeJSON(t, empty)); err == nil {
 		t.Error("a report without runs that says agree was accepted")
+	}
+	// A run with no call compared agrees with nothing: never ✅.
+	none := &conformance.Report{Version: conformance.ReportVersion, Commit: "c0ffee", Agree: true, Runs: 1,
+		Results: []conformance.RunEntry{{Case: "x", Client: "ts", Agree: true}}}
+	if _, err := LoadConformance(writeJSON(t, none)); err != nil {
+		t.Fatalf("a run without calls: %v", err)
+	}
+	if icon, msg := conformanceVerdict(&Run{Commit: "c0ffee", Conformance: none}); icon != "❌" || !strings.Contains(msg, "no call compared") {
+		t.Errorf("no call compared: %s %s, want ❌", icon, msg)
 	}
 }
 

@@ -61,16 +61,23 @@ func ModuleRootOf(dir string) (string, error) {
 // must be exactly one.
 func FindSuite(root, pkg, test string) (Suite, error) {
 	var found []Suite
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	// A root reached through a symbolic link is walked as the directory it
+	// leads to (WalkDir does not follow a link it starts at, and found no
+	// test at all), its paths still written under root.
+	walk := root
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		walk = root + string(filepath.Separator)
+	}
+	err := filepath.WalkDir(walk, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // an unreadable directory holds no Suite we can run
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" || name == "node_modules" || name == OutDir) {
+			if path != walk && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" || name == "node_modules" || name == OutDir) {
 				return filepath.SkipDir
 			}
-			if path != root {
+			if path != walk {
 				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
 					return filepath.SkipDir // another module
 				}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/waitsim/waitsim/sim/timeline"
 	"io"
 	"math"
 	"os"
@@ -370,7 +371,9 @@ func Summary(w io.Writer, res *verdict.Result) {
 		if m.Status == verdict.StatusKilled {
 			continue
 		}
-		fmt.Fprintf(w, "%-23s %-8s %s — %s\n", verdict.OrNotRun(m.Status), m.Source, m.ID, m.Intent)
+		// An intent comes from a catalog file or a result file: one line,
+		// so that none can forge a line of the log (a workflow command).
+		fmt.Fprintf(w, "%-23s %-8s %s — %s\n", verdict.OrNotRun(m.Status), timeline.OneLine(m.Source), timeline.OneLine(m.ID), timeline.OneLine(m.Intent))
 		verdict.RatchetMutantNote(w, res, m)
 		if m.Status != verdict.StatusSurvived {
 			if l := firstLines(m.Detail, 3); l != "" {

@@ -85,3 +85,21 @@ func TestSummaryTimes(t *testing.T) {
 		t.Errorf("a mutant's time is not labelled: %q", p.String())
 	}
 }
+
+// TestSummaryOneLines: a mutant's id, source and intent (from a catalog
+// or a result file) are written one line each, so none can start a line
+// of the log of its own (a GitHub workflow command, "::error …").
+func TestSummaryOneLines(t *testing.T) {
+	r := &verdict.Result{Mutants: []verdict.MutantResult{
+		{ID: "sanity", Source: verdict.SourceSanity, Status: verdict.StatusKilled},
+		{ID: "m", Source: verdict.SourceCatalog, Status: verdict.StatusSurvived, Intent: "x\n::error file=README.md,line=1::forged"},
+	}}
+	verdict.Evaluate(r)
+	var b bytes.Buffer
+	Summary(&b, r)
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "::") {
+			t.Errorf("a line of the summary is a workflow command: %q\n%s", l, b.String())
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/waitsim/waitsim/workspace"
 )
@@ -169,6 +170,11 @@ func (r *Result) Check() error {
 		f := fmt.Sprintf("mutants[%d]", i)
 		if m.ID == "" {
 			return &FieldError{f + ".id", "empty"}
+		}
+		if strings.ContainsFunc(m.ID, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) {
+			// An id goes into logs, annotations and merge's messages as it
+			// is: one with a line break could forge a workflow command.
+			return &FieldError{f + ".id", fmt.Sprintf("%q: a mutant's id is one line of printable text", m.ID)}
 		}
 		if j, dup := seen[m.ID]; dup {
 			return &FieldError{f + ".id", fmt.Sprintf("%q repeats mutants[%d]", m.ID, j)}

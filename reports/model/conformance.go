@@ -24,12 +24,23 @@ func LoadConformance(path string) (*conformance.Report, error) {
 	if c.Runs != len(c.Results) {
 		return nil, &InputError{path, "runs", fmt.Sprintf("is %d but results has %d runs", c.Runs, len(c.Results))}
 	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"toleranceMs", c.ToleranceMs}, {"stallFactor", c.StallFactor}, {"maxStallMs", c.MaxStallMs}, {"maxStartLagMs", c.MaxStartLagMs},
+		{"maxAbsDiffMs", c.MaxAbsDiffMs}, {"lostOutputs", float64(c.LostOutputs)}} {
+		if f.v < 0 || f.v > 1e12 {
+			return nil, &InputError{path, f.name, fmt.Sprintf("is %g: want 0 to 10^12", f.v)}
+		}
+	}
 	calls, bad := 0, 0
+	maxDiff := 0.0
 	agree := len(c.Results) > 0
 	for i, e := range c.Results {
 		runAgrees := e.Error == ""
 		for _, cc := range e.Calls {
 			calls++
+			maxDiff = max(maxDiff, cc.DiffMs, -cc.DiffMs)
 			if len(cc.Mismatches) > 0 {
 				bad++
 				runAgrees = false
@@ -47,6 +58,8 @@ func LoadConformance(path string) (*conformance.Report, error) {
 		return nil, &InputError{path, "disagreements", fmt.Sprintf("is %d but %d calls have mismatches", c.Disagreements, bad)}
 	case c.Agree != agree:
 		return nil, &InputError{path, "agree", fmt.Sprintf("is %v but the results say %v", c.Agree, agree)}
+	case c.MaxAbsDiffMs < maxDiff-0.05:
+		return nil, &InputError{path, "maxAbsDiffMs", fmt.Sprintf("is %g but a call of the results differs by %g ms", c.MaxAbsDiffMs, maxDiff)}
 	}
 	return &c, nil
 }
