@@ -188,7 +188,7 @@ func TestLoadArgsAreJSONValues(t *testing.T) {
 // problem with the nearest one (a typo beside "absent" would hold for
 // ever), a value its field does not allow is one too; "absent" and
 // "present" are any field's; without an output schema nothing is checked.
-func TestReplyFieldsAgainstOutputSchema(t *testing.T) {
+func TestLoadReplyFieldsAgainstOutputSchema(t *testing.T) {
 	out := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
 		"done": {Type: "boolean"}, "remainingMs": {Type: "integer"}}}
 	opts := Options{Pack: PackGeneric, Tools: map[string]*jsonschema.Schema{"t": {Type: "object"}}, Outputs: map[string]*jsonschema.Schema{"t": out}}
@@ -205,7 +205,26 @@ func TestReplyFieldsAgainstOutputSchema(t *testing.T) {
 	if got := loadWith(t, Options{Pack: PackGeneric, Tools: opts.Tools}, src); len(got) != 0 {
 		t.Errorf("no output schema: %q, want nothing checked", got)
 	}
-	if got := loadWith(t, opts, "name: x\ncallers: [{name: A}]\nexpect:\n  - {replyFields: {done: false, remainingMs: 5}}\n"); len(got) != 0 {
+	if got := loadWith(t, opts, "name: x\ncallers: [{name: A}]\nexpect:\n  - {replyFields: {done: false, remainingMs: 5}}\n  - {replyFields: {done: present, remainingMs: absent}}\n"); len(got) != 0 {
 		t.Errorf("fields and values the schema has: %q", got)
+	}
+	// An expectation without caller: (one caller) is checked against that
+	// caller's tool too.
+	if got := loadWith(t, opts, "name: x\ncallers: [{name: A}]\nexpect:\n  - {replyFields: {don: true}}\n"); len(got) != 1 || !strings.Contains(got[0], `expect[0].replyFields.don: not a field of the tool's output schema; did you mean "done"?`) {
+		t.Errorf("an expectation of the one caller: %q", got)
+	}
+}
+
+// A scenario built in code (Validate) with keys of the wait_agents pack,
+// checked for the generic layer, names each by its field.
+func TestLoadValidatePackKeysInCode(t *testing.T) {
+	sc := &Scenario{Name: "x", NoBridge: true, Callers: []CallerSpec{{Name: "A", Follow: true}}, Expect: []Expect{{Caller: "A", Lists: new(int)}}}
+	var got []string
+	for _, err := range Validate(sc, Options{Pack: PackGeneric}) {
+		got = append(got, err.Error())
+	}
+	want := []string{"0:0: noBridge: " + packKeyMsg, "0:0: callers[0].follow: " + packKeyMsg, "0:0: expect[0].lists: " + packKeyMsg}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
