@@ -291,6 +291,11 @@ func key(ctx context.Context, o Options) (string, string, error) {
 		if ctx.Err() != nil {
 			return "", "", ctx.Err()
 		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && len(bytes.TrimSpace(ee.Stderr)) > 0 {
+			// go's own reason (no HOME: "neither GOMODCACHE nor GOPATH is set").
+			return "", "", fmt.Errorf("go env: %v: %s", err, bytes.TrimSpace(ee.Stderr))
+		}
 		return "", "", fmt.Errorf("go env: %v", err)
 	}
 	var goflags string // go env prints one value a line, in GoEnvVars' order

@@ -307,3 +307,21 @@ func TestModulesKeepTheirOwn(t *testing.T) {
 		t.Errorf("another module's %d builds of its ./p/ evicted this module's binary: %v", keep+1, err)
 	}
 }
+
+// A go command that fails (no HOME: no module or build cache) is named
+// with its own reason, not only its exit status.
+func TestKeyNamesGoEnvFailure(t *testing.T) {
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "HOME" && k != "GOPATH" && k != "GOMODCACHE" && k != "XDG_CONFIG_HOME" && k != "GOENV" {
+			env = append(env, kv)
+		}
+	}
+	_, err := Key(context.Background(), Options{Root: module(t), Scratch: t.TempDir(), Env: env})
+	if err == nil {
+		t.Skip("go env needs no home here")
+	}
+	if _, why, _ := strings.Cut(err.Error(), "exit status 1: "); why == "" {
+		t.Errorf("error %q does not give go's reason", err)
+	}
+}
