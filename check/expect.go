@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -118,14 +117,14 @@ func checkReplyFields(who string, want map[string]any, s *results.CallSummary) [
 		w := want[name]
 		switch {
 		case w == "absent" && ok:
-			fails = append(fails, fmt.Sprintf("%s: replyFields.%s = %s, want absent", who, name, asJSON(got)))
+			fails = append(fails, fmt.Sprintf("%s: replyFields.%s = %s, want absent", who, name, results.JSONText(got)))
 		case w == "present" && !ok:
 			fails = append(fails, fmt.Sprintf("%s: replyFields.%s absent, want present", who, name))
 		case w == "absent" || w == "present":
 		case !ok:
-			fails = append(fails, fmt.Sprintf("%s: replyFields.%s absent, want %s", who, name, asJSON(w)))
-		case asJSON(got) != asJSON(w):
-			fails = append(fails, fmt.Sprintf("%s: replyFields.%s = %s, want %s", who, name, asJSON(got), asJSON(w)))
+			fails = append(fails, fmt.Sprintf("%s: replyFields.%s absent, want %s", who, name, results.JSONText(w)))
+		case results.JSONText(got) != results.JSONText(w):
+			fails = append(fails, fmt.Sprintf("%s: replyFields.%s = %s, want %s", who, name, results.JSONText(got), results.JSONText(w)))
 		}
 	}
 	return fails
@@ -141,16 +140,6 @@ func noReply(s *results.CallSummary, none string) string {
 		return "error result"
 	}
 	return none
-}
-
-// asJSON is v as JSON text (json.Marshal's: map keys sorted, a number by
-// its value whatever its Go type).
-func asJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 func checkReply(who string, r *scenario.ReplyExpect, s *results.CallSummary) []string {

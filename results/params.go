@@ -213,6 +213,17 @@ const MaxRunResultBytes = 200 << 20
 // cases, 48,941,146 (335).
 const ResultBytesPerEntry = 400
 
+// JSONText is v as JSON text, for a message: json.Marshal's (map keys
+// sorted, a number by its value whatever its Go type), or fmt's when v has
+// none.
+func JSONText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
 // WriteRun writes r (its Version set) to file as indented JSON, whole or
 // not at all: it writes a file beside it and renames it over file, so a
 // write that fails (a full disk) leaves the results there were.

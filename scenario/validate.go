@@ -290,19 +290,10 @@ func replyFieldsProblems(fields map[string]any, out *jsonschema.Schema) []argPro
 			continue
 		}
 		if err := prop.Validate(jv); err != nil {
-			ps = append(ps, argProblem{field: k, msg: fmt.Sprintf("%s is not a value of this field of the tool's output schema: %s", jsonShown(v), strings.TrimPrefix(err.Error(), "validating root: "))})
+			ps = append(ps, argProblem{field: k, msg: fmt.Sprintf("%s is not a value of this field of the tool's output schema: %s", results.JSONText(v), strings.TrimPrefix(err.Error(), "validating root: "))})
 		}
 	}
 	return ps
-}
-
-// jsonShown is v as JSON text, for a message.
-func jsonShown(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 // packKeys refuses the keys of the wait_agents pack (packOnly) that are
